@@ -1,0 +1,102 @@
+// Package rsync reads ResourceSync documents (ANSI/NISO Z39.99-2017) and the
+// small discovery hints that point at them: robots.txt Sitemap lines, HTML
+// <link rel="resourcesync"> and HTTP Link headers. It never performs I/O
+// beyond the io.Reader it is given.
+package rsync
+
+import "time"
+
+// Namespace URIs. Elements are matched by these, never by prefix.
+const (
+	NSResourceSync = "http://www.openarchives.org/rs/terms/"
+	NSSitemap      = "http://www.sitemaps.org/schemas/sitemap/0.9"
+)
+
+// Root tells which sitemap root element a document has.
+type Root string
+
+// The two sitemap roots.
+const (
+	RootURLSet       Root = "urlset"
+	RootSitemapIndex Root = "sitemapindex"
+)
+
+// Capability values a document's root rs:md (or an entry's rs:md) may carry.
+const (
+	CapDescription          = "description"
+	CapCapabilityList       = "capabilitylist"
+	CapResourceList         = "resourcelist"
+	CapChangeList           = "changelist"
+	CapResourceDump         = "resourcedump"
+	CapChangeDump           = "changedump"
+	CapResourceDumpManifest = "resourcedump-manifest"
+	CapChangeDumpManifest   = "changedump-manifest"
+)
+
+// Change kinds of a change list entry.
+const (
+	ChangeCreated = "created"
+	ChangeUpdated = "updated"
+	ChangeDeleted = "deleted"
+)
+
+// Link is an rs:ln element.
+type Link struct {
+	Rel  string `json:"rel"`
+	Href string `json:"href"`
+	Type string `json:"type,omitempty"`
+}
+
+// Document is one parsed ResourceSync document: a <urlset> or a
+// <sitemapindex>, with its root rs:md and rs:ln and its entries.
+type Document struct {
+	URL        string     `json:"url"`
+	Root       Root       `json:"root"`
+	Capability string     `json:"capability,omitempty"`
+	At         *time.Time `json:"at,omitempty"`
+	Completed  *time.Time `json:"completed,omitempty"`
+	From       *time.Time `json:"from,omitempty"`
+	Until      *time.Time `json:"until,omitempty"`
+	Links      []Link     `json:"links,omitempty"`
+	Entries    []Entry    `json:"entries,omitempty"`
+	// Warnings name problems that did not stop the parse, such as an entry
+	// whose date could not be read (that attribute is then left nil).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Entry is one <url> or <sitemap> element.
+type Entry struct {
+	Loc        string     `json:"loc"`
+	Lastmod    *time.Time `json:"lastmod,omitempty"`
+	Capability string     `json:"capability,omitempty"`
+	Change     string     `json:"change,omitempty"`
+	Datetime   *time.Time `json:"datetime,omitempty"`
+	Hash       string     `json:"hash,omitempty"`
+	Length     int64      `json:"length,omitempty"`
+	Type       string     `json:"type,omitempty"`
+	From       *time.Time `json:"from,omitempty"`
+	Until      *time.Time `json:"until,omitempty"`
+	Links      []Link     `json:"links,omitempty"`
+	// BadDate is set when a date attribute (lastmod, datetime, from, until)
+	// was present but unparseable; harvest skips such entries.
+	BadDate string `json:"bad_date,omitempty"`
+}
+
+// IsIndex reports whether the document is a <sitemapindex>.
+func (d *Document) IsIndex() bool { return d.Root == RootSitemapIndex }
+
+// Link returns the href of the first root rs:ln with the given rel, or "".
+func (d *Document) Link(rel string) string { return firstLink(d.Links, rel) }
+
+// Link returns the href of the first rs:ln of the entry with the given rel,
+// or "".
+func (e *Entry) Link(rel string) string { return firstLink(e.Links, rel) }
+
+func firstLink(links []Link, rel string) string {
+	for _, l := range links {
+		if l.Rel == rel {
+			return l.Href
+		}
+	}
+	return ""
+}
