@@ -1,0 +1,103 @@
+package feeds
+
+import (
+	"cmp"
+	"fmt"
+	"html"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DigestItem is one changed page listed in a digest entry.
+type DigestItem struct {
+	URL      string
+	Kind     string // created, updated or deleted
+	Datetime time.Time
+	Title    string
+}
+
+// DigestHTML renders the content of a digest entry: an HTML list, newest
+// first (by Datetime, then URL), each item a link to the page, with its
+// kind and time in a <time> element. All text is escaped and only http and
+// https URLs become links; others are shown as plain text. It returns ""
+// for no items.
+func DigestHTML(items []DigestItem) string {
+	if len(items) == 0 {
+		return ""
+	}
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(a, b DigestItem) int {
+		if c := b.Datetime.Compare(a.Datetime); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.URL, b.URL)
+	})
+	var b strings.Builder
+	b.WriteString("<ul>")
+	for _, it := range sorted {
+		writeDigestItem(&b, it)
+	}
+	b.WriteString("</ul>")
+	return b.String()
+}
+
+func writeDigestItem(b *strings.Builder, it DigestItem) {
+	text := strings.TrimSpace(cleanText(it.Title))
+	if text == "" {
+		text = strings.TrimSpace(cleanText(it.URL))
+	}
+	b.WriteString("<li>")
+	if href := safeURL(it.URL); href != "" {
+		fmt.Fprintf(b, `<a href="%s">%s</a>`, html.EscapeString(href), html.EscapeString(text))
+	} else {
+		b.WriteString(html.EscapeString(text))
+	}
+	fmt.Fprintf(b, " (%s", html.EscapeString(kindWord(it.Kind)))
+	if !it.Datetime.IsZero() {
+		t := it.Datetime.UTC()
+		fmt.Fprintf(b, `, <time datetime="%s">%s</time>`,
+			t.Format(time.RFC3339), t.Format("2006-01-02 15:04 UTC"))
+	}
+	b.WriteString(")</li>")
+}
+
+// kindWord is the past participle shown for a change kind; kinds other
+// than the three known ones read as "changed".
+func kindWord(kind string) string {
+	switch k := strings.ToLower(strings.TrimSpace(kind)); k {
+	case "created", "updated", "deleted":
+		return k
+	}
+	return "changed"
+}
+
+// DigestTitle is the title of a digest entry, such as "3 pages updated on
+// My Shrine" or "1 page created on X". Pages are counted once per URL; the
+// verb is the kind they all share, or "changed" when kinds are mixed.
+// Without a collection name the " on ..." part is left out.
+func DigestTitle(collection string, items []DigestItem) string {
+	seen := make(map[string]bool, len(items))
+	verb := ""
+	for _, it := range items {
+		seen[it.URL] = true
+		switch k := kindWord(it.Kind); {
+		case verb == "":
+			verb = k
+		case verb != k:
+			verb = "changed"
+		}
+	}
+	if verb == "" {
+		verb = "changed"
+	}
+	noun := "pages"
+	if len(seen) == 1 {
+		noun = "page"
+	}
+	title := fmt.Sprintf("%d %s %s", len(seen), noun, verb)
+	if name := strings.TrimSpace(cleanText(collection)); name != "" {
+		title += " on " + name
+	}
+	return title
+}
