@@ -1,0 +1,131 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Collection is one feed: for ResourceSync, a capability list, keyed by its
+// rs:ln rel="describes" URL.
+type Collection struct {
+	ID              int64
+	SiteID          int64
+	SiteURL         string
+	Protocol        string
+	Key             string
+	SourceURL       string // the capability list
+	Title           string
+	Active          bool // still listed by the site at the last discovery
+	CreatedAt       time.Time
+	LastProcessedAt *time.Time // newest change time processed (the watermark)
+	LastSuccessAt   *time.Time // nil until one harvest completed without error
+	LastHarvestAt   *time.Time
+	LastError       string
+	Changes         int // stored changes, history included
+}
+
+// CollectionSpec is what discovery learns about a collection.
+type CollectionSpec struct {
+	Protocol  string
+	Key       string
+	SourceURL string
+	Title     string
+}
+
+const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url, c.title, c.active, c.created_at,
+	c.last_processed_at, c.last_success_at, c.last_harvest_at, c.last_error,
+	(SELECT count(*) FROM changes WHERE collection_id = c.id)`
+
+const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
+
+func scanCollection(row interface{ Scan(...any) error }) (Collection, error) {
+	var c Collection
+	var processed, success, harvest nullTime
+	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
+		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes)
+	c.LastProcessedAt, c.LastSuccessAt, c.LastHarvestAt = processed.t, success.t, harvest.t
+	return c, err
+}
+
+// SyncCollections makes the site's stored collections match what discovery
+// found: new ones are added, known ones updated and reactivated, and those
+// no longer listed are marked inactive (never deleted: their changes stay).
+// It returns the active collections.
+func (d *DB) SyncCollections(ctx context.Context, siteID int64, specs []CollectionSpec) ([]Collection, error) {
+	now := fmtTime(time.Now())
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE collections SET active = 0 WHERE site_id = ?`, siteID); err != nil {
+			return err
+		}
+		for _, s := range specs {
+			_, err := tx.ExecContext(ctx, `
+INSERT INTO collections (site_id, protocol, key, source_url, title, created_at) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (site_id, protocol, key) DO UPDATE SET
+	source_url = excluded.source_url,
+	title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE collections.title END,
+	active = 1`,
+				siteID, s.Protocol, s.Key, s.SourceURL, s.Title, now)
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("db: store collections of site %d: %w", siteID, err)
+	}
+	return d.Collections(ctx, CollectionFilter{SiteID: siteID, ActiveOnly: true})
+}
+
+// CollectionFilter narrows Collections; zero values match everything.
+type CollectionFilter struct {
+	SiteID     int64
+	ActiveOnly bool
+}
+
+// Collections lists collections, by site then id.
+func (d *DB) Collections(ctx context.Context, f CollectionFilter) ([]Collection, error) {
+	var where []string
+	var args []any
+	if f.SiteID != 0 {
+		where = append(where, "c.site_id = ?")
+		args = append(args, f.SiteID)
+	}
+	if f.ActiveOnly {
+		where = append(where, "c.active = 1")
+	}
+	q := `SELECT ` + collectionCols + collectionFrom
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := d.r.QueryContext(ctx, q+" ORDER BY c.site_id, c.id", args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: list collections: %w", err)
+	}
+	defer rows.Close()
+	var out []Collection
+	for rows.Next() {
+		c, err := scanCollection(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: list collections: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// CollectionByID returns one collection or ErrNotFound.
+func (d *DB) CollectionByID(ctx context.Context, id int64) (Collection, error) {
+	c, err := scanCollection(d.r.QueryRowContext(ctx, `SELECT `+collectionCols+collectionFrom+` WHERE c.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Collection{}, ErrNotFound
+	}
+	if err != nil {
+		return Collection{}, fmt.Errorf("db: load collection %d: %w", id, err)
+	}
+	return c, nil
+}

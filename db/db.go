@@ -1,0 +1,133 @@
+// Package db owns tidings' SQLite database: the schema and its migrations,
+// every SQL statement, and the transactions that keep a harvest atomic.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+)
+
+// Sentinel errors callers test with errors.Is.
+var (
+	ErrNotFound      = errors.New("db: not found")
+	ErrAlreadyExists = errors.New("db: already exists")
+)
+
+// DB holds one writer connection and a small read-only pool. SQLite allows
+// one writer at a time; funnelling writes through a single connection with
+// immediate transactions avoids SQLITE_BUSY on read-to-write upgrades.
+type DB struct {
+	w *sql.DB
+	r *sql.DB
+}
+
+// Open opens (creating if needed) the database file at path and applies
+// pending migrations.
+func Open(ctx context.Context, path string) (*DB, error) {
+	base := "file:" + url.PathEscape(path) + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL"
+	w, err := sql.Open("sqlite3", base+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("db: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	d := &DB{w: w}
+	if err := d.migrate(ctx); err != nil {
+		w.Close()
+		return nil, err
+	}
+	r, err := sql.Open("sqlite3", base+"&_query_only=on")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("db: open %s read-only: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	d.r = r
+	return d, nil
+}
+
+// Close closes both pools.
+func (d *DB) Close() error {
+	return errors.Join(d.r.Close(), d.w.Close())
+}
+
+// inTx runs fn in one immediate transaction on the writer.
+func (d *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := d.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// timeFormat has a fixed width so that stored times sort as text and equal
+// instants compare equal, which the changes uniqueness key relies on.
+const timeFormat = "2006-01-02T15:04:05.000000000Z"
+
+func fmtTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func fmtTimePtr(t *time.Time) any {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return fmtTime(*t)
+}
+
+func parseTime(s string) (time.Time, error) {
+	return time.Parse(timeFormat, s)
+}
+
+// nullTime scans a nullable stored time.
+type nullTime struct{ t *time.Time }
+
+func (n *nullTime) Scan(v any) error {
+	if v == nil {
+		n.t = nil
+		return nil
+	}
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case []byte:
+		s = string(x)
+	default:
+		return fmt.Errorf("db: time column holds %T", v)
+	}
+	t, err := parseTime(s)
+	if err != nil {
+		return err
+	}
+	n.t = &t
+	return nil
+}
+
+// timeCol scans a NOT NULL stored time.
+type timeCol struct{ t *time.Time }
+
+func (c timeCol) Scan(v any) error {
+	var n nullTime
+	if err := n.Scan(v); err != nil {
+		return err
+	}
+	if n.t == nil {
+		return errors.New("db: unexpected NULL time")
+	}
+	*c.t = *n.t
+	return nil
+}
+
+func isUnique(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintUnique
+}

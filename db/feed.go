@@ -1,0 +1,184 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+)
+
+// Scope selects the changes of one collection or of one site.
+type Scope struct {
+	CollectionID int64
+	SiteID       int64
+}
+
+func (s Scope) where(col string) (string, any) {
+	if s.CollectionID != 0 {
+		return col + ".collection_id = ?", s.CollectionID
+	}
+	return col + ".collection_id IN (SELECT id FROM collections WHERE site_id = ?)", s.SiteID
+}
+
+// Digest is one harvest run that put changes into a feed, with those
+// changes: one digest entry of a feed.
+type Digest struct {
+	Run             Run
+	CollectionTitle string
+	CollectionKey   string
+	Changes         []Change
+}
+
+// Digests returns the newest runs in scope that found changes, newest
+// first, each with its changes.
+func (d *DB) Digests(ctx context.Context, scope Scope, limit int) ([]Digest, error) {
+	where, arg := scope.where("r")
+	rows, err := d.r.QueryContext(ctx, `
+SELECT r.id, r.site_id, r.collection_id, r.started_at, r.finished_at, r.changes, c.title, c.key
+FROM runs r JOIN collections c ON c.id = r.collection_id
+WHERE `+where+` AND r.changes > 0
+ORDER BY r.finished_at DESC, r.id DESC LIMIT ?`, arg, limit)
+	if err != nil {
+		return nil, fmt.Errorf("db: load digests: %w", err)
+	}
+	var out []Digest
+	for rows.Next() {
+		var g Digest
+		r := &g.Run
+		if err := rows.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Changes, &g.CollectionTitle, &g.CollectionKey); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("db: load digests: %w", err)
+		}
+		out = append(out, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: load digests: %w", err)
+	}
+	for i := range out {
+		cs, err := d.changesWhere(ctx, "ch.run_id = ? ORDER BY ch.datetime DESC, ch.url", 0, out[i].Run.ID)
+		if err != nil {
+			return nil, err
+		}
+		out[i].Changes = cs
+	}
+	return out, nil
+}
+
+// FeedChanges returns the newest changes in scope that are in the feed
+// (history stored as already seen is left out), newest first.
+func (d *DB) FeedChanges(ctx context.Context, scope Scope, limit int) ([]Change, error) {
+	where, arg := scope.where("ch")
+	return d.changesWhere(ctx, where+" AND ch.run_id IS NOT NULL ORDER BY ch.datetime DESC, ch.id DESC LIMIT ?", limit, arg)
+}
+
+const changeCols = `ch.id, ch.collection_id, ch.url, ch.kind, ch.datetime, ch.run_id, ch.source, ch.title, ch.summary, ch.from_lastmod`
+
+func scanChange(row interface{ Scan(...any) error }) (Change, error) {
+	var c Change
+	var run sql.NullInt64
+	err := row.Scan(&c.ID, &c.CollectionID, &c.URL, &c.Kind, timeCol{&c.Datetime}, &run, &c.Source, &c.Title, &c.Summary, &c.FromLastmod)
+	c.RunID, c.History = run.Int64, !run.Valid
+	return c, err
+}
+
+// changesWhere runs a query over changes; limit is appended as the last
+// argument when positive.
+func (d *DB) changesWhere(ctx context.Context, tail string, limit int, args ...any) ([]Change, error) {
+	if limit > 0 {
+		args = append(args, limit)
+	}
+	rows, err := d.r.QueryContext(ctx, `SELECT `+changeCols+` FROM changes ch WHERE `+tail, args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: load changes: %w", err)
+	}
+	defer rows.Close()
+	var out []Change
+	for rows.Next() {
+		c, err := scanChange(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: load changes: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// ExportedChange is one change with the names of where it belongs.
+type ExportedChange struct {
+	Change
+	SiteURL       string
+	CollectionKey string
+}
+
+// ExportFilter narrows ExportChanges; zero values match everything.
+type ExportFilter struct {
+	SiteURL      string
+	CollectionID int64
+}
+
+// ExportChanges calls fn for every stored change matching f, oldest first,
+// history included. Rows stream, so the export costs no memory per change.
+func (d *DB) ExportChanges(ctx context.Context, f ExportFilter, fn func(ExportedChange) error) error {
+	var where []string
+	var args []any
+	if f.SiteURL != "" {
+		where = append(where, "s.url = ?")
+		args = append(args, f.SiteURL)
+	}
+	if f.CollectionID != 0 {
+		where = append(where, "c.id = ?")
+		args = append(args, f.CollectionID)
+	}
+	q := `SELECT ` + changeCols + `, s.url, c.key FROM changes ch
+JOIN collections c ON c.id = ch.collection_id JOIN sites s ON s.id = c.site_id`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	rows, err := d.r.QueryContext(ctx, q+" ORDER BY ch.datetime, ch.id", args...)
+	if err != nil {
+		return fmt.Errorf("db: export changes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e ExportedChange
+		var run sql.NullInt64
+		c := &e.Change
+		err := rows.Scan(&c.ID, &c.CollectionID, &c.URL, &c.Kind, timeCol{&c.Datetime}, &run, &c.Source, &c.Title, &c.Summary, &c.FromLastmod, &e.SiteURL, &e.CollectionKey)
+		if err != nil {
+			return fmt.Errorf("db: export changes: %w", err)
+		}
+		c.RunID, c.History = run.Int64, !run.Valid
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Runs returns the newest runs of a site (site-level and per collection),
+// newest first.
+func (d *DB) Runs(ctx context.Context, siteID int64, limit int) ([]Run, error) {
+	rows, err := d.r.QueryContext(ctx, `
+SELECT id, site_id, COALESCE(collection_id, 0), started_at, finished_at, documents, not_modified, changes, backfilled, lastmod_only, warnings, error
+FROM runs WHERE site_id = ? ORDER BY finished_at DESC, id DESC LIMIT ?`, siteID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("db: load runs of site %d: %w", siteID, err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		var r Run
+		var warnings string
+		err := rows.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Documents, &r.NotModified,
+			&r.Changes, &r.Backfilled, &r.LastmodOnly, &warnings, &r.Error)
+		if err != nil {
+			return nil, fmt.Errorf("db: load runs of site %d: %w", siteID, err)
+		}
+		if warnings != "" {
+			r.Warnings = strings.Split(warnings, "\n")
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

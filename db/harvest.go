@@ -1,0 +1,190 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Run is one harvest run: of a collection, or (CollectionID 0) the
+// site-level part of a harvest, such as reading the Source Description.
+type Run struct {
+	ID           int64
+	SiteID       int64
+	CollectionID int64
+	StartedAt    time.Time
+	FinishedAt   time.Time
+	Documents    int // documents fetched, 304s included
+	NotModified  int // of which answered 304
+	Changes      int // new changes that went into the feed
+	Backfilled   int // new changes older than the first-harvest window
+	LastmodOnly  int // changes dated by lastmod because datetime was missing
+	Warnings     []string
+	Error        string // a sentence for people, empty on success
+}
+
+// Change is one recorded change of a page.
+type Change struct {
+	ID           int64
+	CollectionID int64
+	URL          string
+	Kind         string // created, updated or deleted
+	Datetime     time.Time
+	RunID        int64 // the run that put it in the feed; 0 for History
+	History      bool  // stored as already seen: older than the first-harvest window
+	Source       string
+	Title        string
+	Summary      string
+	FromLastmod  bool
+}
+
+// FetchState is what a conditional GET of one document needs next time, and
+// a memo of what the document said, so that a 304 costs no re-parse.
+type FetchState struct {
+	URL          string
+	ETag         string
+	LastModified string
+	Memo         string
+	FetchedAt    time.Time
+}
+
+// CollectionHarvest is everything one collection's harvest writes. It is
+// stored in a single transaction so a crash loses nothing and duplicates
+// nothing: the changes, the run, the fetch state and the watermark move
+// together.
+type CollectionHarvest struct {
+	Run         Run
+	Changes     []Change
+	FetchStates []FetchState
+	// Watermark, when set, becomes the collection's last processing time.
+	Watermark *time.Time
+}
+
+// SaveCollectionHarvest stores a collection's harvest and returns the run
+// with its id and the count of changes that were new.
+func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Run, error) {
+	run := h.Run
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		id, err := insertRun(ctx, tx, run)
+		if err != nil {
+			return err
+		}
+		run.ID = id
+		run.Changes, run.Backfilled = 0, 0
+		for _, c := range h.Changes {
+			var runID any
+			if !c.History {
+				runID = id
+			}
+			res, err := tx.ExecContext(ctx, `
+INSERT INTO changes (collection_id, url, kind, datetime, run_id, source, title, summary, from_lastmod)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), runID, c.Source, c.Title, c.Summary, c.FromLastmod)
+			if err != nil {
+				return fmt.Errorf("insert change %s: %w", c.URL, err)
+			}
+			if n, _ := res.RowsAffected(); n == 1 {
+				if c.History {
+					run.Backfilled++
+				} else {
+					run.Changes++
+				}
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET changes = ?, backfilled = ? WHERE id = ?`, run.Changes, run.Backfilled, id); err != nil {
+			return err
+		}
+		if err := saveFetchStates(ctx, tx, run.SiteID, h.FetchStates); err != nil {
+			return err
+		}
+		var success any
+		if run.Error == "" {
+			success = fmtTime(run.FinishedAt)
+		}
+		_, err = tx.ExecContext(ctx, `
+UPDATE collections SET
+	last_processed_at = COALESCE(?, last_processed_at),
+	last_success_at = COALESCE(?, last_success_at),
+	last_harvest_at = ?, last_error = ?
+WHERE id = ?`, fmtTimePtr(h.Watermark), success, fmtTime(run.FinishedAt), run.Error, run.CollectionID)
+		return err
+	})
+	if err != nil {
+		return Run{}, fmt.Errorf("db: store harvest of collection %d: %w", run.CollectionID, err)
+	}
+	return run, nil
+}
+
+// SaveSiteHarvest stores the site-level run of a harvest, the fetch state of
+// site-level documents, and when the site is next due.
+func (d *DB) SaveSiteHarvest(ctx context.Context, run Run, states []FetchState, next time.Time) (Run, error) {
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		id, err := insertRun(ctx, tx, run)
+		if err != nil {
+			return err
+		}
+		run.ID = id
+		if err := saveFetchStates(ctx, tx, run.SiteID, states); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sites SET last_harvest_at = ?, next_harvest_at = ?, last_error = ? WHERE id = ?`,
+			fmtTime(run.FinishedAt), fmtTime(next), run.Error, run.SiteID)
+		return err
+	})
+	if err != nil {
+		return Run{}, fmt.Errorf("db: store harvest of site %d: %w", run.SiteID, err)
+	}
+	return run, nil
+}
+
+func insertRun(ctx context.Context, tx *sql.Tx, r Run) (int64, error) {
+	var coll any
+	if r.CollectionID != 0 {
+		coll = r.CollectionID
+	}
+	res, err := tx.ExecContext(ctx, `
+INSERT INTO runs (site_id, collection_id, started_at, finished_at, documents, not_modified, changes, backfilled, lastmod_only, warnings, error)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.SiteID, coll, fmtTime(r.StartedAt), fmtTime(r.FinishedAt), r.Documents, r.NotModified,
+		r.Changes, r.Backfilled, r.LastmodOnly, strings.Join(r.Warnings, "\n"), r.Error)
+	if err != nil {
+		return 0, fmt.Errorf("insert run: %w", err)
+	}
+	return res.LastInsertId()
+}
+
+func saveFetchStates(ctx context.Context, tx *sql.Tx, siteID int64, states []FetchState) error {
+	for _, s := range states {
+		_, err := tx.ExecContext(ctx, `
+INSERT INTO fetch_state (site_id, url, etag, last_modified, memo, fetched_at) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (site_id, url) DO UPDATE SET
+	etag = excluded.etag, last_modified = excluded.last_modified,
+	memo = excluded.memo, fetched_at = excluded.fetched_at`,
+			siteID, s.URL, s.ETag, s.LastModified, s.Memo, fmtTime(s.FetchedAt))
+		if err != nil {
+			return fmt.Errorf("store fetch state of %s: %w", s.URL, err)
+		}
+	}
+	return nil
+}
+
+// FetchStates returns the stored fetch state of every document of a site,
+// by URL.
+func (d *DB) FetchStates(ctx context.Context, siteID int64) (map[string]FetchState, error) {
+	rows, err := d.r.QueryContext(ctx, `SELECT url, etag, last_modified, memo, fetched_at FROM fetch_state WHERE site_id = ?`, siteID)
+	if err != nil {
+		return nil, fmt.Errorf("db: load fetch state of site %d: %w", siteID, err)
+	}
+	defer rows.Close()
+	out := map[string]FetchState{}
+	for rows.Next() {
+		var s FetchState
+		if err := rows.Scan(&s.URL, &s.ETag, &s.LastModified, &s.Memo, timeCol{&s.FetchedAt}); err != nil {
+			return nil, fmt.Errorf("db: load fetch state of site %d: %w", siteID, err)
+		}
+		out[s.URL] = s
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,107 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations is append-only: a released step is never edited, only followed
+// by another. The schema version is the number of steps applied, kept in
+// PRAGMA user_version.
+var migrations = []string{
+	`
+CREATE TABLE sites (
+	id              INTEGER PRIMARY KEY,
+	url             TEXT NOT NULL UNIQUE,
+	input_url       TEXT NOT NULL,
+	source_url      TEXT NOT NULL DEFAULT '',
+	title           TEXT NOT NULL DEFAULT '',
+	created_at      TEXT NOT NULL,
+	last_harvest_at TEXT,
+	next_harvest_at TEXT,
+	last_error      TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE collections (
+	id                INTEGER PRIMARY KEY,
+	site_id           INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	protocol          TEXT NOT NULL,
+	key               TEXT NOT NULL,
+	source_url        TEXT NOT NULL,
+	title             TEXT NOT NULL DEFAULT '',
+	active            INTEGER NOT NULL DEFAULT 1,
+	created_at        TEXT NOT NULL,
+	last_processed_at TEXT,
+	last_success_at   TEXT,
+	last_harvest_at   TEXT,
+	last_error        TEXT NOT NULL DEFAULT '',
+	UNIQUE (site_id, protocol, key)
+);
+CREATE TABLE runs (
+	id            INTEGER PRIMARY KEY,
+	site_id       INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	collection_id INTEGER REFERENCES collections(id) ON DELETE CASCADE,
+	started_at    TEXT NOT NULL,
+	finished_at   TEXT NOT NULL,
+	documents     INTEGER NOT NULL DEFAULT 0,
+	not_modified  INTEGER NOT NULL DEFAULT 0,
+	changes       INTEGER NOT NULL DEFAULT 0,
+	backfilled    INTEGER NOT NULL DEFAULT 0,
+	lastmod_only  INTEGER NOT NULL DEFAULT 0,
+	warnings      TEXT NOT NULL DEFAULT '',
+	error         TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX runs_collection ON runs (collection_id, changes, finished_at);
+CREATE INDEX runs_site ON runs (site_id, finished_at);
+CREATE TABLE changes (
+	id            INTEGER PRIMARY KEY,
+	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	kind          TEXT NOT NULL CHECK (kind IN ('created', 'updated', 'deleted')),
+	datetime      TEXT NOT NULL,
+	run_id        INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+	source        TEXT NOT NULL DEFAULT '',
+	title         TEXT NOT NULL DEFAULT '',
+	summary       TEXT NOT NULL DEFAULT '',
+	from_lastmod  INTEGER NOT NULL DEFAULT 0,
+	UNIQUE (collection_id, url, kind, datetime)
+);
+CREATE INDEX changes_run ON changes (run_id);
+CREATE INDEX changes_feed ON changes (collection_id, datetime);
+CREATE TABLE fetch_state (
+	site_id       INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	etag          TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	memo          TEXT NOT NULL DEFAULT '',
+	fetched_at    TEXT NOT NULL,
+	PRIMARY KEY (site_id, url)
+);
+`,
+}
+
+// SchemaVersion is the schema this binary writes.
+var SchemaVersion = len(migrations)
+
+func (d *DB) migrate(ctx context.Context) error {
+	var v int
+	if err := d.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("db: read schema version: %w", err)
+	}
+	if v > len(migrations) {
+		return fmt.Errorf("db: the database has schema version %d but this tidings knows only up to %d; run a newer tidings or restore a backup", v, len(migrations))
+	}
+	for i := v; i < len(migrations); i++ {
+		err := d.inTx(ctx, func(tx *sql.Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("db: migration %d: %w", i+1, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Site is a followed website, harvested once however many people follow it.
+type Site struct {
+	ID            int64
+	URL           string // the site's root, e.g. https://example.org/
+	InputURL      string // what was typed when it was first followed
+	SourceURL     string // where its Source Description (or index) was found
+	Title         string
+	CreatedAt     time.Time
+	LastHarvestAt *time.Time
+	NextHarvestAt *time.Time
+	LastError     string
+}
+
+const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error`
+
+func scanSite(row interface{ Scan(...any) error }) (Site, error) {
+	var s Site
+	var last, next nullTime
+	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError)
+	s.LastHarvestAt, s.NextHarvestAt = last.t, next.t
+	return s, err
+}
+
+// CreateSite records a new site. It returns ErrAlreadyExists (and the
+// existing site) when one with the same root URL is already stored.
+func (d *DB) CreateSite(ctx context.Context, s Site) (Site, error) {
+	now := time.Now()
+	res, err := d.w.ExecContext(ctx,
+		`INSERT INTO sites (url, input_url, source_url, title, created_at) VALUES (?, ?, ?, ?, ?)`,
+		s.URL, s.InputURL, s.SourceURL, s.Title, fmtTime(now))
+	if isUnique(err) {
+		existing, gerr := d.SiteByURL(ctx, s.URL)
+		if gerr != nil {
+			return Site{}, gerr
+		}
+		return existing, ErrAlreadyExists
+	}
+	if err != nil {
+		return Site{}, fmt.Errorf("db: create site %s: %w", s.URL, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return Site{}, fmt.Errorf("db: create site %s: %w", s.URL, err)
+	}
+	return d.SiteByID(ctx, id)
+}
+
+// SiteByID returns one site or ErrNotFound.
+func (d *DB) SiteByID(ctx context.Context, id int64) (Site, error) {
+	return d.siteWhere(ctx, "id = ?", id)
+}
+
+// SiteByURL returns the site with the given root URL or ErrNotFound.
+func (d *DB) SiteByURL(ctx context.Context, url string) (Site, error) {
+	return d.siteWhere(ctx, "url = ?", url)
+}
+
+func (d *DB) siteWhere(ctx context.Context, where string, arg any) (Site, error) {
+	s, err := scanSite(d.r.QueryRowContext(ctx, `SELECT `+siteCols+` FROM sites WHERE `+where, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Site{}, ErrNotFound
+	}
+	if err != nil {
+		return Site{}, fmt.Errorf("db: load site %v: %w", arg, err)
+	}
+	return s, nil
+}
+
+// Sites lists every site, oldest first.
+func (d *DB) Sites(ctx context.Context) ([]Site, error) {
+	return d.sitesWhere(ctx, "1 = 1")
+}
+
+// DueSites lists the sites whose next harvest is at or before now, or that
+// were never harvested.
+func (d *DB) DueSites(ctx context.Context, now time.Time) ([]Site, error) {
+	return d.sitesWhere(ctx, "next_harvest_at IS NULL OR next_harvest_at <= ?", fmtTime(now))
+}
+
+func (d *DB) sitesWhere(ctx context.Context, where string, args ...any) ([]Site, error) {
+	rows, err := d.r.QueryContext(ctx, `SELECT `+siteCols+` FROM sites WHERE `+where+` ORDER BY id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: list sites: %w", err)
+	}
+	defer rows.Close()
+	var out []Site
+	for rows.Next() {
+		s, err := scanSite(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: list sites: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// UpdateSiteSource records where the site's Source Description was found and
+// the site's title.
+func (d *DB) UpdateSiteSource(ctx context.Context, id int64, sourceURL, title string) error {
+	_, err := d.w.ExecContext(ctx, `UPDATE sites SET source_url = ?, title = ? WHERE id = ?`, sourceURL, title, id)
+	if err != nil {
+		return fmt.Errorf("db: update site %d: %w", id, err)
+	}
+	return nil
+}
