@@ -1,0 +1,270 @@
+// Package harvest fetches what sites publish and turns it into stored
+// changes: the one safe HTTP client, discovery, and the per-protocol harvest
+// of a site.
+package harvest
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"syscall"
+	"time"
+)
+
+// Defaults of the client.
+const (
+	DefaultMaxBody  = 50 << 20 // the sitemap protocol's limit, uncompressed
+	DefaultTimeout  = 60 * time.Second
+	maxRedirects    = 5
+	allowFlagAdvice = "pass --allow-private-addresses (TIDINGS_ALLOW_PRIVATE_ADDRESSES=1) to allow it"
+)
+
+// ClientOptions configure a Client.
+type ClientOptions struct {
+	UserAgent    string
+	MaxBody      int64         // cap on a document after decompression; 0 = DefaultMaxBody
+	Timeout      time.Duration // whole request, body included; 0 = DefaultTimeout
+	AllowPrivate bool          // allow loopback, private and link-local addresses
+	// DialHook, when set, sees every connection attempt before the address
+	// policy judges it, so tests can prove that a refused address was never
+	// connected to.
+	DialHook func(network, address string)
+}
+
+// Client is the one HTTP client every outbound request goes through.
+type Client struct {
+	hc   *http.Client
+	opts ClientOptions
+}
+
+// Conditional carries the validators of a previous fetch.
+type Conditional struct {
+	ETag         string
+	LastModified string
+}
+
+// Response is a fetched document, decompressed.
+type Response struct {
+	URL          string // after redirects
+	NotModified  bool   // 304: Body is empty
+	Body         []byte
+	ContentType  string
+	ETag         string
+	LastModified string
+	Header       http.Header
+}
+
+// FetchError is a failed fetch, phrased for people: Error() reads
+// "https://example.org/x returned 404 Not Found".
+type FetchError struct {
+	URL    string
+	Status int // the HTTP status, 0 when none was received
+	Reason string
+	Err    error
+}
+
+func (e *FetchError) Error() string { return e.URL + " " + e.Reason }
+func (e *FetchError) Unwrap() error { return e.Err }
+
+// AddressError is the refusal of a connection by the address policy.
+type AddressError struct {
+	Address string
+	Kind    string
+}
+
+func (e *AddressError) Error() string {
+	return fmt.Sprintf("was refused: %s is %s; %s", e.Address, e.Kind, allowFlagAdvice)
+}
+
+// NewClient builds a Client.
+func NewClient(o ClientOptions) *Client {
+	if o.MaxBody <= 0 {
+		o.MaxBody = DefaultMaxBody
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	c := &Client{opts: o}
+	dialer := &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second, Control: c.control}
+	transport := &http.Transport{
+		// No proxy from the environment: the address policy must judge the
+		// address actually connected to.
+		Proxy:                 nil,
+		DialContext:           dialer.DialContext,
+		TLSHandshakeTimeout:   15 * time.Second,
+		ResponseHeaderTimeout: 30 * time.Second,
+		IdleConnTimeout:       90 * time.Second,
+		MaxIdleConnsPerHost:   2,
+		// We inflate ourselves so that the size cap applies to the
+		// decompressed bytes.
+		DisableCompression: true,
+	}
+	c.hc = &http.Client{Transport: transport, Timeout: o.Timeout, CheckRedirect: checkRedirect}
+	return c
+}
+
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("redirected to a %s: URL, which tidings does not follow", req.URL.Scheme)
+	}
+	return nil
+}
+
+// control runs after the address is resolved and before connecting, so a
+// DNS answer that changes between check and use cannot slip through.
+func (c *Client) control(network, address string, _ syscall.RawConn) error {
+	if c.opts.DialHook != nil {
+		c.opts.DialHook(network, address)
+	}
+	if c.opts.AllowPrivate {
+		return nil
+	}
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return &AddressError{Address: address, Kind: "not an IP address"}
+	}
+	if kind := RestrictedKind(ap.Addr()); kind != "" {
+		return &AddressError{Address: ap.Addr().String(), Kind: kind}
+	}
+	return nil
+}
+
+// RestrictedKind says what kind of non-public address ip is ("a loopback
+// address", …), or "" for an address tidings may connect to.
+func RestrictedKind(ip netip.Addr) string {
+	ip = ip.Unmap()
+	switch {
+	case ip.IsLoopback():
+		return "a loopback address"
+	case ip.IsPrivate():
+		return "a private address"
+	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
+		return "a link-local address"
+	case ip.IsUnspecified():
+		return "an unspecified address"
+	case ip.IsMulticast():
+		return "a multicast address"
+	case cgnat.Contains(ip):
+		return "a carrier-grade NAT address"
+	}
+	return ""
+}
+
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
+// Get fetches rawURL. A 304 answer to the validators in cond yields
+// NotModified; any other non-2xx answer is a *FetchError.
+func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Response, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &FetchError{URL: rawURL, Reason: "is not an http or https URL", Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return nil, &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
+	}
+	req.Header.Set("User-Agent", c.opts.UserAgent)
+	req.Header.Set("Accept", "application/xml, text/xml;q=0.9, text/html;q=0.5, */*;q=0.3")
+	req.Header.Set("Accept-Encoding", "gzip")
+	if cond.ETag != "" {
+		req.Header.Set("If-None-Match", cond.ETag)
+	}
+	if cond.LastModified != "" {
+		req.Header.Set("If-Modified-Since", cond.LastModified)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, transportError(rawURL, err)
+	}
+	defer resp.Body.Close()
+	out := &Response{
+		URL:          resp.Request.URL.String(),
+		ContentType:  resp.Header.Get("Content-Type"),
+		ETag:         resp.Header.Get("ETag"),
+		LastModified: resp.Header.Get("Last-Modified"),
+		Header:       resp.Header,
+	}
+	if resp.StatusCode == http.StatusNotModified {
+		out.NotModified = true
+		return out, nil
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		return nil, &FetchError{URL: rawURL, Status: resp.StatusCode, Reason: "returned " + resp.Status}
+	}
+	out.Body, err = c.readBody(resp)
+	if err != nil {
+		return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
+	}
+	return out, nil
+}
+
+func transportError(rawURL string, err error) error {
+	var ae *AddressError
+	if errors.As(err, &ae) {
+		return &FetchError{URL: rawURL, Reason: ae.Error(), Err: err}
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Timeout() {
+		return &FetchError{URL: rawURL, Reason: "did not answer in time", Err: err}
+	}
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &FetchError{URL: rawURL, Reason: "could not be fetched: " + err.Error(), Err: err}
+}
+
+// readBody inflates gzip, whether announced by Content-Encoding or only by
+// its magic bytes (.xml.gz files, often served as application/octet-stream),
+// and caps the decompressed size.
+func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+	var r io.Reader = resp.Body
+	if ce := resp.Header.Get("Content-Encoding"); ce == "gzip" || ce == "x-gzip" {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			return nil, fmt.Errorf("sent a broken gzip stream: %v", err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	// A .xml.gz served with Content-Encoding: gzip is compressed twice.
+	for range 2 {
+		br := bufio.NewReader(r)
+		magic, _ := br.Peek(2)
+		r = br
+		if len(magic) < 2 || magic[0] != 0x1f || magic[1] != 0x8b {
+			break
+		}
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("sent a broken gzip file: %v", err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	body, err := io.ReadAll(io.LimitReader(r, c.opts.MaxBody+1))
+	if err != nil {
+		return nil, fmt.Errorf("could not be read completely: %v", err)
+	}
+	if int64(len(body)) > c.opts.MaxBody {
+		return nil, fmt.Errorf("is larger than the limit of %s (--max-body)", sizeString(c.opts.MaxBody))
+	}
+	return body, nil
+}
+
+func sizeString(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

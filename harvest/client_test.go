@@ -1,0 +1,182 @@
+package harvest
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+func TestRestrictedKind(t *testing.T) {
+	tests := []struct{ ip, want string }{
+		{"127.0.0.1", "a loopback address"},
+		{"127.8.9.10", "a loopback address"},
+		{"::1", "a loopback address"},
+		{"::ffff:127.0.0.1", "a loopback address"},
+		{"10.1.2.3", "a private address"},
+		{"172.16.0.1", "a private address"},
+		{"192.168.1.1", "a private address"},
+		{"::ffff:192.168.1.1", "a private address"},
+		{"fd00::1", "a private address"},
+		{"169.254.169.254", "a link-local address"},
+		{"fe80::1", "a link-local address"},
+		{"0.0.0.0", "an unspecified address"},
+		{"::", "an unspecified address"},
+		{"224.0.0.251", "a link-local address"},
+		{"239.1.1.1", "a multicast address"},
+		{"100.64.0.1", "a carrier-grade NAT address"},
+		{"93.184.216.34", ""},
+		{"2606:4700::1", ""},
+		{"172.32.0.1", ""},
+	}
+	for _, tt := range tests {
+		if got := RestrictedKind(netip.MustParseAddr(tt.ip)); got != tt.want {
+			t.Errorf("RestrictedKind(%s) = %q, want %q", tt.ip, got, tt.want)
+		}
+	}
+}
+
+func TestClientRefusesLoopbackWithoutTheFlag(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	var mu sync.Mutex
+	var attempts []string
+	c := NewClient(ClientOptions{DialHook: func(network, addr string) {
+		mu.Lock()
+		attempts = append(attempts, addr)
+		mu.Unlock()
+	}})
+	_, err := c.Get(context.Background(), srv.URL+"/.well-known/resourcesync", Conditional{})
+	if err == nil {
+		t.Fatal("fetch from a loopback address succeeded without --allow-private-addresses")
+	}
+	want := srv.URL + "/.well-known/resourcesync was refused: 127.0.0.1 is a loopback address; pass --allow-private-addresses (TIDINGS_ALLOW_PRIVATE_ADDRESSES=1) to allow it"
+	if err.Error() != want {
+		t.Errorf("error = %q\nwant    %q", err, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(attempts) == 0 || !strings.HasPrefix(attempts[0], "127.0.0.1:") {
+		t.Errorf("dial hook saw %v, want the loopback attempt", attempts)
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the server received %d requests; the connection must be refused before it is made", hits.Load())
+	}
+}
+
+func TestClientRedirectLimit(t *testing.T) {
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, srv.URL+r.URL.Path+"x", http.StatusFound)
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{AllowPrivate: true})
+	_, err := c.Get(context.Background(), srv.URL+"/a", Conditional{})
+	if err == nil || !strings.Contains(err.Error(), "stopped after 5 redirects") {
+		t.Errorf("redirect loop: %v", err)
+	}
+}
+
+func TestClientRefusesRedirectToOtherSchemes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{AllowPrivate: true})
+	_, err := c.Get(context.Background(), srv.URL, Conditional{})
+	if err == nil || !strings.Contains(err.Error(), "file: URL") {
+		t.Errorf("redirect to file: %v", err)
+	}
+}
+
+func gzipped(t *testing.T, s string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	zw.Close()
+	return b.Bytes()
+}
+
+func TestClientBodies(t *testing.T) {
+	const doc = "<urlset/>"
+	big := strings.Repeat("x", 2000)
+	tests := []struct {
+		name    string
+		handler http.HandlerFunc
+		max     int64
+		want    string
+		wantErr string
+	}{
+		{"plain", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(doc)) }, 0, doc, ""},
+		{"content-encoding gzip", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gzipped(t, doc))
+		}, 0, doc, ""},
+		{"gzip file without content-encoding", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(gzipped(t, doc))
+		}, 0, doc, ""},
+		{"gzip file served with content-encoding gzip", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gzipped(t, string(gzipped(t, doc))))
+		}, 0, doc, ""},
+		{"over the cap", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(big)) }, 1000, "", "is larger than the limit of 1000 bytes"},
+		{"gzip bomb over the cap", func(w http.ResponseWriter, r *http.Request) { w.Write(gzipped(t, big)) }, 1000, "", "is larger than the limit"},
+		{"404", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, 0, "", "returned 404 Not Found"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(tt.handler)
+			defer srv.Close()
+			c := NewClient(ClientOptions{AllowPrivate: true, MaxBody: tt.max})
+			resp, err := c.Get(context.Background(), srv.URL, Conditional{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(resp.Body) != tt.want {
+				t.Errorf("body = %q, want %q", resp.Body, tt.want)
+			}
+		})
+	}
+}
+
+func TestClientConditionalGet(t *testing.T) {
+	var ua string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ua = r.Header.Get("User-Agent")
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Last-Modified", "Sat, 21 Nov 2026 10:00:00 GMT")
+		if r.Header.Get("If-None-Match") == `"v1"` && r.Header.Get("If-Modified-Since") != "" {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Write([]byte("body"))
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{AllowPrivate: true, UserAgent: "tidings/1.0 (+https://t.example/)"})
+	first, err := c.Get(context.Background(), srv.URL, Conditional{})
+	if err != nil || first.NotModified || first.ETag != `"v1"` {
+		t.Fatalf("first fetch: %+v, %v", first, err)
+	}
+	second, err := c.Get(context.Background(), srv.URL, Conditional{ETag: first.ETag, LastModified: first.LastModified})
+	if err != nil || !second.NotModified || len(second.Body) != 0 {
+		t.Fatalf("conditional fetch: %+v, %v", second, err)
+	}
+	if ua != "tidings/1.0 (+https://t.example/)" {
+		t.Errorf("User-Agent = %q", ua)
+	}
+}

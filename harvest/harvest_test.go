@@ -1,0 +1,322 @@
+package harvest
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"tidings/db"
+	"tidings/internal/fixturesite"
+)
+
+type env struct {
+	t     *testing.T
+	site  *fixturesite.Site
+	store *db.DB
+	h     *Harvester
+}
+
+func newEnv(t *testing.T, o Options) *env {
+	t.Helper()
+	site := fixturesite.New(time.Now())
+	t.Cleanup(site.Close)
+	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	client := NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	return &env{t: t, site: site, store: store, h: New(client, store, o)}
+}
+
+func (e *env) follow() *SiteReport {
+	e.t.Helper()
+	rep, err := e.h.Follow(context.Background(), e.site.URL+"/shrine/")
+	if err != nil {
+		e.t.Fatalf("follow: %v", err)
+	}
+	return rep
+}
+
+func (e *env) harvest() *SiteReport {
+	e.t.Helper()
+	site, err := e.store.SiteByURL(context.Background(), e.site.URL+"/")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	rep, err := e.h.HarvestSite(context.Background(), site)
+	if err != nil {
+		e.t.Fatalf("harvest: %v", err)
+	}
+	return rep
+}
+
+// changes returns every stored change by collection key, as "kind url".
+func (e *env) changes() map[string][]db.ExportedChange {
+	e.t.Helper()
+	out := map[string][]db.ExportedChange{}
+	err := e.store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
+		key := strings.TrimPrefix(c.CollectionKey, e.site.URL)
+		out[key] = append(out[key], c)
+		return nil
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return out
+}
+
+func findChange(list []db.ExportedChange, url, kind string) *db.ExportedChange {
+	for i := range list {
+		if list[i].URL == url && list[i].Kind == kind {
+			return &list[i]
+		}
+	}
+	return nil
+}
+
+func collectionRun(t *testing.T, rep *SiteReport, key string) CollectionReport {
+	t.Helper()
+	for _, c := range rep.Collections {
+		if strings.HasSuffix(c.Collection.Key, key) {
+			return c
+		}
+	}
+	t.Fatalf("no collection %s in report", key)
+	return CollectionReport{}
+}
+
+func TestFollowHarvestsTheFixtureSite(t *testing.T) {
+	e := newEnv(t, Options{})
+	rep := e.follow()
+	if len(rep.Collections) != 2 {
+		t.Fatalf("collections = %d, want 2 (one per Source Description of the index)", len(rep.Collections))
+	}
+	shrine := collectionRun(t, rep, "/shrine/")
+	if shrine.Collection.Title != "My Shrine & Co" {
+		t.Errorf("shrine title = %q, want the describedby page's <title>", shrine.Collection.Title)
+	}
+	gallery := collectionRun(t, rep, "/gallery/")
+	if gallery.Collection.Title != e.site.URL+"/gallery/" {
+		t.Errorf("gallery title = %q, want its describes URL", gallery.Collection.Title)
+	}
+	r := shrine.Run
+	if r.Error != "" {
+		t.Fatalf("shrine run error: %s", r.Error)
+	}
+	// In the feed: the deleted page and the date-only update (gzip'd list),
+	// the created gallery page, and links.html dated by lastmod. History:
+	// the two 2020 changes.
+	if r.Changes != 4 || r.Backfilled != 2 || r.LastmodOnly != 1 {
+		t.Errorf("shrine run: changes %d backfilled %d lastmod-only %d, want 4, 2, 1", r.Changes, r.Backfilled, r.LastmodOnly)
+	}
+	if len(r.Warnings) != 2 {
+		t.Errorf("shrine warnings = %q, want the unreadable date and the entry with no date", r.Warnings)
+	}
+	all := e.changes()
+	base := e.site.URL + "/shrine/"
+	if c := findChange(all["/shrine/"], base+"old-news.html", "deleted"); c == nil || c.History {
+		t.Errorf("deleted change from the gzip'd list: %+v", c)
+	} else if !strings.HasSuffix(c.Source, "changes-recent.xml.gz") {
+		t.Errorf("source = %s", c.Source)
+	}
+	dateOnly := findChange(all["/shrine/"], base+"index.html", "updated")
+	wantDay := time.Date(e.site.Now.Add(-480*time.Hour).Year(), e.site.Now.Add(-480*time.Hour).Month(), e.site.Now.Add(-480*time.Hour).Day(), 0, 0, 0, 0, time.UTC)
+	if dateOnly == nil || !dateOnly.Datetime.Equal(wantDay) {
+		t.Errorf("date-only datetime: %+v, want midnight UTC of %s", dateOnly, wantDay)
+	}
+	if c := findChange(all["/shrine/"], base+"links.html", "updated"); c == nil || !c.FromLastmod {
+		t.Errorf("lastmod-only entry: %+v, want it recorded and marked", c)
+	}
+	if c := findChange(all["/shrine/"], base+"guestbook.html", "updated"); c != nil {
+		t.Errorf("entry with neither datetime nor lastmod was recorded: %+v", c)
+	}
+	if c := findChange(all["/shrine/"], base+"index.html", "created"); c == nil || !c.History {
+		t.Errorf("2020 change should be stored as already seen: %+v", c)
+	}
+	if g := gallery.Run; g.Changes != 1 || g.Backfilled != 1 {
+		t.Errorf("gallery (rs under the x: prefix): changes %d backfilled %d, want 1 and 1", g.Changes, g.Backfilled)
+	}
+}
+
+func TestSecondHarvestIsConditionalAndSkipsOldLists(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.follow()
+	before := len(flatten(e.changes()))
+	rep := e.harvest()
+	if n := rep.Changes(); n != 0 {
+		t.Errorf("second harvest found %d changes, want 0", n)
+	}
+	if after := len(flatten(e.changes())); after != before {
+		t.Errorf("changes stored: %d then %d; a re-harvest must not duplicate", before, after)
+	}
+	for _, p := range []string{"/shrine/changes-2020.xml", "/shrine/changes-recent.xml.gz"} {
+		if n := e.site.Requests(p); n != 1 {
+			t.Errorf("%s fetched %d times, want 1: its until predates the last processing time", p, n)
+		}
+	}
+	if n := e.site.Requests("/shrine/changes-current.xml"); n != 2 {
+		t.Errorf("open-ended change list fetched %d times, want 2", n)
+	}
+	shrine := collectionRun(t, rep, "/shrine/").Run
+	if shrine.NotModified != shrine.Documents || shrine.Documents != 3 {
+		t.Errorf("shrine second run: %d documents, %d not modified; want 3 and 3 (304s)", shrine.Documents, shrine.NotModified)
+	}
+	digests, err := e.store.Digests(context.Background(), db.Scope{CollectionID: collectionRun(t, rep, "/shrine/").Collection.ID}, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(digests) != 1 {
+		t.Errorf("digests = %d, want 1: a run that finds nothing makes no entry", len(digests))
+	}
+}
+
+func flatten(m map[string][]db.ExportedChange) []db.ExportedChange {
+	var out []db.ExportedChange
+	for _, l := range m {
+		out = append(out, l...)
+	}
+	return out
+}
+
+func TestNewChangeMakesANewDigest(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.follow()
+	e.site.Set("/shrine/changes-current.xml", `<?xml version="1.0"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+  <rs:md capability="changelist" from="{{ago "240h"}}"/>
+  <url><loc>{{.Base}}/shrine/gallery.html</loc><rs:md change="created" datetime="{{ago "48h"}}"/></url>
+  <url><loc>{{.Base}}/shrine/links.html</loc><lastmod>{{ago "24h"}}</lastmod><rs:md change="updated"/></url>
+  <url><loc>{{.Base}}/shrine/gallery.html</loc><rs:md change="updated" datetime="{{ago "-1h"}}"/></url>
+</urlset>`)
+	rep := e.harvest()
+	shrine := collectionRun(t, rep, "/shrine/").Run
+	if shrine.Changes != 1 {
+		t.Fatalf("third-party edit: %d new changes, want 1", shrine.Changes)
+	}
+	digests, err := e.store.Digests(context.Background(), db.Scope{CollectionID: collectionRun(t, rep, "/shrine/").Collection.ID}, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(digests) != 2 || len(digests[0].Changes) != 1 || digests[0].Changes[0].Kind != "updated" {
+		t.Fatalf("digests after an edit: %+v", digests)
+	}
+}
+
+func TestStrictDatetimeIgnoresLastmodOnlyEntries(t *testing.T) {
+	e := newEnv(t, Options{StrictDatetime: true})
+	rep := e.follow()
+	r := collectionRun(t, rep, "/shrine/").Run
+	if r.Changes != 3 || r.LastmodOnly != 0 {
+		t.Errorf("strict: changes %d lastmod-only %d, want 3 and 0", r.Changes, r.LastmodOnly)
+	}
+	if c := findChange(e.changes()["/shrine/"], e.site.URL+"/shrine/links.html", "updated"); c != nil {
+		t.Errorf("strict mode recorded the lastmod-only entry: %+v", c)
+	}
+}
+
+func TestFailedListKeepsWatermarkAndLosesNothing(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.site.Fail("/shrine/changes-current.xml", http.StatusInternalServerError)
+	rep := e.follow()
+	r := collectionRun(t, rep, "/shrine/")
+	want := "change list " + e.site.URL + "/shrine/changes-current.xml returned 500 Internal Server Error"
+	if r.Run.Error != want {
+		t.Errorf("run error = %q, want %q", r.Run.Error, want)
+	}
+	col, err := e.store.CollectionByID(context.Background(), r.Collection.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if col.LastProcessedAt != nil || col.LastError != want {
+		t.Errorf("after a failed list: watermark %v, last error %q; the watermark must not move", col.LastProcessedAt, col.LastError)
+	}
+	e.site.Fail("/shrine/changes-current.xml", 0)
+	rep = e.harvest()
+	if r := collectionRun(t, rep, "/shrine/").Run; r.Error != "" || r.Changes != 2 {
+		t.Errorf("after recovery: error %q, changes %d; want the 2 changes of the list that failed", r.Error, r.Changes)
+	}
+}
+
+func TestDiscoveryFallbacks(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(s *fixturesite.Site)
+		want  []string // collection keys, relative to the site
+	}{
+		{"robots.txt names a capability list", func(s *fixturesite.Site) {
+			s.Set("/robots.txt", "User-agent: *\nSitemap: {{.Base}}/shrine/capabilitylist.xml\n")
+		}, []string{"/shrine/"}},
+		{"html link names a Source Description", func(s *fixturesite.Site) {
+			s.Set("/shrine/", `<html><head><link rel="resourcesync" href="/rs/description-b.xml"></head></html>`)
+		}, []string{"/gallery/"}},
+		{"pasted capability list without up", func(s *fixturesite.Site) {
+			s.Set("/shrine/", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="capabilitylist"/><url><loc>{{.Base}}/gallery/changes.xml</loc><rs:md capability="changelist"/></url></urlset>`)
+		}, []string{"/shrine/"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Options{})
+			e.site.Remove("/.well-known/resourcesync")
+			tt.setup(e.site)
+			rep := e.follow()
+			var got []string
+			for _, c := range rep.Collections {
+				got = append(got, strings.TrimPrefix(c.Collection.Key, e.site.URL))
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("collections = %v, want %v (tried %v)", got, tt.want, rep.Run.Warnings)
+			}
+		})
+	}
+}
+
+func TestFollowNothingFoundListsWhatWasTried(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.site.Remove("/.well-known/resourcesync")
+	e.site.Set("/", "<!doctype html><title>Home</title><p>No ResourceSync here.")
+	_, err := e.h.Follow(context.Background(), e.site.URL+"/")
+	if err == nil {
+		t.Fatal("follow of a site without ResourceSync succeeded")
+	}
+	for _, want := range []string{"/.well-known/resourcesync returned 404", "robots.txt returned 404", "has no Link header"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	sites, _ := e.store.Sites(context.Background())
+	if len(sites) != 0 {
+		t.Errorf("a site with nothing to follow was stored: %+v", sites)
+	}
+}
+
+func TestMissingDescribesFallsBackWithWarning(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.site.Set("/rs/description-b.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="description"/><url><loc>{{.Base}}/gallery/caps.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`)
+	rep := e.follow()
+	c := collectionRun(t, rep, "/gallery/caps.xml")
+	if c.Collection.Key != e.site.URL+"/gallery/caps.xml" {
+		t.Errorf("key = %s", c.Collection.Key)
+	}
+	if !strings.Contains(strings.Join(rep.Run.Warnings, "\n"), "without rs:ln rel=\"describes\"") {
+		t.Errorf("warnings = %q, want one about the missing describes link", rep.Run.Warnings)
+	}
+}
+
+func TestFollowTwiceIsNotAnError(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.follow()
+	rep, err := e.h.Follow(context.Background(), e.site.URL)
+	if rep == nil || !errors.Is(err, db.ErrAlreadyExists) {
+		t.Fatalf("second follow: %v, %v; want a report and ErrAlreadyExists", rep, err)
+	}
+	if rep.Changes() != 0 {
+		t.Errorf("second follow found %d changes", rep.Changes())
+	}
+}

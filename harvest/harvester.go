@@ -1,0 +1,211 @@
+package harvest
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"tidings/db"
+)
+
+// Options tune a Harvester.
+type Options struct {
+	// StrictDatetime follows IFCC-0001 literally: entries without
+	// rs:md datetime are ignored rather than dated by their lastmod.
+	StrictDatetime bool
+	// InitialWindow: on a collection's first harvest, changes older than
+	// this are stored as already seen instead of flooding the feed.
+	InitialWindow time.Duration
+	// Interval between harvests of a site.
+	Interval time.Duration
+	Now      func() time.Time
+	Logger   *slog.Logger
+}
+
+// Default option values.
+const (
+	DefaultInitialWindow = 30 * 24 * time.Hour
+	DefaultInterval      = 24 * time.Hour
+)
+
+// Harvester discovers and harvests sites into the store.
+type Harvester struct {
+	client *Client
+	store  *db.DB
+	opts   Options
+}
+
+// New builds a Harvester.
+func New(client *Client, store *db.DB, o Options) *Harvester {
+	if o.InitialWindow <= 0 {
+		o.InitialWindow = DefaultInitialWindow
+	}
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Harvester{client: client, store: store, opts: o}
+}
+
+// SiteReport is what one harvest of a site did.
+type SiteReport struct {
+	Site        db.Site
+	Run         db.Run // the site-level run: discovery and the Source Description
+	Collections []CollectionReport
+}
+
+// CollectionReport is one collection's part of a site harvest.
+type CollectionReport struct {
+	Collection db.Collection
+	Run        db.Run
+}
+
+// Changes counts the new changes put into feeds.
+func (r *SiteReport) Changes() int {
+	n := 0
+	for _, c := range r.Collections {
+		n += c.Run.Changes
+	}
+	return n
+}
+
+// Follow discovers the site that rawURL belongs to, records it and runs its
+// first harvest. Following a site already followed harvests it now and
+// returns db.ErrAlreadyExists alongside the report. When nothing can be
+// followed, the returned error is a *Problem listing what was tried, and
+// nothing is stored.
+func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, error) {
+	root, input, err := normalizeInput(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	if site, err := h.store.SiteByURL(ctx, root); err == nil {
+		rep, herr := h.HarvestSite(ctx, site)
+		return rep, errors.Join(db.ErrAlreadyExists, herr)
+	} else if !errors.Is(err, db.ErrNotFound) {
+		return nil, err
+	}
+	started := h.opts.Now()
+	s := newSession(h.client, nil)
+	disc, err := discover(ctx, s, root, input, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	site, err := h.store.CreateSite(ctx, db.Site{URL: root, InputURL: input, SourceURL: disc.SourceURL})
+	if errors.Is(err, db.ErrAlreadyExists) {
+		// Followed concurrently: harvest what is stored.
+		rep, herr := h.HarvestSite(ctx, site)
+		return rep, errors.Join(db.ErrAlreadyExists, herr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return h.harvest(ctx, site, &prepared{s: s, disc: disc, started: started})
+}
+
+// prepared carries a discovery already made (by Follow) into the harvest.
+type prepared struct {
+	s       *session
+	disc    *Discovery
+	started time.Time
+}
+
+// HarvestSite harvests every collection of a site now.
+func (h *Harvester) HarvestSite(ctx context.Context, site db.Site) (*SiteReport, error) {
+	return h.harvest(ctx, site, nil)
+}
+
+func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*SiteReport, error) {
+	known, err := h.store.FetchStates(ctx, site.ID)
+	if err != nil {
+		return nil, err
+	}
+	stored, err := h.store.Collections(ctx, db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	var disc *Discovery
+	var discErr error
+	s := newSession(h.client, known)
+	started := h.opts.Now()
+	if p != nil {
+		s, disc, started = p.s, p.disc, p.started
+	} else {
+		keys := map[string]bool{}
+		for _, c := range stored {
+			keys[c.Key] = true
+		}
+		disc, discErr = discover(ctx, s, site.URL, site.InputURL, site.SourceURL, keys)
+	}
+	siteRun := db.Run{SiteID: site.ID, StartedAt: started, Warnings: disc.Warnings}
+	cols := stored
+	if discErr != nil {
+		siteRun.Error = discErr.Error()
+		if len(stored) > 0 {
+			siteRun.Warnings = append(siteRun.Warnings, "harvesting the collections found before")
+		}
+	} else {
+		if disc.SourceURL != site.SourceURL {
+			if err := h.store.UpdateSiteSource(ctx, site.ID, disc.SourceURL, site.Title); err != nil {
+				return nil, err
+			}
+			site.SourceURL = disc.SourceURL
+		}
+		if cols, err = h.store.SyncCollections(ctx, site.ID, disc.Collections); err != nil {
+			return nil, err
+		}
+	}
+	siteRun.Documents, siteRun.NotModified = s.documents, s.notModified
+	siteRun.FinishedAt = h.opts.Now()
+	next := started.Add(h.opts.Interval)
+	if siteRun, err = h.store.SaveSiteHarvest(ctx, siteRun, s.states, next); err != nil {
+		return nil, err
+	}
+	rep := &SiteReport{Site: site, Run: siteRun}
+	for _, c := range cols {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		run, err := h.harvestCollection(ctx, site, c, known)
+		if err != nil {
+			return rep, err
+		}
+		rep.Collections = append(rep.Collections, CollectionReport{Collection: c, Run: run})
+	}
+	h.opts.Logger.Info("harvested site", "site", site.URL, "collections", len(rep.Collections),
+		"changes", rep.Changes(), "duration", h.opts.Now().Sub(started).String(), "error", siteRun.Error)
+	if discErr != nil && len(stored) == 0 {
+		return rep, discErr
+	}
+	return rep, nil
+}
+
+// HarvestDue harvests every site whose next harvest time has come, one
+// after another, calling report after each.
+func (h *Harvester) HarvestDue(ctx context.Context, report func(*SiteReport, error)) error {
+	sites, err := h.store.DueSites(ctx, h.opts.Now())
+	if err != nil {
+		return err
+	}
+	return h.HarvestSites(ctx, sites, report)
+}
+
+// HarvestSites harvests the given sites one after another.
+func (h *Harvester) HarvestSites(ctx context.Context, sites []db.Site, report func(*SiteReport, error)) error {
+	for _, site := range sites {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rep, err := h.HarvestSite(ctx, site)
+		if report != nil {
+			report(rep, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package harvest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"tidings/db"
+	"tidings/rsync"
+)
+
+// session fetches the documents of one harvest step, conditionally where a
+// previous fetch left validators, and collects the fetch state to store with
+// the step's results.
+type session struct {
+	c           *Client
+	known       map[string]db.FetchState
+	documents   int
+	notModified int
+	states      []db.FetchState
+}
+
+func newSession(c *Client, known map[string]db.FetchState) *session {
+	if known == nil {
+		known = map[string]db.FetchState{}
+	}
+	return &session{c: c, known: known}
+}
+
+// doc fetches and parses a ResourceSync document. On a 304 it returns the
+// document remembered from the previous fetch, or nil when nothing was
+// remembered: a change list that has not changed holds nothing new.
+func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, error) {
+	prev, havePrev := s.known[url]
+	var cond Conditional
+	if havePrev {
+		cond = Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
+	}
+	s.documents++
+	resp, err := s.c.Get(ctx, url, cond)
+	if err != nil {
+		return nil, roleError(role, err)
+	}
+	if resp.NotModified {
+		s.notModified++
+		if prev.Memo == "" {
+			return nil, nil
+		}
+		var d rsync.Document
+		if err := json.Unmarshal([]byte(prev.Memo), &d); err == nil {
+			return &d, nil
+		}
+		// An unreadable memo must not wedge the collection: fetch again.
+		delete(s.known, url)
+		s.documents--
+		s.notModified--
+		return s.doc(ctx, role, url)
+	}
+	d, err := rsync.Parse(bytes.NewReader(resp.Body), url)
+	if err != nil {
+		return nil, roleError(role, err)
+	}
+	st := db.FetchState{URL: url, ETag: resp.ETag, LastModified: resp.LastModified, FetchedAt: time.Now()}
+	// Change lists are not remembered: unchanged, they add nothing, and they
+	// are the big documents.
+	if d.IsIndex() || d.Capability != rsync.CapChangeList {
+		memo, err := json.Marshal(d)
+		if err == nil {
+			st.Memo = string(memo)
+		}
+	}
+	if st.ETag != "" || st.LastModified != "" {
+		s.states = append(s.states, st)
+	}
+	return d, nil
+}
+
+// roleError phrases err for people, naming the document's role when given:
+// "capability list https://… returned 404 Not Found".
+func roleError(role string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "rsync: ")
+	var fe *FetchError
+	if errors.As(err, &fe) {
+		msg = fe.Error()
+	}
+	if role != "" {
+		msg = role + " " + msg
+	}
+	return &Problem{Msg: msg, Err: err}
+}
+
+// Problem is an error whose message is a sentence for the site's owner or
+// follower; Err keeps the chain for operators' logs.
+type Problem struct {
+	Msg string
+	Err error
+}
+
+func (p *Problem) Error() string { return p.Msg }
+func (p *Problem) Unwrap() error { return p.Err }
+
+func problemf(format string, args ...any) error {
+	return &Problem{Msg: fmt.Sprintf(format, args...)}
+}
+
+// warnings collects warnings with a cap, so that a 50,000-entry list with
+// no dates yields a readable run record rather than 50,000 lines.
+type warnings struct {
+	list    []string
+	dropped int
+}
+
+const maxWarnings = 20
+
+func (w *warnings) add(format string, args ...any) {
+	if len(w.list) >= maxWarnings {
+		w.dropped++
+		return
+	}
+	w.list = append(w.list, fmt.Sprintf(format, args...))
+}
+
+func (w *warnings) all() []string {
+	if w.dropped == 0 {
+		return w.list
+	}
+	return append(w.list[:len(w.list):len(w.list)], fmt.Sprintf("… and %d more warnings", w.dropped))
+}
+
+func (w *warnings) count() int { return len(w.list) + w.dropped }
