@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"tidings/db"
+	"tidings/harvest"
+)
+
+func cmdFollow(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg Config
+	fs := newFlagSet("follow URL", stderr)
+	globalFlags(fs, &cfg)
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageError{"follow needs exactly one URL"}
+	}
+	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer a.store.Close()
+	rep, err := a.harvester.Follow(ctx, fs.Arg(0))
+	if errors.Is(err, db.ErrAlreadyExists) {
+		if rep != nil {
+			fmt.Fprintf(stdout, "%s is already followed; harvested it now.\n", rep.Site.URL)
+		}
+		err = stripExists(err)
+	}
+	if rep != nil {
+		a.printReport(stdout, rep, true)
+	}
+	return err
+}
+
+// stripExists removes db.ErrAlreadyExists from a joined error, keeping the
+// rest (a harvest failure) to report.
+func stripExists(err error) error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return nil
+	}
+	var rest []error
+	for _, e := range j.Unwrap() {
+		if !errors.Is(e, db.ErrAlreadyExists) {
+			rest = append(rest, e)
+		}
+	}
+	return errors.Join(rest...)
+}
+
+func (a *app) printReport(w io.Writer, rep *harvest.SiteReport, withFeeds bool) {
+	fmt.Fprintf(w, "%s: %d collection(s), %d new change(s)", rep.Site.URL, len(rep.Collections), rep.Changes())
+	if rep.Run.Error != "" {
+		fmt.Fprintf(w, "; problem: %s", rep.Run.Error)
+	}
+	fmt.Fprintln(w)
+	for _, wn := range rep.Run.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", wn)
+	}
+	for _, c := range rep.Collections {
+		r := c.Run
+		fmt.Fprintf(w, "  %s\n", c.Collection.Title)
+		if withFeeds {
+			fmt.Fprintf(w, "    feed: %s\n", a.feedURL(c.Collection.ID))
+		}
+		fmt.Fprintf(w, "    %d document(s) fetched (%d unchanged), %d new change(s)", r.Documents, r.NotModified, r.Changes)
+		if r.LastmodOnly > 0 {
+			fmt.Fprintf(w, ", %d dated by lastmod", r.LastmodOnly)
+		}
+		if r.Backfilled > 0 {
+			fmt.Fprintf(w, ", %d older stored as already seen", r.Backfilled)
+		}
+		fmt.Fprintln(w)
+		if r.Error != "" {
+			fmt.Fprintf(w, "    problem: %s\n", r.Error)
+		}
+		for _, wn := range r.Warnings {
+			fmt.Fprintf(w, "    warning: %s\n", wn)
+		}
+	}
+}
+
+func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg Config
+	fs := newFlagSet("harvest [--all | --site URL]", stderr)
+	globalFlags(fs, &cfg)
+	all := fs.Bool("all", false, "harvest every site, due or not")
+	siteURL := fs.String("site", "", "harvest only this site")
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	if *all && *siteURL != "" {
+		return usageError{"give --all or --site, not both"}
+	}
+	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer a.store.Close()
+	var sites []db.Site
+	switch {
+	case *siteURL != "":
+		root, err := harvest.SiteRoot(*siteURL)
+		if err != nil {
+			return err
+		}
+		s, err := a.store.SiteByURL(ctx, root)
+		if errors.Is(err, db.ErrNotFound) {
+			return fmt.Errorf("%s is not followed; follow it first with: tidings follow %s", root, *siteURL)
+		}
+		if err != nil {
+			return err
+		}
+		sites = []db.Site{s}
+	case *all:
+		sites, err = a.store.Sites(ctx)
+	default:
+		sites, err = a.store.DueSites(ctx, time.Now())
+	}
+	if err != nil {
+		return err
+	}
+	if len(sites) == 0 {
+		fmt.Fprintln(stdout, "No site is due for harvest.")
+		return nil
+	}
+	failed := 0
+	err = a.harvester.HarvestSites(ctx, sites, func(rep *harvest.SiteReport, err error) {
+		if rep != nil {
+			a.printReport(stdout, rep, false)
+		}
+		if err != nil {
+			failed++
+			if rep == nil || rep.Run.Error == "" {
+				fmt.Fprintf(stdout, "  problem: %v\n", err)
+			}
+		}
+	})
+	if err == nil && failed > 0 {
+		err = fmt.Errorf("%d of %d site(s) could not be harvested", failed, len(sites))
+	}
+	return err
+}
+
+// feedInfo is one line of `tidings feeds --json`.
+type feedInfo struct {
+	ID          int64      `json:"id"`
+	Site        string     `json:"site"`
+	Key         string     `json:"key"`
+	Title       string     `json:"title"`
+	Protocol    string     `json:"protocol"`
+	FeedURL     string     `json:"feed_url"`
+	Changes     int        `json:"changes"`
+	LastHarvest *time.Time `json:"last_harvest"`
+	LastError   string     `json:"last_error"`
+}
+
+func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var cfg Config
+	fs := newFlagSet("feeds [--json]", stderr)
+	globalFlags(fs, &cfg)
+	asJSON := fs.Bool("json", false, "print one JSON object per collection")
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer a.store.Close()
+	cols, err := a.store.Collections(ctx, db.CollectionFilter{})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	for _, c := range cols {
+		if *asJSON {
+			if err := enc.Encode(feedInfo{ID: c.ID, Site: c.SiteURL, Key: c.Key, Title: c.Title, Protocol: c.Protocol,
+				FeedURL: a.feedURL(c.ID), Changes: c.Changes, LastHarvest: c.LastHarvestAt, LastError: c.LastError}); err != nil {
+				return err
+			}
+			continue
+		}
+		last := "never"
+		if c.LastHarvestAt != nil {
+			last = c.LastHarvestAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(stdout, "%d\t%s\n\tsite %s, %d change(s), last harvest %s\n\tfeed %s\n", c.ID, c.Title, c.SiteURL, c.Changes, last, a.feedURL(c.ID))
+		if c.LastError != "" {
+			fmt.Fprintf(stdout, "\tproblem: %s\n", c.LastError)
+		}
+	}
+	if len(cols) == 0 && !*asJSON {
+		fmt.Fprintln(stdout, "No collections yet. Follow a site with: tidings follow URL")
+	}
+	return nil
+}
+
+// exportedChange is one line of `tidings export changes`.
+type exportedChange struct {
+	Site         string `json:"site"`
+	Collection   string `json:"collection"`
+	CollectionID int64  `json:"collection_id"`
+	URL          string `json:"url"`
+	Change       string `json:"change"`
+	Datetime     string `json:"datetime"`
+	Source       string `json:"source"`
+	Title        string `json:"title,omitempty"`
+	Summary      string `json:"summary,omitempty"`
+}
+
+func cmdExport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "changes" {
+		return usageError{"usage: tidings export changes [--site URL] [--collection ID]"}
+	}
+	var cfg Config
+	fs := newFlagSet("export changes [--site URL] [--collection ID]", stderr)
+	globalFlags(fs, &cfg)
+	siteURL := fs.String("site", "", "only this site's changes")
+	collection := fs.Int64("collection", 0, "only this collection's changes")
+	if err := parseFlags(fs, args[1:], getenv); err != nil {
+		return err
+	}
+	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
+	if err != nil {
+		return err
+	}
+	defer a.store.Close()
+	f := db.ExportFilter{CollectionID: *collection}
+	if *siteURL != "" {
+		if f.SiteURL, err = harvest.SiteRoot(*siteURL); err != nil {
+			return err
+		}
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	return a.store.ExportChanges(ctx, f, func(c db.ExportedChange) error {
+		return enc.Encode(exportedChange{
+			Site: c.SiteURL, Collection: c.CollectionKey, CollectionID: c.CollectionID, URL: c.URL,
+			Change: c.Kind, Datetime: c.Datetime.UTC().Format(time.RFC3339Nano), Source: c.Source,
+			Title: c.Title, Summary: c.Summary,
+		})
+	})
+}

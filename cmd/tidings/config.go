@@ -1,0 +1,112 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"time"
+
+	"tidings/harvest"
+)
+
+// Config is every setting, built once from flags and the environment
+// (flag > TIDINGS_* variable > default) and passed down.
+type Config struct {
+	DB             string
+	Addr           string
+	BaseURL        string
+	AllowPrivate   bool
+	StrictDatetime bool
+	InitialWindow  time.Duration
+	Interval       time.Duration
+	MaxBody        int64
+}
+
+// globalFlags registers the settings every subcommand shares.
+func globalFlags(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.DB, "db", "./tidings.db", "SQLite database file")
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address the web server listens on")
+	fs.StringVar(&c.BaseURL, "base-url", "", "public URL of this tidings, used in feeds and the User-Agent (default: http://<addr>/)")
+	fs.BoolVar(&c.AllowPrivate, "allow-private-addresses", false, "allow fetching from loopback, private and link-local addresses")
+	fs.BoolVar(&c.StrictDatetime, "strict-datetime", false, "ignore change list entries without rs:md datetime, as IFCC-0001 says, instead of dating them by lastmod")
+	fs.DurationVar(&c.InitialWindow, "initial-window", harvest.DefaultInitialWindow, "on a collection's first harvest, changes older than this are stored as already seen")
+	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
+	fs.Int64Var(&c.MaxBody, "max-body", harvest.DefaultMaxBody, "largest document accepted, in bytes after decompression")
+}
+
+// envName maps a flag name to its environment variable:
+// strict-datetime -> TIDINGS_STRICT_DATETIME.
+func envName(flagName string) string {
+	return "TIDINGS_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// parseFlags parses args, then fills every flag not given on the command
+// line from its environment variable.
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
+	fs.Usage = func() { usageOf(fs) }
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] {
+			return
+		}
+		v := getenv(envName(f.Name))
+		if v == "" {
+			return
+		}
+		if err := fs.Set(f.Name, v); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %v", envName(f.Name), v, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func usageOf(fs *flag.FlagSet) {
+	out := fs.Output()
+	fmt.Fprintf(out, "Usage: tidings %s\n\nFlags (each also read from the environment variable shown):\n", fs.Name())
+	fs.VisitAll(func(f *flag.Flag) {
+		fmt.Fprintf(out, "  --%s (%s)\n    \t%s", f.Name, envName(f.Name), f.Usage)
+		if f.DefValue != "" && f.DefValue != "false" {
+			fmt.Fprintf(out, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(out)
+	})
+}
+
+// validate checks the settings once and fills derived defaults.
+func (c *Config) validate() error {
+	if c.DB == "" {
+		return errors.New("--db must name a file")
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		return fmt.Errorf("--addr %q is not host:port", c.Addr)
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://" + c.Addr + "/"
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("--base-url %q is not an http or https URL", c.BaseURL)
+	}
+	if !strings.HasSuffix(c.BaseURL, "/") {
+		c.BaseURL += "/"
+	}
+	if c.InitialWindow < 0 || c.Interval <= 0 || c.MaxBody <= 0 {
+		return errors.New("--initial-window, --interval and --max-body must be positive")
+	}
+	return nil
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}

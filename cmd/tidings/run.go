@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"tidings/db"
+	"tidings/harvest"
+	"tidings/web"
+)
+
+// Version and Commit are set at build time with -ldflags.
+var (
+	Version = "dev"
+	Commit  = "unknown"
+)
+
+// usageError is a mistake in how tidings was called (exit code 2).
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+const topUsage = `tidings follows the change information websites publish (ResourceSync)
+and serves one Atom feed per collection.
+
+Usage: tidings <command> [flags]
+
+Commands:
+  serve                 run the web server (feeds and an index page) and the scheduler
+  follow URL            discover a site, record it and harvest it now
+  harvest [--all | --site URL]
+                        harvest the sites that are due (or all, or one) now
+  feeds [--json]        list collections and their feed URLs
+  export changes [--site URL] [--collection ID]
+                        print every stored change as JSON Lines
+  version               print the version
+
+Run "tidings <command> --help" for a command's flags.
+`
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, topUsage)
+		return usageError{"no command given"}
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return cmdServe(ctx, rest, getenv, stdout, stderr)
+	case "follow":
+		return cmdFollow(ctx, rest, getenv, stdout, stderr)
+	case "harvest":
+		return cmdHarvest(ctx, rest, getenv, stdout, stderr)
+	case "feeds":
+		return cmdFeeds(ctx, rest, getenv, stdout, stderr)
+	case "export":
+		return cmdExport(ctx, rest, getenv, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", Version, Commit)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, topUsage)
+		return nil
+	}
+	fmt.Fprint(stderr, topUsage)
+	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintln(stderr, "tidings:", err)
+		return 2
+	}
+	fmt.Fprintln(stderr, "tidings:", err)
+	return 1
+}
+
+// app is what the subcommands share once the settings are known.
+type app struct {
+	cfg       Config
+	store     *db.DB
+	harvester *harvest.Harvester
+	log       *slog.Logger
+}
+
+// openApp opens the store and builds the harvester. Logs go to stderr at
+// level; the CLI commands keep them to warnings, their output is the report.
+func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level) (*app, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	store, err := db.Open(ctx, cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	client := harvest.NewClient(harvest.ClientOptions{
+		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", Version, cfg.BaseURL),
+		MaxBody:      cfg.MaxBody,
+		AllowPrivate: cfg.AllowPrivate,
+	})
+	h := harvest.New(client, store, harvest.Options{
+		StrictDatetime: cfg.StrictDatetime,
+		InitialWindow:  cfg.InitialWindow,
+		Interval:       cfg.Interval,
+		Logger:         log,
+	})
+	return &app{cfg: cfg, store: store, harvester: h, log: log}, nil
+}
+
+// feedURL is a collection's Atom feed address.
+func (a *app) feedURL(collectionID int64) string {
+	return a.cfg.BaseURL + web.CollectionFeedPath(collectionID)
+}

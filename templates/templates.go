@@ -1,0 +1,10 @@
+// Package templates holds the web UI's html/template files, embedded so the
+// binary carries them.
+package templates
+
+import "embed"
+
+// FS holds every template file.
+//
+//go:embed *.html
+var FS embed.FS
