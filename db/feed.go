@@ -7,15 +7,20 @@ import (
 	"strings"
 )
 
-// Scope selects the changes of one collection or of one site.
+// Scope selects the changes of one collection, of one site, or of every
+// site a user follows. Exactly one field is set.
 type Scope struct {
 	CollectionID int64
 	SiteID       int64
+	UserID       int64
 }
 
 func (s Scope) where(col string) (string, any) {
-	if s.CollectionID != 0 {
+	switch {
+	case s.CollectionID != 0:
 		return col + ".collection_id = ?", s.CollectionID
+	case s.UserID != 0:
+		return col + ".collection_id IN (SELECT c.id FROM collections c JOIN follows f ON f.site_id = c.site_id WHERE f.user_id = ?)", s.UserID
 	}
 	return col + ".collection_id IN (SELECT id FROM collections WHERE site_id = ?)", s.SiteID
 }

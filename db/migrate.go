@@ -78,6 +78,58 @@ CREATE TABLE fetch_state (
 	PRIMARY KEY (site_id, url)
 );
 `,
+	`
+CREATE TABLE users (
+	id            INTEGER PRIMARY KEY,
+	name          TEXT NOT NULL UNIQUE COLLATE NOCASE,
+	password_hash TEXT NOT NULL,
+	is_admin      INTEGER NOT NULL DEFAULT 0,
+	feed_token    TEXT NOT NULL UNIQUE,
+	created_at    TEXT NOT NULL
+);
+CREATE TABLE sessions (
+	token_hash TEXT PRIMARY KEY,
+	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	created_at TEXT NOT NULL,
+	expires_at TEXT NOT NULL
+);
+CREATE INDEX sessions_user ON sessions (user_id);
+CREATE TABLE invites (
+	id         INTEGER PRIMARY KEY,
+	token      TEXT NOT NULL UNIQUE,
+	created_by INTEGER REFERENCES users(id) ON DELETE SET NULL,
+	created_at TEXT NOT NULL,
+	expires_at TEXT NOT NULL,
+	used_by    INTEGER REFERENCES users(id) ON DELETE SET NULL,
+	used_at    TEXT
+);
+CREATE TABLE follows (
+	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	site_id    INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	created_at TEXT NOT NULL,
+	PRIMARY KEY (user_id, site_id)
+);
+CREATE INDEX follows_site ON follows (site_id);
+CREATE TABLE imports (
+	id         INTEGER PRIMARY KEY,
+	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	created_at TEXT NOT NULL,
+	skipped    TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE discoveries (
+	id          INTEGER PRIMARY KEY,
+	user_id     INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	import_id   INTEGER REFERENCES imports(id) ON DELETE CASCADE,
+	input_url   TEXT NOT NULL,
+	status      TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'followed', 'already', 'failed')),
+	site_id     INTEGER REFERENCES sites(id) ON DELETE SET NULL,
+	message     TEXT NOT NULL DEFAULT '',
+	created_at  TEXT NOT NULL,
+	finished_at TEXT
+);
+CREATE INDEX discoveries_user ON discoveries (user_id, id);
+CREATE INDEX discoveries_import ON discoveries (import_id);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

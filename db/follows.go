@@ -1,0 +1,246 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Follow records that a user follows a site. Following twice is
+// ErrAlreadyExists.
+func (d *DB) Follow(ctx context.Context, userID, siteID int64) error {
+	_, err := d.w.ExecContext(ctx, `INSERT INTO follows (user_id, site_id, created_at) VALUES (?, ?, ?)`, userID, siteID, fmtTime(time.Now()))
+	if isUnique(err) {
+		return ErrAlreadyExists
+	}
+	if err != nil {
+		return fmt.Errorf("db: follow site %d: %w", siteID, err)
+	}
+	return nil
+}
+
+// Unfollow removes a follow; ErrNotFound when the user did not follow the
+// site. The site stays: others may follow it.
+func (d *DB) Unfollow(ctx context.Context, userID, siteID int64) error {
+	res, err := d.w.ExecContext(ctx, `DELETE FROM follows WHERE user_id = ? AND site_id = ?`, userID, siteID)
+	if err != nil {
+		return fmt.Errorf("db: unfollow site %d: %w", siteID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
+// Follows reports whether the user follows the site.
+func (d *DB) Follows(ctx context.Context, userID, siteID int64) (bool, error) {
+	var n int
+	err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM follows WHERE user_id = ? AND site_id = ?`, userID, siteID).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("db: check follow: %w", err)
+	}
+	return n == 1, nil
+}
+
+// FollowedSites lists the sites a user follows, by URL.
+func (d *DB) FollowedSites(ctx context.Context, userID int64) ([]Site, error) {
+	return d.sitesWhere(ctx, "id IN (SELECT site_id FROM follows WHERE user_id = ?)", userID)
+}
+
+// Followers counts the users following each site, by site id.
+func (d *DB) Followers(ctx context.Context) (map[int64]int, error) {
+	rows, err := d.r.QueryContext(ctx, `SELECT site_id, count(*) FROM follows GROUP BY site_id`)
+	if err != nil {
+		return nil, fmt.Errorf("db: count followers: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]int{}
+	for rows.Next() {
+		var id int64
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("db: count followers: %w", err)
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
+}
+
+// Discovery statuses.
+const (
+	DiscoveryPending  = "pending"
+	DiscoveryFollowed = "followed"
+	DiscoveryAlready  = "already"
+	DiscoveryFailed   = "failed"
+)
+
+// Discovery is a site a user asked to follow, discovered in the background.
+type Discovery struct {
+	ID         int64
+	UserID     int64
+	ImportID   int64
+	InputURL   string
+	Status     string
+	SiteID     int64
+	Message    string
+	CreatedAt  time.Time
+	FinishedAt *time.Time
+}
+
+// CreateDiscovery records a pending discovery.
+func (d *DB) CreateDiscovery(ctx context.Context, userID, importID int64, inputURL string) (Discovery, error) {
+	var imp any
+	if importID != 0 {
+		imp = importID
+	}
+	res, err := d.w.ExecContext(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at) VALUES (?, ?, ?, ?)`,
+		userID, imp, inputURL, fmtTime(time.Now()))
+	if err != nil {
+		return Discovery{}, fmt.Errorf("db: create discovery: %w", err)
+	}
+	id, _ := res.LastInsertId()
+	return d.DiscoveryByID(ctx, id)
+}
+
+// FinishDiscovery records a discovery's outcome and, for a site followed
+// (or already followed), the user's follow, in one transaction.
+func (d *DB) FinishDiscovery(ctx context.Context, id int64, status string, siteID int64, message string) error {
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		var site any
+		if siteID != 0 {
+			site = siteID
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE discoveries SET status = ?, site_id = ?, message = ?, finished_at = ? WHERE id = ?`,
+			status, site, message, fmtTime(time.Now()), id)
+		if err != nil || siteID == 0 || status == DiscoveryFailed {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO follows (user_id, site_id, created_at)
+SELECT user_id, ?, ? FROM discoveries WHERE id = ? ON CONFLICT DO NOTHING`, siteID, fmtTime(time.Now()), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("db: finish discovery %d: %w", id, err)
+	}
+	return nil
+}
+
+const discoveryCols = `id, user_id, COALESCE(import_id, 0), input_url, status, COALESCE(site_id, 0), message, created_at, finished_at`
+
+func scanDiscovery(row interface{ Scan(...any) error }) (Discovery, error) {
+	var x Discovery
+	var fin nullTime
+	err := row.Scan(&x.ID, &x.UserID, &x.ImportID, &x.InputURL, &x.Status, &x.SiteID, &x.Message, timeCol{&x.CreatedAt}, &fin)
+	x.FinishedAt = fin.t
+	return x, err
+}
+
+// DiscoveryByID returns one discovery or ErrNotFound.
+func (d *DB) DiscoveryByID(ctx context.Context, id int64) (Discovery, error) {
+	x, err := scanDiscovery(d.r.QueryRowContext(ctx, `SELECT `+discoveryCols+` FROM discoveries WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Discovery{}, ErrNotFound
+	}
+	if err != nil {
+		return Discovery{}, fmt.Errorf("db: load discovery %d: %w", id, err)
+	}
+	return x, nil
+}
+
+// Discoveries lists a user's discoveries (of one import, when importID is
+// not 0), newest first, at most limit.
+func (d *DB) Discoveries(ctx context.Context, userID, importID int64, limit int) ([]Discovery, error) {
+	where := []string{"user_id = ?"}
+	args := []any{userID}
+	if importID != 0 {
+		where = append(where, "import_id = ?")
+		args = append(args, importID)
+	}
+	args = append(args, limit)
+	rows, err := d.r.QueryContext(ctx, `SELECT `+discoveryCols+` FROM discoveries WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: list discoveries: %w", err)
+	}
+	defer rows.Close()
+	var out []Discovery
+	for rows.Next() {
+		x, err := scanDiscovery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: list discoveries: %w", err)
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+// PendingDiscoveries lists every discovery still pending, oldest first, so
+// that a restart can resume them.
+func (d *DB) PendingDiscoveries(ctx context.Context) ([]Discovery, error) {
+	rows, err := d.r.QueryContext(ctx, `SELECT `+discoveryCols+` FROM discoveries WHERE status = 'pending' ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("db: list pending discoveries: %w", err)
+	}
+	defer rows.Close()
+	var out []Discovery
+	for rows.Next() {
+		x, err := scanDiscovery(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: list pending discoveries: %w", err)
+		}
+		out = append(out, x)
+	}
+	return out, rows.Err()
+}
+
+// Import is one uploaded OPML file.
+type Import struct {
+	ID        int64
+	UserID    int64
+	CreatedAt time.Time
+	Skipped   []string // outlines that could not be followed, with reasons
+}
+
+// CreateImport records an OPML import with its pending discoveries in one
+// transaction: a failure stores none of it.
+func (d *DB) CreateImport(ctx context.Context, userID int64, urls []string, skipped []string) (Import, error) {
+	now := fmtTime(time.Now())
+	var id int64
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO imports (user_id, created_at, skipped) VALUES (?, ?, ?)`, userID, now, strings.Join(skipped, "\n"))
+		if err != nil {
+			return err
+		}
+		id, _ = res.LastInsertId()
+		for _, u := range urls {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at) VALUES (?, ?, ?, ?)`, userID, id, u, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Import{}, fmt.Errorf("db: create import: %w", err)
+	}
+	return d.ImportByID(ctx, id)
+}
+
+// ImportByID returns one import or ErrNotFound.
+func (d *DB) ImportByID(ctx context.Context, id int64) (Import, error) {
+	var im Import
+	var skipped string
+	err := d.r.QueryRowContext(ctx, `SELECT id, user_id, created_at, skipped FROM imports WHERE id = ?`, id).
+		Scan(&im.ID, &im.UserID, timeCol{&im.CreatedAt}, &skipped)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Import{}, ErrNotFound
+	}
+	if err != nil {
+		return Import{}, fmt.Errorf("db: load import %d: %w", id, err)
+	}
+	if skipped != "" {
+		im.Skipped = strings.Split(skipped, "\n")
+	}
+	return im, nil
+}
