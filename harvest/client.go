@@ -268,3 +268,35 @@ func sizeString(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// CheckAddress tells, before anything is fetched, whether rawURL names a
+// host the address policy refuses, so a form can say so beside the field.
+// The connect-time check stays the one that counts: DNS may answer
+// differently later.
+func (c *Client) CheckAddress(ctx context.Context, rawURL string) error {
+	if c.opts.AllowPrivate {
+		return nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
+	}
+	host := u.Hostname()
+	addrs := []netip.Addr{}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		addrs = append(addrs, ip)
+	} else {
+		found, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+		if err != nil {
+			return &FetchError{URL: rawURL, Reason: "could not be found: the host name " + host + " does not resolve", Err: err}
+		}
+		addrs = found
+	}
+	for _, ip := range addrs {
+		if kind := RestrictedKind(ip); kind != "" {
+			ae := &AddressError{Address: ip.Unmap().String(), Kind: kind}
+			return &FetchError{URL: rawURL, Reason: ae.Error(), Err: ae}
+		}
+	}
+	return nil
+}

@@ -209,3 +209,9 @@ func (h *Harvester) HarvestSites(ctx context.Context, sites []db.Site, report fu
 	}
 	return nil
 }
+
+// CheckAddress reports whether the client's address policy refuses the
+// host of rawURL; see Client.CheckAddress.
+func (h *Harvester) CheckAddress(ctx context.Context, rawURL string) error {
+	return h.client.CheckAddress(ctx, rawURL)
+}

@@ -47,7 +47,7 @@ func New(now time.Time) *Site {
 		if err != nil {
 			return err
 		}
-		s.docs[strings.TrimPrefix(p, "files")] = s.render(string(raw))
+		s.Set(strings.TrimPrefix(p, "files"), string(raw))
 		return nil
 	})
 	if err != nil {
