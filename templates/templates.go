@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds every template file.
 //
-//go:embed *.html
+//go:embed *.html *.css
 var FS embed.FS

@@ -19,7 +19,8 @@ import (
 func feedID(c echo.Context) (int64, error) {
 	name, ok := strings.CutSuffix(c.Param("file"), ".atom")
 	id, err := strconv.ParseInt(name, 10, 64)
-	if !ok || err != nil || id <= 0 {
+	// One feed, one URL: "01.atom" and "+1.atom" are not aliases.
+	if !ok || err != nil || id <= 0 || strconv.FormatInt(id, 10) != name {
 		return 0, echo.NewHTTPError(http.StatusNotFound, "No such feed.")
 	}
 	return id, nil

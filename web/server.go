@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,18 +13,47 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"tidings/db"
+	"tidings/harvest"
 	"tidings/templates"
 )
 
 // Options configure a Server.
 type Options struct {
-	BaseURL     string // public URL of this tidings, ending in "/"
-	FeedEntries int    // entries per feed; 0 = DefaultFeedEntries
-	Logger      *slog.Logger
+	BaseURL      string // public URL of this tidings, ending in "/"
+	FeedEntries  int    // entries per feed; 0 = DefaultFeedEntries
+	Registration string // open, invite (the default) or closed
+	Logger       *slog.Logger
+	// Harvester discovers and harvests sites added through the UI.
+	Harvester Harvester
+	// AuthRate is how many sign-in and sign-up attempts one IP may make per
+	// minute; 0 = DefaultAuthRate.
+	AuthRate float64
+	// HarvestNowEvery is how often one site may be harvested on request;
+	// 0 = DefaultHarvestNowEvery.
+	HarvestNowEvery time.Duration
 }
+
+// Harvester is what the web UI needs of harvest.Harvester.
+type Harvester interface {
+	Follow(ctx context.Context, rawURL string) (*harvest.SiteReport, error)
+	HarvestSite(ctx context.Context, site db.Site) (*harvest.SiteReport, error)
+	CheckAddress(ctx context.Context, rawURL string) error
+}
+
+// Registration modes.
+const (
+	RegistrationOpen   = "open"
+	RegistrationInvite = "invite"
+	RegistrationClosed = "closed"
+)
+
+// Defaults of Options.
+const (
+	DefaultAuthRate        = 10
+	DefaultHarvestNowEvery = 5 * time.Minute
+)
 
 // DefaultFeedEntries is how many entries a feed carries.
 const DefaultFeedEntries = 50
@@ -37,6 +65,9 @@ type Server struct {
 	base  *url.URL
 	pages map[string]*template.Template
 	echo  *echo.Echo
+	jobs  *jobs
+	// harvestNow remembers when each site was last harvested on request.
+	harvestNow *limiter
 }
 
 // New builds the server and its routes.
@@ -47,6 +78,15 @@ func New(store *db.DB, o Options) (*Server, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Registration == "" {
+		o.Registration = RegistrationInvite
+	}
+	if o.AuthRate <= 0 {
+		o.AuthRate = DefaultAuthRate
+	}
+	if o.HarvestNowEvery <= 0 {
+		o.HarvestNowEvery = DefaultHarvestNowEvery
+	}
 	base, err := url.Parse(o.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("web: base URL %q: %w", o.BaseURL, err)
@@ -55,29 +95,14 @@ func New(store *db.DB, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{store: store, opts: o, base: base, pages: pages, echo: echo.New()}
+	s := &Server{store: store, opts: o, base: base, pages: pages, echo: echo.New(), harvestNow: newLimiter(o.HarvestNowEvery)}
+	s.jobs = newJobs(s)
 	s.routes()
 	return s, nil
 }
 
 // Handler returns the server as an http.Handler.
 func (s *Server) Handler() http.Handler { return s.echo }
-
-func (s *Server) routes() {
-	e := s.echo
-	e.HideBanner, e.HidePort = true, true
-	e.IPExtractor = echo.ExtractIPDirect()
-	e.HTTPErrorHandler = s.errorHandler
-	e.Use(middleware.Recover())
-	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
-		XSSProtection: "", ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
-		ContentSecurityPolicy: "default-src 'self'; style-src 'self' 'unsafe-inline'",
-		ReferrerPolicy:        "same-origin",
-	}))
-	e.GET("/", s.index)
-	e.GET("/feeds/:file", s.collectionFeed)
-	e.GET("/sites/:file", s.siteFeed)
-}
 
 func (s *Server) errorHandler(err error, c echo.Context) {
 	code, msg := http.StatusInternalServerError, "Something went wrong on our side."
@@ -92,30 +117,6 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if !c.Response().Committed {
 		c.String(code, msg+"\n")
 	}
-}
-
-// parsePages makes one template set per page, layout included, so that
-// pages' {{define "content"}} blocks never collide.
-func parsePages(fsys fs.FS) (map[string]*template.Template, error) {
-	funcs := template.FuncMap{
-		"rfc3339": func(t *time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"human":   func(t *time.Time) string { return t.UTC().Format("2 Jan 2006 15:04 UTC") },
-	}
-	pages := map[string]*template.Template{}
-	for _, name := range []string{"index"} {
-		t, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", name+".html")
-		if err != nil {
-			return nil, fmt.Errorf("web: parse template %s: %w", name, err)
-		}
-		pages[name] = t
-	}
-	return pages, nil
-}
-
-func (s *Server) render(c echo.Context, page string, data any) error {
-	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	c.Response().WriteHeader(http.StatusOK)
-	return s.pages[page].ExecuteTemplate(c.Response(), "layout", data)
 }
 
 // abs turns a path relative to the base URL into an absolute URL.
@@ -139,6 +140,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	s.jobs.start(ctx)
+	defer s.jobs.wait()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("web: %w", err)

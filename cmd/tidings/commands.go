@@ -15,8 +15,9 @@ import (
 
 func cmdFollow(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var cfg Config
-	fs := newFlagSet("follow URL", stderr)
+	fs := newFlagSet("follow [--user NAME] URL", stderr)
 	globalFlags(fs, &cfg)
+	userName := fs.String("user", "", "also add the site to this user's follows")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
@@ -28,6 +29,14 @@ func cmdFollow(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer a.store.Close()
+	var user db.User
+	if *userName != "" {
+		if user, err = a.store.UserByName(ctx, *userName); errors.Is(err, db.ErrNotFound) {
+			return fmt.Errorf("there is no user %q; create one with: tidings user add %s", *userName, *userName)
+		} else if err != nil {
+			return err
+		}
+	}
 	rep, err := a.harvester.Follow(ctx, fs.Arg(0))
 	if errors.Is(err, db.ErrAlreadyExists) {
 		if rep != nil {
@@ -37,6 +46,13 @@ func cmdFollow(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	if rep != nil {
 		a.printReport(stdout, rep, true)
+		if user.ID != 0 {
+			if ferr := a.store.Follow(ctx, user.ID, rep.Site.ID); ferr == nil {
+				fmt.Fprintf(stdout, "%s now follows %s.\n", user.Name, rep.Site.URL)
+			} else if !errors.Is(ferr, db.ErrAlreadyExists) {
+				return ferr
+			}
+		}
 	}
 	return err
 }
@@ -219,8 +235,13 @@ type exportedChange struct {
 }
 
 func cmdExport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	const usage = "usage: tidings export changes [--site URL] [--collection ID]"
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintln(stdout, usage)
+		return nil
+	}
 	if len(args) == 0 || args[0] != "changes" {
-		return usageError{"usage: tidings export changes [--site URL] [--collection ID]"}
+		return usageError{usage}
 	}
 	var cfg Config
 	fs := newFlagSet("export changes [--site URL] [--collection ID]", stderr)

@@ -44,18 +44,26 @@ func envName(flagName string) string {
 	return "TIDINGS_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
 }
 
-// parseFlags parses args, then fills every flag not given on the command
+// invocationFlags say what one command run should do rather than how
+// tidings is set up, so no environment variable stands for them: a
+// TIDINGS_SITE left in the environment must not narrow every harvest.
+var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true}
+
+// parseFlags parses args, then fills every setting not given on the command
 // line from its environment variable.
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
 	fs.Usage = func() { usageOf(fs) }
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err.Error()}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] {
+		if set[f.Name] || invocationFlags[f.Name] {
 			return
 		}
 		v := getenv(envName(f.Name))
@@ -66,15 +74,22 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 			errs = append(errs, fmt.Errorf("%s=%q: %v", envName(f.Name), v, err))
 		}
 	})
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return usageError{err.Error()}
+	}
+	return nil
 }
 
 func usageOf(fs *flag.FlagSet) {
 	out := fs.Output()
 	fmt.Fprintf(out, "Usage: tidings %s\n\nFlags (each also read from the environment variable shown):\n", fs.Name())
 	fs.VisitAll(func(f *flag.Flag) {
-		fmt.Fprintf(out, "  --%s (%s)\n    \t%s", f.Name, envName(f.Name), f.Usage)
-		if f.DefValue != "" && f.DefValue != "false" {
+		if invocationFlags[f.Name] {
+			fmt.Fprintf(out, "  --%s\n    \t%s", f.Name, f.Usage)
+		} else {
+			fmt.Fprintf(out, "  --%s (%s)\n    \t%s", f.Name, envName(f.Name), f.Usage)
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
 			fmt.Fprintf(out, " (default %s)", f.DefValue)
 		}
 		fmt.Fprintln(out)

@@ -37,12 +37,18 @@ Commands:
   feeds [--json]        list collections and their feed URLs
   export changes [--site URL] [--collection ID]
                         print every stored change as JSON Lines
+  user add NAME         create an account (password from the terminal or stdin)
+  user list             list accounts
+  user delete NAME      delete an account and its follows
+  opml export --user NAME
+                        print the OPML of everything a user follows
   version               print the version
 
 Run "tidings <command> --help" for a command's flags.
 `
 
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+// run is the whole CLI; main only wires it to the process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, topUsage)
 		return usageError{"no command given"}
@@ -59,6 +65,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return cmdFeeds(ctx, rest, getenv, stdout, stderr)
 	case "export":
 		return cmdExport(ctx, rest, getenv, stdout, stderr)
+	case "user":
+		return cmdUser(ctx, rest, getenv, stdin, stdout, stderr)
+	case "opml":
+		return cmdOPML(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", Version, Commit)
 		return nil

@@ -20,15 +20,23 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	fs := newFlagSet("serve", stderr)
 	globalFlags(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
+	registration := fs.String("registration", web.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
+	}
+	switch *registration {
+	case web.RegistrationOpen, web.RegistrationInvite, web.RegistrationClosed:
+	default:
+		return usageError{fmt.Sprintf("--registration must be open, invite or closed, not %q", *registration)}
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
-	srv, err := web.New(a.store, web.Options{BaseURL: a.cfg.BaseURL, Logger: a.log})
+	srv, err := web.New(a.store, web.Options{
+		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
+	})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,150 @@
+package web
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/crypto/bcrypt"
+
+	"tidings/db"
+)
+
+const (
+	sessionCookie   = "tidings_session"
+	sessionLifetime = 30 * 24 * time.Hour
+	userKey         = "user"
+	// MinPasswordLength is the shortest password accepted.
+	MinPasswordLength = 10
+)
+
+// HashPassword hashes a password with bcrypt. bcrypt reads at most 72
+// bytes, so longer passwords are refused rather than silently cut.
+func HashPassword(pw string) (string, error) {
+	if len(pw) < MinPasswordLength {
+		return "", errors.New("the password must be at least 10 characters long")
+	}
+	if len(pw) > 72 {
+		return "", errors.New("the password must be at most 72 bytes long")
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// checkPassword compares in constant time; a user that does not exist is
+// compared against a dummy hash so sign-in takes as long either way.
+func checkPassword(hash, pw string) bool {
+	if hash == "" {
+		hash = dummyHash
+	}
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil && hash != dummyHash
+}
+
+var dummyHash = func() string {
+	h, _ := bcrypt.GenerateFromPassword([]byte("not a password of anyone"), bcrypt.DefaultCost)
+	return string(h)
+}()
+
+// NewToken returns a random URL-safe token of 32 bytes.
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func hashToken(t string) string {
+	sum := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(sum[:])
+}
+
+// startSession signs the user in on this browser.
+func (s *Server) startSession(c echo.Context, u db.User) error {
+	token := NewToken()
+	expires := time.Now().Add(sessionLifetime)
+	if err := s.store.CreateSession(c.Request().Context(), hashToken(token), u.ID, expires); err != nil {
+		return err
+	}
+	c.SetCookie(s.cookie(sessionCookie, token, expires))
+	return nil
+}
+
+func (s *Server) endSession(c echo.Context) error {
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		if err := s.store.DeleteSession(c.Request().Context(), hashToken(ck.Value)); err != nil {
+			return err
+		}
+	}
+	c.SetCookie(s.cookie(sessionCookie, "", time.Unix(0, 0)))
+	return nil
+}
+
+func (s *Server) cookie(name, value string, expires time.Time) *http.Cookie {
+	return &http.Cookie{
+		Name: name, Value: value, Path: s.cookiePath(), Expires: expires,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: s.base.Scheme == "https",
+	}
+}
+
+func (s *Server) cookiePath() string {
+	if s.base.Path == "" {
+		return "/"
+	}
+	return s.base.Path
+}
+
+// loadUser puts the signed-in user, if any, into the context.
+func (s *Server) loadUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ck, err := c.Cookie(sessionCookie)
+		if err == nil && ck.Value != "" {
+			u, err := s.store.SessionUser(c.Request().Context(), hashToken(ck.Value), time.Now())
+			if err == nil {
+				c.Set(userKey, &u)
+			} else if !errors.Is(err, db.ErrNotFound) {
+				return err
+			}
+		}
+		return next(c)
+	}
+}
+
+func currentUser(c echo.Context) *db.User {
+	u, _ := c.Get(userKey).(*db.User)
+	return u
+}
+
+// requireUser sends people who are not signed in to the sign-in page,
+// remembering where they were going.
+func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if currentUser(c) == nil {
+			next := c.Request().URL.RequestURI()
+			return c.Redirect(http.StatusSeeOther, s.abs("signin")+"?next="+url.QueryEscape(next))
+		}
+		return next(c)
+	}
+}
+
+func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return s.requireUser(func(c echo.Context) error {
+		if !currentUser(c).Admin {
+			return echo.NewHTTPError(http.StatusForbidden, "Only an admin may see this page.")
+		}
+		return next(c)
+	})
+}
+
+// safeNext keeps a post-sign-in redirect on this site.
+func (s *Server) safeNext(next string) string {
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.Contains(next, "\\") {
+		return s.abs("")
+	}
+	return next
+}

@@ -1,0 +1,117 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"tidings/db"
+	"tidings/harvest"
+)
+
+// maxDiscoveries bounds the discoveries running at once, so an OPML import
+// of hundreds of sites does not open hundreds of connections.
+const maxDiscoveries = 4
+
+// jobs runs discoveries in the background. Pending discoveries are stored,
+// so a restart resumes them.
+type jobs struct {
+	s     *Server
+	sem   chan struct{}
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	ctx   context.Context
+	ready bool
+}
+
+func newJobs(s *Server) *jobs {
+	return &jobs{s: s, sem: make(chan struct{}, maxDiscoveries), ctx: context.Background()}
+}
+
+// start sets the context jobs run under and resumes stored pending
+// discoveries.
+func (j *jobs) start(ctx context.Context) {
+	j.mu.Lock()
+	j.ctx, j.ready = ctx, true
+	j.mu.Unlock()
+	pending, err := j.s.store.PendingDiscoveries(ctx)
+	if err != nil {
+		j.s.opts.Logger.Error("resume discoveries", "error", err)
+		return
+	}
+	for _, d := range pending {
+		j.discover(d)
+	}
+}
+
+func (j *jobs) wait() { j.wg.Wait() }
+
+// discover runs one stored discovery in the background.
+func (j *jobs) discover(d db.Discovery) {
+	j.mu.Lock()
+	ctx := j.ctx
+	j.mu.Unlock()
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		select {
+		case j.sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		defer func() { <-j.sem }()
+		j.run(ctx, d)
+	}()
+}
+
+func (j *jobs) run(ctx context.Context, d db.Discovery) {
+	status, siteID, msg := j.follow(ctx, d)
+	if ctx.Err() != nil {
+		return // stays pending; resumed at the next start
+	}
+	if err := j.s.store.FinishDiscovery(ctx, d.ID, status, siteID, msg); err != nil {
+		j.s.opts.Logger.Error("finish discovery", "id", d.ID, "error", err)
+	}
+}
+
+// follow works out a discovery's outcome. A site tidings already knows is
+// followed without fetching anything: it is harvested on its schedule.
+func (j *jobs) follow(ctx context.Context, d db.Discovery) (status string, siteID int64, msg string) {
+	root, err := harvest.SiteRoot(d.InputURL)
+	if err != nil {
+		return db.DiscoveryFailed, 0, err.Error()
+	}
+	if site, err := j.s.store.SiteByURL(ctx, root); err == nil {
+		if ok, _ := j.s.store.Follows(ctx, d.UserID, site.ID); ok {
+			return db.DiscoveryAlready, site.ID, "already followed"
+		}
+		return db.DiscoveryFollowed, site.ID, "followed " + site.URL
+	}
+	rep, err := j.s.opts.Harvester.Follow(ctx, d.InputURL)
+	if rep == nil || (err != nil && !errors.Is(err, db.ErrAlreadyExists)) {
+		if err == nil {
+			err = errors.New("nothing was found")
+		}
+		return db.DiscoveryFailed, 0, err.Error()
+	}
+	msg = fmt.Sprintf("found %d collection(s)", len(rep.Collections))
+	if rep.Run.Error != "" {
+		msg += "; " + rep.Run.Error
+	}
+	return db.DiscoveryFollowed, rep.Site.ID, msg
+}
+
+// harvest harvests a site in the background.
+func (j *jobs) harvest(site db.Site) {
+	j.mu.Lock()
+	ctx := j.ctx
+	j.mu.Unlock()
+	j.wg.Add(1)
+	go func() {
+		defer j.wg.Done()
+		if _, err := j.s.opts.Harvester.HarvestSite(ctx, site); err != nil {
+			j.s.opts.Logger.Warn("harvest on request", "site", site.URL, "error", err)
+		}
+	}()
+}

@@ -1,0 +1,205 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"tidings/db"
+	"tidings/feeds"
+	"tidings/harvest"
+)
+
+// maxOPMLBytes bounds an uploaded OPML file.
+const maxOPMLBytes = 2 << 20
+
+// maxImportSites bounds the sites one import may start discovering.
+const maxImportSites = 500
+
+// WriteUserOPML writes the OPML 2.0 export of everything a user follows:
+// one outline per site holding one per collection feed. The web page and
+// the CLI's opml export share it.
+func WriteUserOPML(ctx context.Context, store *db.DB, baseURL string, u db.User, w io.Writer) error {
+	base, err := url.Parse(baseURL)
+	if err != nil {
+		return fmt.Errorf("web: base URL %q: %w", baseURL, err)
+	}
+	sites, err := store.FollowedSites(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	var out []feeds.OPMLSite
+	for _, site := range sites {
+		cols, err := store.Collections(ctx, db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
+		if err != nil {
+			return err
+		}
+		title := site.Title
+		if title == "" {
+			title = site.URL
+		}
+		entry := feeds.OPMLSite{Title: title, HTMLURL: site.URL}
+		for _, col := range cols {
+			entry.Feeds = append(entry.Feeds, feeds.OPMLFeed{Title: col.Title, XMLURL: base.JoinPath(CollectionFeedPath(col.ID)).String(), HTMLURL: col.Key})
+		}
+		out = append(out, entry)
+	}
+	return feeds.WriteOPML(w, "Feeds "+u.Name+" follows on tidings", u.Name, time.Now(), out)
+}
+
+func (s *Server) opmlExport(c echo.Context) error {
+	u := currentUser(c)
+	var buf bytes.Buffer
+	if err := WriteUserOPML(c.Request().Context(), s.store, s.base.String(), *u, &buf); err != nil {
+		return err
+	}
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="tidings.opml"`)
+	return c.Blob(http.StatusOK, "text/x-opml; charset=utf-8", buf.Bytes())
+}
+
+type importData struct {
+	Error string
+}
+
+func (s *Server) opmlImportForm(c echo.Context) error {
+	return s.render(c, http.StatusOK, "import", "Import OPML", importData{})
+}
+
+// opmlImport reads an uploaded OPML file and starts following the site of
+// each outline. A file that cannot be read changes nothing.
+func (s *Server) opmlImport(c echo.Context) error {
+	fail := func(msg string) error {
+		return s.render(c, http.StatusUnprocessableEntity, "import", "Import OPML", importData{Error: msg})
+	}
+	fh, err := c.FormFile("opml")
+	if err != nil {
+		return fail("Choose an OPML file to import.")
+	}
+	if fh.Size > maxOPMLBytes {
+		return fail(fmt.Sprintf("The file is too large: at most %d KiB is accepted.", maxOPMLBytes>>10))
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return fail("The file could not be read.")
+	}
+	defer f.Close()
+	outlines, skipped, err := feeds.ParseOPML(f, maxOPMLBytes)
+	if err != nil {
+		return fail(capitalize(trimPrefix(err.Error(), "opml: ")) + ".")
+	}
+	urls, more := s.importURLs(outlines)
+	skipped = append(skipped, more...)
+	if len(urls) == 0 {
+		return fail("No outline in the file names a site that can be followed: " + joinLimited(skipped, 5))
+	}
+	u := currentUser(c)
+	im, err := s.store.CreateImport(c.Request().Context(), u.ID, urls, skipped)
+	if err != nil {
+		return err
+	}
+	pending, err := s.store.Discoveries(c.Request().Context(), u.ID, im.ID, maxImportSites)
+	if err != nil {
+		return err
+	}
+	for _, x := range pending {
+		s.jobs.discover(x)
+	}
+	return c.Redirect(http.StatusSeeOther, s.abs(fmt.Sprintf("imports/%d", im.ID)))
+}
+
+// importURLs picks one address per site from the outlines: the page
+// (htmlUrl) when given, else the feed (xmlUrl), whose site is the same.
+func (s *Server) importURLs(outlines []feeds.OPMLOutline) (urls, skipped []string) {
+	seen := map[string]bool{}
+	for _, o := range outlines {
+		addr := o.HTMLURL
+		if addr == "" {
+			addr = o.XMLURL
+		}
+		root, err := harvest.SiteRoot(addr)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%q: %v", o.Title, err))
+			continue
+		}
+		if seen[root] {
+			continue
+		}
+		if len(urls) >= maxImportSites {
+			skipped = append(skipped, fmt.Sprintf("%s: only %d sites are imported at once", addr, maxImportSites))
+			continue
+		}
+		seen[root] = true
+		urls = append(urls, addr)
+	}
+	return urls, skipped
+}
+
+type importResultData struct {
+	Import   db.Import
+	Followed []db.Discovery
+	Already  []db.Discovery
+	Failed   []db.Discovery
+	Pending  []db.Discovery
+}
+
+func (d importResultData) refresh() int {
+	if len(d.Pending) > 0 {
+		return 3
+	}
+	return 0
+}
+
+func (s *Server) opmlImportResult(c echo.Context) error {
+	notFound := echo.NewHTTPError(http.StatusNotFound, "No such import.")
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return notFound
+	}
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	im, err := s.store.ImportByID(ctx, id)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && im.UserID != u.ID) {
+		return notFound
+	}
+	if err != nil {
+		return err
+	}
+	list, err := s.store.Discoveries(ctx, u.ID, im.ID, maxImportSites)
+	if err != nil {
+		return err
+	}
+	d := importResultData{Import: im}
+	for i := len(list) - 1; i >= 0; i-- {
+		x := list[i]
+		switch x.Status {
+		case db.DiscoveryFollowed:
+			d.Followed = append(d.Followed, x)
+		case db.DiscoveryAlready:
+			d.Already = append(d.Already, x)
+		case db.DiscoveryFailed:
+			d.Failed = append(d.Failed, x)
+		default:
+			d.Pending = append(d.Pending, x)
+		}
+	}
+	return s.render(c, http.StatusOK, "import_result", "Import", d)
+}
+
+func trimPrefix(s, prefix string) string { return strings.TrimPrefix(s, prefix) }
+
+// joinLimited joins the first n items, noting how many more there were.
+func joinLimited(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, "; ")
+	}
+	return strings.Join(items[:n], "; ") + fmt.Sprintf("; and %d more", len(items)-n)
+}

@@ -1,0 +1,85 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"tidings/db"
+	"tidings/templates"
+)
+
+// pageNames lists every page template; each is parsed with the layout into
+// its own set so that pages' {{define "content"}} blocks never collide.
+var pageNames = []string{
+	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
+	"collection", "admin", "import", "import_result", "error",
+}
+
+func parsePages(fsys fs.FS) (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"rfc3339": func(t any) string { return fmtTime(t, time.RFC3339) },
+		"human":   func(t any) string { return fmtTime(t, "2 Jan 2006 15:04 UTC") },
+		"join":    strings.Join,
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range pageNames {
+		t, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("web: parse template %s: %w", name, err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+func fmtTime(t any, layout string) string {
+	switch v := t.(type) {
+	case time.Time:
+		return v.UTC().Format(layout)
+	case *time.Time:
+		if v != nil {
+			return v.UTC().Format(layout)
+		}
+	}
+	return ""
+}
+
+// pageData is what every page's template gets: the layout's needs, and the
+// page's own data in Data.
+type pageData struct {
+	Title   string
+	Base    string // the base URL, ending in "/"
+	User    *db.User
+	CSRF    string
+	Refresh int // seconds; a pending page reloads itself without JavaScript
+	Data    any
+}
+
+// render writes a page with status code.
+func (s *Server) render(c echo.Context, code int, page, title string, data any) error {
+	pd := pageData{Title: title, Base: s.base.String(), User: currentUser(c), Data: data}
+	pd.CSRF, _ = c.Get("csrf").(string)
+	if r, ok := data.(interface{ refresh() int }); ok {
+		pd.Refresh = r.refresh()
+	}
+	var buf strings.Builder
+	if err := s.pages[page].ExecuteTemplate(&buf, "layout", pd); err != nil {
+		return err
+	}
+	return c.HTML(code, buf.String())
+}
+
+func (s *Server) stylesheet(c echo.Context) error {
+	css, err := templates.FS.ReadFile("style.css")
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+	return c.Blob(http.StatusOK, "text/css; charset=utf-8", css)
+}

@@ -1,0 +1,81 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+)
+
+// routes is the route table: every page and action of tidings.
+func (s *Server) routes() {
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	// Not behind a proxy by default: the peer address is the client. Trusting
+	// X-Forwarded-For here would let anyone dodge the rate limits.
+	e.IPExtractor = echo.ExtractIPDirect()
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.Recover())
+	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
+		ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
+		ContentSecurityPolicy: "default-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+		ReferrerPolicy:        "same-origin",
+	}))
+
+	// Feeds are public: readers cannot sign in.
+	e.GET("/feeds/:file", s.collectionFeed)
+	e.GET("/sites/:file", s.siteFeed)
+	e.GET("/u/:file", s.userFeed)
+	e.GET("/static/style.css", s.stylesheet)
+
+	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
+		TokenLookup: "form:csrf", CookieName: "tidings_csrf", CookiePath: s.cookiePath(),
+		CookieHTTPOnly: true, CookieSameSite: http.SameSiteLaxMode, CookieSecure: s.base.Scheme == "https",
+		ErrorHandler: s.csrfError,
+	})
+	limited := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(s.opts.AuthRate / 60), Burst: int(s.opts.AuthRate), ExpiresIn: 10 * time.Minute,
+		}),
+		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			return echo.NewHTTPError(http.StatusTooManyRequests, "Too many attempts from your address. Wait a minute and try again.")
+		},
+	})
+	// Middleware is attached per route, not per group: a group's middleware
+	// also runs for unknown paths, which must stay plain 404s.
+	page := func(method, path string, h echo.HandlerFunc, extra ...echo.MiddlewareFunc) {
+		e.Add(method, path, h, append([]echo.MiddlewareFunc{csrf, s.loadUser}, extra...)...)
+	}
+	user := s.requireUser
+	admin := s.requireAdmin
+
+	page(http.MethodGet, "/", s.dashboard)
+	page(http.MethodGet, "/signup", s.signupForm)
+	page(http.MethodPost, "/signup", s.signup, limited)
+	page(http.MethodGet, "/signin", s.signinForm)
+	page(http.MethodPost, "/signin", s.signin, limited)
+	page(http.MethodPost, "/signout", s.signout)
+
+	page(http.MethodGet, "/add", s.siteAddForm, user)
+	page(http.MethodPost, "/add", s.siteAdd, user)
+	page(http.MethodGet, "/discoveries/:id", s.discoveryPage, user)
+	page(http.MethodGet, "/site/:id", s.sitePage, user)
+	page(http.MethodPost, "/site/:id/harvest", s.siteHarvest, user)
+	page(http.MethodPost, "/site/:id/unfollow", s.siteUnfollow, user)
+	page(http.MethodGet, "/collection/:id", s.collectionPage, user)
+	page(http.MethodPost, "/feed-token", s.feedTokenRegenerate, user)
+	page(http.MethodGet, "/opml", s.opmlExport, user)
+	page(http.MethodGet, "/import", s.opmlImportForm, user)
+	page(http.MethodPost, "/import", s.opmlImport, user)
+	page(http.MethodGet, "/imports/:id", s.opmlImportResult, user)
+
+	page(http.MethodGet, "/admin", s.adminPage, admin)
+	page(http.MethodPost, "/admin/invites", s.inviteCreate, admin)
+}
+
+func (s *Server) csrfError(err error, c echo.Context) error {
+	return echo.NewHTTPError(http.StatusForbidden, "This form has expired or did not come from tidings. Go back, reload the page and try again.")
+}

@@ -1,0 +1,100 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"tidings/db"
+	"tidings/harvest"
+)
+
+type addData struct {
+	URL   string
+	Error string
+}
+
+func (s *Server) siteAddForm(c echo.Context) error {
+	return s.render(c, http.StatusOK, "add", "Add a site", addData{URL: c.QueryParam("url")})
+}
+
+// siteAdd checks the address, then follows a known site at once or starts
+// discovering a new one in the background.
+func (s *Server) siteAdd(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	d := addData{URL: c.FormValue("url")}
+	fail := func(msg string) error {
+		d.Error = msg
+		return s.render(c, http.StatusUnprocessableEntity, "add", "Add a site", d)
+	}
+	root, err := harvest.SiteRoot(d.URL)
+	if err != nil {
+		return fail(capitalize(err.Error()) + ".")
+	}
+	if err := s.opts.Harvester.CheckAddress(ctx, root); err != nil {
+		return fail(addressMessage(err))
+	}
+	site, err := s.store.SiteByURL(ctx, root)
+	switch {
+	case err == nil:
+		if err := s.store.Follow(ctx, u.ID, site.ID); errors.Is(err, db.ErrAlreadyExists) {
+			return fail("You already follow " + root + ".")
+		} else if err != nil {
+			return err
+		}
+		return c.Redirect(http.StatusSeeOther, s.abs(fmt.Sprintf("site/%d", site.ID)))
+	case !errors.Is(err, db.ErrNotFound):
+		return err
+	}
+	x, err := s.store.CreateDiscovery(ctx, u.ID, 0, d.URL)
+	if err != nil {
+		return err
+	}
+	s.jobs.discover(x)
+	return c.Redirect(http.StatusSeeOther, s.abs(fmt.Sprintf("discoveries/%d", x.ID)))
+}
+
+// addressMessage phrases a refused address for the form: the operator's
+// flag means nothing to the person typing.
+func addressMessage(err error) string {
+	var ae *harvest.AddressError
+	if errors.As(err, &ae) {
+		return fmt.Sprintf("This address points to %s (%s), which tidings does not fetch from.", ae.Kind, ae.Address)
+	}
+	return capitalize(err.Error()) + "."
+}
+
+type discoveryData struct {
+	Discovery db.Discovery
+	SiteURL   string
+}
+
+func (d discoveryData) refresh() int {
+	if d.Discovery.Status == db.DiscoveryPending {
+		return 2
+	}
+	return 0
+}
+
+func (s *Server) discoveryPage(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusNotFound, "No such page.")
+	}
+	x, err := s.store.DiscoveryByID(c.Request().Context(), id)
+	if errors.Is(err, db.ErrNotFound) || (err == nil && x.UserID != currentUser(c).ID) {
+		return echo.NewHTTPError(http.StatusNotFound, "No such page.")
+	}
+	if err != nil {
+		return err
+	}
+	d := discoveryData{Discovery: x}
+	if x.SiteID != 0 {
+		d.SiteURL = s.abs(fmt.Sprintf("site/%d", x.SiteID))
+	}
+	return s.render(c, http.StatusOK, "discovery", "Adding "+x.InputURL, d)
+}
