@@ -32,12 +32,26 @@ func scanUser(row interface{ Scan(...any) error }) (User, error) {
 // unused, unexpired invite, which is used up in the same transaction
 // (ErrInvalidInvite otherwise). A taken name is ErrAlreadyExists.
 func (d *DB) CreateUser(ctx context.Context, name, passwordHash, feedToken, inviteToken string) (User, error) {
+	return d.createUser(ctx, name, passwordHash, feedToken, inviteToken, false)
+}
+
+// CreateFirstUser stores the first account, or fails with ErrInvalidInvite
+// when another was created meanwhile: sign-up without an invite is open
+// only while no account exists.
+func (d *DB) CreateFirstUser(ctx context.Context, name, passwordHash, feedToken string) (User, error) {
+	return d.createUser(ctx, name, passwordHash, feedToken, "", true)
+}
+
+func (d *DB) createUser(ctx context.Context, name, passwordHash, feedToken, inviteToken string, onlyFirst bool) (User, error) {
 	now := time.Now()
 	var id int64
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil {
 			return err
+		}
+		if onlyFirst && n > 0 {
+			return ErrInvalidInvite
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO users (name, password_hash, is_admin, feed_token, created_at) VALUES (?, ?, ?, ?, ?)`,
 			name, passwordHash, n == 0, feedToken, fmtTime(now))

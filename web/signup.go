@@ -85,17 +85,22 @@ func (s *Server) signup(c echo.Context) error {
 	if len(d.Errors) > 0 {
 		return s.render(c, http.StatusUnprocessableEntity, "signup", "Sign up", d)
 	}
-	invite := ""
-	if !d.First && s.opts.Registration == RegistrationInvite {
-		invite = d.Invite
+	var u db.User
+	ctx := c.Request().Context()
+	switch {
+	case s.opts.Registration == RegistrationOpen:
+		u, err = s.store.CreateUser(ctx, d.Name, hash, NewToken(), "")
+	case d.First:
+		u, err = s.store.CreateFirstUser(ctx, d.Name, hash, NewToken())
+	default:
+		u, err = s.store.CreateUser(ctx, d.Name, hash, NewToken(), d.Invite)
 	}
-	u, err := s.store.CreateUser(c.Request().Context(), d.Name, hash, NewToken(), invite)
 	switch {
 	case errors.Is(err, db.ErrAlreadyExists):
 		d.Errors["name"] = "This name is taken. Choose another."
 		return s.render(c, http.StatusUnprocessableEntity, "signup", "Sign up", d)
 	case errors.Is(err, db.ErrInvalidInvite):
-		d.Closed = "This invite link is not valid any more: it was used while you were signing up."
+		d.Closed = "This invite link is not valid any more, or another account was created first: ask the admin for an invite link."
 		return s.render(c, http.StatusForbidden, "signup", "Sign up", d)
 	case err != nil:
 		return err
