@@ -42,7 +42,7 @@ const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url,
 
 const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
 
-func scanCollection(row interface{ Scan(...any) error }) (Collection, error) {
+func scanCollection(row scanner) (Collection, error) {
 	var c Collection
 	var processed, success, harvest nullTime
 	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
@@ -102,20 +102,7 @@ func (d *DB) Collections(ctx context.Context, f CollectionFilter) ([]Collection,
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := d.r.QueryContext(ctx, q+" ORDER BY c.site_id, c.id", args...)
-	if err != nil {
-		return nil, fmt.Errorf("db: list collections: %w", err)
-	}
-	defer rows.Close()
-	var out []Collection
-	for rows.Next() {
-		c, err := scanCollection(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: list collections: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, d, "list collections", q+" ORDER BY c.site_id, c.id", scanCollection, args...)
 }
 
 // CollectionByID returns one collection or ErrNotFound.

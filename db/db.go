@@ -131,3 +131,27 @@ func isUnique(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && (se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey)
 }
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(...any) error }
+
+// queryAll runs a read query and scans every row with scan.
+func queryAll[T any](ctx context.Context, d *DB, what, query string, scan func(scanner) (T, error), args ...any) ([]T, error) {
+	rows, err := d.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("db: %s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("db: %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("db: %s: %w", what, err)
+	}
+	return out, nil
+}

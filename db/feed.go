@@ -79,7 +79,7 @@ func (d *DB) FeedChanges(ctx context.Context, scope Scope, limit int) ([]Change,
 
 const changeCols = `ch.id, ch.collection_id, ch.url, ch.kind, ch.datetime, ch.run_id, ch.source, ch.title, ch.summary, ch.from_lastmod`
 
-func scanChange(row interface{ Scan(...any) error }) (Change, error) {
+func scanChange(row scanner) (Change, error) {
 	var c Change
 	var run sql.NullInt64
 	err := row.Scan(&c.ID, &c.CollectionID, &c.URL, &c.Kind, timeCol{&c.Datetime}, &run, &c.Source, &c.Title, &c.Summary, &c.FromLastmod)
@@ -93,20 +93,7 @@ func (d *DB) changesWhere(ctx context.Context, tail string, limit int, args ...a
 	if limit > 0 {
 		args = append(args, limit)
 	}
-	rows, err := d.r.QueryContext(ctx, `SELECT `+changeCols+` FROM changes ch WHERE `+tail, args...)
-	if err != nil {
-		return nil, fmt.Errorf("db: load changes: %w", err)
-	}
-	defer rows.Close()
-	var out []Change
-	for rows.Next() {
-		c, err := scanChange(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: load changes: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, d, "load changes", `SELECT `+changeCols+` FROM changes ch WHERE `+tail, scanChange, args...)
 }
 
 // ExportedChange is one change with the names of where it belongs.
@@ -164,26 +151,18 @@ JOIN collections c ON c.id = ch.collection_id JOIN sites s ON s.id = c.site_id`
 // Runs returns the newest runs of a site (site-level and per collection),
 // newest first.
 func (d *DB) Runs(ctx context.Context, siteID int64, limit int) ([]Run, error) {
-	rows, err := d.r.QueryContext(ctx, `
+	return queryAll(ctx, d, fmt.Sprintf("load runs of site %d", siteID), `
 SELECT id, site_id, COALESCE(collection_id, 0), started_at, finished_at, documents, not_modified, changes, backfilled, lastmod_only, warnings, error
-FROM runs WHERE site_id = ? ORDER BY finished_at DESC, id DESC LIMIT ?`, siteID, limit)
-	if err != nil {
-		return nil, fmt.Errorf("db: load runs of site %d: %w", siteID, err)
+FROM runs WHERE site_id = ? ORDER BY finished_at DESC, id DESC LIMIT ?`, scanRun, siteID, limit)
+}
+
+func scanRun(row scanner) (Run, error) {
+	var r Run
+	var warnings string
+	err := row.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Documents, &r.NotModified,
+		&r.Changes, &r.Backfilled, &r.LastmodOnly, &warnings, &r.Error)
+	if warnings != "" {
+		r.Warnings = strings.Split(warnings, "\n")
 	}
-	defer rows.Close()
-	var out []Run
-	for rows.Next() {
-		var r Run
-		var warnings string
-		err := rows.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Documents, &r.NotModified,
-			&r.Changes, &r.Backfilled, &r.LastmodOnly, &warnings, &r.Error)
-		if err != nil {
-			return nil, fmt.Errorf("db: load runs of site %d: %w", siteID, err)
-		}
-		if warnings != "" {
-			r.Warnings = strings.Split(warnings, "\n")
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return r, err
 }

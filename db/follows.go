@@ -130,7 +130,7 @@ SELECT user_id, ?, ? FROM discoveries WHERE id = ? ON CONFLICT DO NOTHING`, site
 
 const discoveryCols = `id, user_id, COALESCE(import_id, 0), input_url, status, COALESCE(site_id, 0), message, created_at, finished_at`
 
-func scanDiscovery(row interface{ Scan(...any) error }) (Discovery, error) {
+func scanDiscovery(row scanner) (Discovery, error) {
 	var x Discovery
 	var fin nullTime
 	err := row.Scan(&x.ID, &x.UserID, &x.ImportID, &x.InputURL, &x.Status, &x.SiteID, &x.Message, timeCol{&x.CreatedAt}, &fin)
@@ -160,39 +160,15 @@ func (d *DB) Discoveries(ctx context.Context, userID, importID int64, limit int)
 		args = append(args, importID)
 	}
 	args = append(args, limit)
-	rows, err := d.r.QueryContext(ctx, `SELECT `+discoveryCols+` FROM discoveries WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC LIMIT ?`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("db: list discoveries: %w", err)
-	}
-	defer rows.Close()
-	var out []Discovery
-	for rows.Next() {
-		x, err := scanDiscovery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: list discoveries: %w", err)
-		}
-		out = append(out, x)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, d, "list discoveries",
+		`SELECT `+discoveryCols+` FROM discoveries WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC LIMIT ?`, scanDiscovery, args...)
 }
 
 // PendingDiscoveries lists every discovery still pending, oldest first, so
 // that a restart can resume them.
 func (d *DB) PendingDiscoveries(ctx context.Context) ([]Discovery, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT `+discoveryCols+` FROM discoveries WHERE status = 'pending' ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("db: list pending discoveries: %w", err)
-	}
-	defer rows.Close()
-	var out []Discovery
-	for rows.Next() {
-		x, err := scanDiscovery(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: list pending discoveries: %w", err)
-		}
-		out = append(out, x)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, d, "list pending discoveries",
+		`SELECT `+discoveryCols+` FROM discoveries WHERE status = 'pending' ORDER BY id`, scanDiscovery)
 }
 
 // Import is one uploaded OPML file.

@@ -23,7 +23,7 @@ type Site struct {
 
 const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error`
 
-func scanSite(row interface{ Scan(...any) error }) (Site, error) {
+func scanSite(row scanner) (Site, error) {
 	var s Site
 	var last, next nullTime
 	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError)
@@ -88,20 +88,7 @@ func (d *DB) DueSites(ctx context.Context, now time.Time) ([]Site, error) {
 }
 
 func (d *DB) sitesWhere(ctx context.Context, where string, args ...any) ([]Site, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT `+siteCols+` FROM sites WHERE `+where+` ORDER BY id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("db: list sites: %w", err)
-	}
-	defer rows.Close()
-	var out []Site
-	for rows.Next() {
-		s, err := scanSite(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: list sites: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, d, "list sites", `SELECT `+siteCols+` FROM sites WHERE `+where+` ORDER BY id`, scanSite, args...)
 }
 
 // UpdateSiteSource records where the site's Source Description was found and

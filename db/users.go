@@ -20,7 +20,7 @@ type User struct {
 
 const userCols = `id, name, password_hash, is_admin, feed_token, created_at`
 
-func scanUser(row interface{ Scan(...any) error }) (User, error) {
+func scanUser(row scanner) (User, error) {
 	var u User
 	err := row.Scan(&u.ID, &u.Name, &u.PasswordHash, &u.Admin, &u.FeedToken, timeCol{&u.CreatedAt})
 	return u, err
@@ -119,20 +119,7 @@ func (d *DB) userWhere(ctx context.Context, where string, arg any) (User, error)
 
 // Users lists every account, oldest first.
 func (d *DB) Users(ctx context.Context) ([]User, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT `+userCols+` FROM users ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("db: list users: %w", err)
-	}
-	defer rows.Close()
-	var out []User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("db: list users: %w", err)
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, d, "list users", `SELECT `+userCols+` FROM users ORDER BY id`, scanUser)
 }
 
 // CountUsers counts the accounts.
@@ -244,21 +231,14 @@ func (d *DB) InviteValid(ctx context.Context, token string, now time.Time) (bool
 
 // Invites lists every invite, newest first.
 func (d *DB) Invites(ctx context.Context) ([]Invite, error) {
-	rows, err := d.r.QueryContext(ctx, `SELECT i.id, i.token, COALESCE(c.name, ''), i.created_at, i.expires_at, COALESCE(u.name, ''), i.used_at
-FROM invites i LEFT JOIN users c ON c.id = i.created_by LEFT JOIN users u ON u.id = i.used_by ORDER BY i.id DESC`)
-	if err != nil {
-		return nil, fmt.Errorf("db: list invites: %w", err)
-	}
-	defer rows.Close()
-	var out []Invite
-	for rows.Next() {
-		var i Invite
-		var used nullTime
-		if err := rows.Scan(&i.ID, &i.Token, &i.CreatedBy, timeCol{&i.CreatedAt}, timeCol{&i.ExpiresAt}, &i.UsedBy, &used); err != nil {
-			return nil, fmt.Errorf("db: list invites: %w", err)
-		}
-		i.UsedAt = used.t
-		out = append(out, i)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, d, "list invites", `SELECT i.id, i.token, COALESCE(c.name, ''), i.created_at, i.expires_at, COALESCE(u.name, ''), i.used_at
+FROM invites i LEFT JOIN users c ON c.id = i.created_by LEFT JOIN users u ON u.id = i.used_by ORDER BY i.id DESC`, scanInvite)
+}
+
+func scanInvite(row scanner) (Invite, error) {
+	var i Invite
+	var used nullTime
+	err := row.Scan(&i.ID, &i.Token, &i.CreatedBy, timeCol{&i.CreatedAt}, timeCol{&i.ExpiresAt}, &i.UsedBy, &used)
+	i.UsedAt = used.t
+	return i, err
 }
