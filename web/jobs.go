@@ -17,12 +17,11 @@ const maxDiscoveries = 4
 // jobs runs discoveries in the background. Pending discoveries are stored,
 // so a restart resumes them.
 type jobs struct {
-	s     *Server
-	sem   chan struct{}
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	ctx   context.Context
-	ready bool
+	s   *Server
+	sem chan struct{}
+	wg  sync.WaitGroup
+	mu  sync.Mutex
+	ctx context.Context
 }
 
 func newJobs(s *Server) *jobs {
@@ -33,7 +32,7 @@ func newJobs(s *Server) *jobs {
 // discoveries.
 func (j *jobs) start(ctx context.Context) {
 	j.mu.Lock()
-	j.ctx, j.ready = ctx, true
+	j.ctx = ctx
 	j.mu.Unlock()
 	pending, err := j.s.store.PendingDiscoveries(ctx)
 	if err != nil {
@@ -47,14 +46,21 @@ func (j *jobs) start(ctx context.Context) {
 
 func (j *jobs) wait() { j.wg.Wait() }
 
-// discover runs one stored discovery in the background.
-func (j *jobs) discover(d db.Discovery) {
+// spawn runs fn in the background under the jobs' context.
+func (j *jobs) spawn(fn func(ctx context.Context)) {
 	j.mu.Lock()
 	ctx := j.ctx
 	j.mu.Unlock()
 	j.wg.Add(1)
 	go func() {
 		defer j.wg.Done()
+		fn(ctx)
+	}()
+}
+
+// discover runs one stored discovery in the background, a few at a time.
+func (j *jobs) discover(d db.Discovery) {
+	j.spawn(func(ctx context.Context) {
 		select {
 		case j.sem <- struct{}{}:
 		case <-ctx.Done():
@@ -62,7 +68,7 @@ func (j *jobs) discover(d db.Discovery) {
 		}
 		defer func() { <-j.sem }()
 		j.run(ctx, d)
-	}()
+	})
 }
 
 func (j *jobs) run(ctx context.Context, d db.Discovery) {
@@ -104,14 +110,9 @@ func (j *jobs) follow(ctx context.Context, d db.Discovery) (status string, siteI
 
 // harvest harvests a site in the background.
 func (j *jobs) harvest(site db.Site) {
-	j.mu.Lock()
-	ctx := j.ctx
-	j.mu.Unlock()
-	j.wg.Add(1)
-	go func() {
-		defer j.wg.Done()
+	j.spawn(func(ctx context.Context) {
 		if _, err := j.s.opts.Harvester.HarvestSite(ctx, site); err != nil {
 			j.s.opts.Logger.Warn("harvest on request", "site", site.URL, "error", err)
 		}
-	}()
+	})
 }
