@@ -25,6 +25,7 @@ const maxCollections = 200
 // Discovery is what finding a site's Source Description yielded.
 type Discovery struct {
 	SourceURL   string // the Source Description or its index
+	SiteTitle   string // from the Source Description's describedby page, when asked for
 	Collections []db.CollectionSpec
 	Tried       []string // what was looked at, as sentences, in order
 	Warnings    []string
@@ -81,7 +82,9 @@ type discoverer struct {
 // first where it was found last time, then /.well-known/resourcesync, then
 // robots.txt Sitemap lines, then the page's Link header and
 // <link rel="resourcesync">.
-func discover(ctx context.Context, s *session, root, input, lastSource string, knownKeys map[string]bool) (*Discovery, error) {
+// With wantTitle, the site is named after the HTML page the Source
+// Description's rs:ln rel="describedby" points to.
+func discover(ctx context.Context, s *session, root, input, lastSource string, knownKeys map[string]bool, wantTitle bool) (*Discovery, error) {
 	dc := &discoverer{s: s, d: &Discovery{}, known: knownKeys, seen: map[string]bool{}}
 	if lastSource != "" {
 		dc.try(ctx, lastSource, 0)
@@ -106,6 +109,13 @@ func discover(ctx context.Context, s *session, root, input, lastSource string, k
 	}
 	if err := dc.collections(ctx); err != nil {
 		return dc.d, err
+	}
+	if wantTitle && len(dc.descs) > 0 {
+		if about := dc.descs[0].Link("describedby"); about != "" {
+			if t := dc.title(ctx, about, ""); t != "" {
+				dc.d.SiteTitle = t
+			}
+		}
 	}
 	return dc.d, nil
 }

@@ -96,6 +96,9 @@ func TestFollowHarvestsTheFixtureSite(t *testing.T) {
 	if len(rep.Collections) != 2 {
 		t.Fatalf("collections = %d, want 2 (one per Source Description of the index)", len(rep.Collections))
 	}
+	if rep.Site.Title != "Fixture Site" {
+		t.Errorf("site title = %q, want the <title> of the Source Description's describedby page", rep.Site.Title)
+	}
 	shrine := collectionRun(t, rep, "/shrine/")
 	if shrine.Collection.Title != "My Shrine & Co" {
 		t.Errorf("shrine title = %q, want the describedby page's <title>", shrine.Collection.Title)

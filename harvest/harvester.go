@@ -93,11 +93,11 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 	}
 	started := h.opts.Now()
 	s := newSession(h.client, nil)
-	disc, err := discover(ctx, s, root, input, "", nil)
+	disc, err := discover(ctx, s, root, input, "", nil, true)
 	if err != nil {
 		return nil, err
 	}
-	site, err := h.store.CreateSite(ctx, db.Site{URL: root, InputURL: input, SourceURL: disc.SourceURL})
+	site, err := h.store.CreateSite(ctx, db.Site{URL: root, InputURL: input, SourceURL: disc.SourceURL, Title: disc.SiteTitle})
 	if errors.Is(err, db.ErrAlreadyExists) {
 		// Followed concurrently: harvest what is stored.
 		rep, herr := h.HarvestSite(ctx, site)
@@ -141,7 +141,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 		for _, c := range stored {
 			keys[c.Key] = true
 		}
-		disc, discErr = discover(ctx, s, site.URL, site.InputURL, site.SourceURL, keys)
+		disc, discErr = discover(ctx, s, site.URL, site.InputURL, site.SourceURL, keys, site.Title == "")
 	}
 	siteRun := db.Run{SiteID: site.ID, StartedAt: started, Warnings: disc.Warnings}
 	cols := stored
@@ -151,11 +151,15 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 			siteRun.Warnings = append(siteRun.Warnings, "harvesting the collections found before")
 		}
 	} else {
-		if disc.SourceURL != site.SourceURL {
-			if err := h.store.UpdateSiteSource(ctx, site.ID, disc.SourceURL, site.Title); err != nil {
+		title := site.Title
+		if title == "" {
+			title = disc.SiteTitle
+		}
+		if disc.SourceURL != site.SourceURL || title != site.Title {
+			if err := h.store.UpdateSiteSource(ctx, site.ID, disc.SourceURL, title); err != nil {
 				return nil, err
 			}
-			site.SourceURL = disc.SourceURL
+			site.SourceURL, site.Title = disc.SourceURL, title
 		}
 		if cols, err = h.store.SyncCollections(ctx, site.ID, disc.Collections); err != nil {
 			return nil, err
