@@ -58,6 +58,11 @@ func normalizeInput(rawURL string) (root, input string, err error) {
 	if u.Hostname() == "" {
 		return "", "", problemf("%q has no host name", rawURL)
 	}
+	if u.User != nil {
+		// "mailto:ann@example.org" and "https://user:pw@host/" are not sites
+		// to fetch, and credentials must not travel to a host.
+		return "", "", problemf("%q contains a user name; give the site's address without it", rawURL)
+	}
 	u.Host = strings.ToLower(u.Host)
 	u.Fragment = ""
 	if u.Path == "" {

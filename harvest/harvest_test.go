@@ -323,3 +323,28 @@ func TestFollowTwiceIsNotAnError(t *testing.T) {
 		t.Errorf("second follow found %d changes", rep.Changes())
 	}
 }
+
+func TestSiteRoot(t *testing.T) {
+	tests := []struct{ in, want, wantErr string }{
+		{"example.org", "https://example.org/", ""},
+		{"  HTTP://Example.ORG/deep/page.html#x ", "http://example.org/", ""},
+		{"https://example.org:8443/a", "https://example.org:8443/", ""},
+		{"", "", "no address was given"},
+		{"ftp://example.org/", "", "is not an http or https address"},
+		{"https:///path", "", "has no host name"},
+		{"mailto:ann@example.org", "", "contains a user name"},
+		{"https://user:pw@example.org/", "", "contains a user name"},
+	}
+	for _, tt := range tests {
+		got, err := SiteRoot(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("SiteRoot(%q) = %q, %v; want error %q", tt.in, got, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("SiteRoot(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}

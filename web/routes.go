@@ -37,7 +37,7 @@ func (s *Server) routes() {
 	})
 	limited := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
-			Rate: rate.Limit(s.opts.AuthRate / 60), Burst: int(s.opts.AuthRate), ExpiresIn: 10 * time.Minute,
+			Rate: rate.Limit(s.opts.AuthRate / 60), Burst: max(1, int(s.opts.AuthRate)), ExpiresIn: 10 * time.Minute,
 		}),
 		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
@@ -47,7 +47,18 @@ func (s *Server) routes() {
 	// Middleware is attached per route, not per group: a group's middleware
 	// also runs for unknown paths, which must stay plain 404s.
 	page := func(method, path string, h echo.HandlerFunc, extra ...echo.MiddlewareFunc) {
-		e.Add(method, path, h, append([]echo.MiddlewareFunc{csrf, s.loadUser}, extra...)...)
+		var mw []echo.MiddlewareFunc
+		if method == http.MethodPost {
+			// Before CSRF, which reads the form: forms are small, and an
+			// OPML upload is bounded a little above what the import accepts.
+			limit := "64K"
+			if path == "/import" {
+				limit = "3M"
+			}
+			mw = append(mw, middleware.BodyLimit(limit))
+		}
+		mw = append(mw, csrf, s.loadUser)
+		e.Add(method, path, h, append(mw, extra...)...)
 	}
 	user := s.requireUser
 	admin := s.requireAdmin

@@ -1,0 +1,282 @@
+package web
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"tidings/db"
+	"tidings/feeds"
+	"tidings/harvest"
+)
+
+// wantOPML is the export of what user follows, built from the store.
+func wantOPML(t *testing.T, store *db.DB, base string, user db.User) opmlFile {
+	t.Helper()
+	var want opmlFile
+	want.Title = "Feeds " + user.Name + " follows on tidings"
+	sites, err := store.FollowedSites(t.Context(), user.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sites {
+		cols, err := store.Collections(t.Context(), db.CollectionFilter{SiteID: s.ID, ActiveOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		title := s.Title
+		if title == "" {
+			title = s.URL
+		}
+		folder := opmlFolder{Text: title}
+		for _, c := range cols {
+			folder.Feeds = append(folder.Feeds, opmlSub{"rss", c.Title, base + CollectionFeedPath(c.ID), c.Key})
+		}
+		want.Folders = append(want.Folders, folder)
+	}
+	return want
+}
+
+func TestOPMLExport(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, nil)
+	a := newUIApp(t, fx.store, Options{})
+	ann := a.signedIn(t, signIn(t, fx.store, "ann"))
+	annUser := a.user(t, "ann")
+
+	rec := ann.get("/opml")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET /opml: %d", rec.Code)
+	}
+	if ct := rec.Header().Get("Content-Type"); ct != "text/x-opml; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if cd := rec.Header().Get("Content-Disposition"); cd != `attachment; filename="tidings.opml"` {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	got := parseOPMLFile(t, rec.Body.Bytes())
+	want := wantOPML(t, fx.store, testBase, annUser)
+	if len(want.Folders) != 1 || len(want.Folders[0].Feeds) != 2 {
+		t.Fatalf("the fixture should give one site of two collections: %+v", want)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("GET /opml:\n got %+v\nwant %+v", got, want)
+	}
+	for _, f := range got.Folders[0].Feeds {
+		if !strings.HasPrefix(f.XMLURL, testBase) {
+			t.Errorf("xmlUrl %q is not on tidings", f.XMLURL)
+			continue
+		}
+		if rec := serve(t, a.h, "/"+strings.TrimPrefix(f.XMLURL, testBase)); rec.Code != http.StatusOK {
+			t.Errorf("xmlUrl %s: %d", f.XMLURL, rec.Code)
+		}
+	}
+
+	outlines, skipped, err := feeds.ParseOPML(bytes.NewReader(rec.Body.Bytes()), 1<<20)
+	if err != nil || len(skipped) != 0 {
+		t.Fatalf("feeds.ParseOPML of the export: %v %q", err, skipped)
+	}
+	wantOutlines := []feeds.OPMLOutline{
+		{Title: "My Shrine & Co", XMLURL: testBase + "feeds/1.atom", HTMLURL: fx.url("/shrine/")},
+		{Title: fx.url("/gallery/"), XMLURL: testBase + "feeds/2.atom", HTMLURL: fx.url("/gallery/")},
+	}
+	if !slices.Equal(outlines, wantOutlines) {
+		t.Errorf("feeds.ParseOPML of the export:\n got %+v\nwant %+v", outlines, wantOutlines)
+	}
+
+	// The CLI's path: the same document, under any base URL.
+	var buf bytes.Buffer
+	if err := WriteUserOPML(t.Context(), fx.store, testBase, annUser, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if direct := parseOPMLFile(t, buf.Bytes()); !reflect.DeepEqual(direct, got) {
+		t.Errorf("WriteUserOPML differs from GET /opml:\n%+v\n%+v", direct, got)
+	}
+	const other = "https://feeds.example/tidings/"
+	buf.Reset()
+	if err := WriteUserOPML(t.Context(), fx.store, other, annUser, &buf); err != nil {
+		t.Fatal(err)
+	}
+	if direct := parseOPMLFile(t, buf.Bytes()); !reflect.DeepEqual(direct, wantOPML(t, fx.store, other, annUser)) {
+		t.Errorf("WriteUserOPML under %s:\n%s", other, buf.Bytes())
+	}
+	if err := WriteUserOPML(t.Context(), fx.store, "http://[::1", annUser, &buf); err == nil {
+		t.Error("WriteUserOPML accepted a malformed base URL")
+	}
+
+	// Unfollowing empties the export.
+	ann.get("/")
+	location(t, ann.post("/site/1/unfollow", nil))
+	if got := parseOPMLFile(t, ann.get("/opml").Body.Bytes()); len(got.Folders) != 0 {
+		t.Errorf("export after unfollowing: %+v", got)
+	}
+}
+
+func TestOPMLImportRefusesBadFiles(t *testing.T) {
+	t.Parallel()
+	site := newSite(t)
+	a := newUIApp(t, nil, Options{})
+	ann := a.signedIn(t, signIn(t, a.store, "ann"))
+	user := a.user(t, "ann")
+	ann.get("/import")
+
+	outline := `<outline text="x" xmlUrl="` + site.URL + `/feed.xml"/>`
+	tests := []struct {
+		name, file, want string
+	}{
+		{"no file", "", "Choose an OPML file to import."},
+		{"empty.opml", " ", "The file is empty."},
+		{"text.opml", "hello " + site.URL, "The file is not XML: it starts with text, not with <opml>."},
+		{"cut.opml", `<opml version="2.0"><body>` + outline + `<outline text="y" xmlUrl="`, "The file is not well-formed XML (line 1): unexpected EOF."},
+		{"rss.xml", `<rss version="2.0"><channel><link>` + site.URL + `</link></channel></rss>`, "The file is not OPML: the root element is <rss>."},
+		{"entities.opml", `<?xml version="1.0"?><!DOCTYPE opml [<!ENTITY u "` + site.URL + `">]><opml><body><outline xmlUrl="&u;/x"/></body></opml>`,
+			"The file declares XML entities, which are not accepted."},
+		{"nobody.opml", `<opml version="2.0"><head/></opml>`, "The file has no <body> element."},
+		{"none.opml", `<opml version="2.0"><body><outline text="folder"/></body></opml>`, "The file has no outlines with feed or site addresses."},
+		{"ftp.opml", `<opml version="2.0"><body><outline text="Old" xmlUrl="ftp://files.example/pub"/></body></opml>`,
+			"None of the file's outlines has an http or https address."},
+		{"trailing.opml", `<opml version="2.0"><body>` + outline + `</body></opml><opml/>`, "The file is not well-formed XML: it goes on after </opml>."},
+		{"big.opml", `<opml version="2.0"><body>` + outline + `</body></opml>` + strings.Repeat(" ", 2<<20), "The file is too large: at most 2048 KiB is accepted."},
+	}
+	for _, tt := range tests {
+		rec := ann.upload("/import", "opml", strings.TrimPrefix(tt.name, "no file"), tt.file, ann.token())
+		body := rec.Body.String()
+		if rec.Code != http.StatusUnprocessableEntity {
+			t.Errorf("%s: %d, want 422", tt.name, rec.Code)
+			continue
+		}
+		want := `<p class="field-error" id="opml-error" role="alert">` + html.EscapeString(tt.want) + `</p>`
+		if !strings.Contains(body, want) {
+			i := strings.Index(body, `id="opml-error"`)
+			t.Errorf("%s: page lacks %s\n%s", tt.name, want, body[max(i, 0):])
+		}
+		if !strings.Contains(body, `aria-invalid="true" aria-describedby="opml-error"`) {
+			t.Errorf("%s: the file field is not marked invalid", tt.name)
+		}
+	}
+	a.settle(t)
+	if _, err := a.store.ImportByID(t.Context(), 1); !errors.Is(err, db.ErrNotFound) {
+		t.Errorf("a refused file was stored as an import: %v", err)
+	}
+	if list, _ := a.store.Discoveries(t.Context(), user.ID, 0, 10); len(list) != 0 {
+		t.Errorf("refused files started discoveries: %+v", list)
+	}
+	if sites, _ := a.store.FollowedSites(t.Context(), user.ID); len(sites) != 0 {
+		t.Errorf("refused files followed sites: %+v", sites)
+	}
+	if n := len(site.Log()); n != 0 {
+		t.Errorf("refused files made %d requests: %q", n, site.Log())
+	}
+}
+
+// importResult waits for an import's discoveries and returns its page.
+func importResult(t *testing.T, a *uiApp, c *uiClient, loc string) string {
+	t.Helper()
+	a.settle(t)
+	rec := c.get(strings.TrimPrefix(loc, testBase))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("GET %s: %d", loc, rec.Code)
+	}
+	body := rec.Body.String()
+	if !strings.Contains(body, `data-pending="0"`) || !strings.Contains(body, "<p>Done.</p>") || strings.Contains(body, "http-equiv=\"refresh\"") {
+		t.Errorf("%s is not done:\n%s", loc, body)
+	}
+	return body
+}
+
+// section returns the list under an import result heading.
+func section(body, heading string) string {
+	_, rest, ok := strings.Cut(body, "<h2>"+heading+"</h2>")
+	if !ok {
+		return ""
+	}
+	list, _, _ := strings.Cut(rest, "</ul>")
+	return list
+}
+
+func TestOPMLImport(t *testing.T) {
+	t.Parallel()
+	site := newSite(t)
+	store := openStore(t)
+	held := heldHarvester{
+		Harvester: harvest.New(harvest.NewClient(harvest.ClientOptions{AllowPrivate: true}), store, harvest.Options{}),
+		release:   make(chan struct{}),
+	}
+	a := newUIApp(t, store, Options{Harvester: held})
+	ann := a.signedIn(t, signIn(t, store, "ann"))
+	annUser := a.user(t, "ann")
+
+	file := fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
+<opml version="2.0"><head><title>From my reader</title></head><body>
+<outline text="Reading">
+  <outline text="My shrine" type="rss" xmlUrl="%[1]s/shrine/feed.xml" htmlUrl="%[1]s/shrine/"/>
+  <outline text="Its gallery" type="rss" xmlUrl="%[1]s/gallery/feed.xml"/>
+  <outline text="Old FTP" type="rss" xmlUrl="ftp://files.example/pub/feed"/>
+</outline>
+</body></opml>`, site.URL)
+	ann.get("/import")
+	loc := location(t, ann.upload("/import", "opml", "reader.opml", file, ann.token()))
+	if loc != testBase+"imports/1" {
+		t.Fatalf("import: redirected to %q", loc)
+	}
+	pending := ann.get("/imports/1").Body.String()
+	for _, want := range []string{`data-pending="1"`, "Still looking at 1 site(s)", `<meta http-equiv="refresh" content="3">`, `<ul class="pending"><li>` + site.URL + `/shrine/</li>`} {
+		if !strings.Contains(pending, want) {
+			t.Errorf("pending import page lacks %q:\n%s", want, pending)
+		}
+	}
+	close(held.release)
+	body := importResult(t, a, ann, loc)
+	if got := section(body, "Followed"); !strings.Contains(got, site.URL+"/shrine/ <span class=\"muted\">found 2 collection(s)</span>") {
+		t.Errorf("import result: followed %q\n%s", got, body)
+	}
+	if got := section(body, "Skipped"); !strings.Contains(got, html.EscapeString(`outline "Old FTP": "ftp://files.example/pub/feed" is not an http or https address`)) {
+		t.Errorf("import result: skipped %q\n%s", got, body)
+	}
+	if got := section(body, "Could not be followed"); got != "" {
+		t.Errorf("import result: failed %q", got)
+	}
+	if sites, _ := store.FollowedSites(t.Context(), annUser.ID); len(sites) != 1 || sites[0].URL != site.URL+"/" {
+		t.Errorf("after the import ann follows %+v", sites)
+	}
+	requests := len(site.Log())
+
+	loc = location(t, ann.upload("/import", "opml", "reader.opml", file, ann.token()))
+	body = importResult(t, a, ann, loc)
+	if got := section(body, "Already followed"); !strings.Contains(got, "<li>"+site.URL+"/shrine/</li>") {
+		t.Errorf("importing again: already followed %q\n%s", got, body)
+	}
+	if got := section(body, "Followed"); got != "" {
+		t.Errorf("importing again: followed %q", got)
+	}
+
+	// Bob imports ann's export: the site is known, so nothing is fetched.
+	export := ann.get("/opml").Body.String()
+	bob := a.signedIn(t, sessionFor(t, store, "bob"))
+	bob.get("/import")
+	loc = location(t, bob.upload("/import", "opml", "tidings.opml", export, bob.token()))
+	body = importResult(t, a, bob, loc)
+	if got := section(body, "Followed"); !strings.Contains(got, site.URL+"/shrine/ <span class=\"muted\">followed "+site.URL+"/</span>") {
+		t.Errorf("bob's import of ann's export: followed %q\n%s", got, body)
+	}
+	if n := len(site.Log()); n != requests {
+		t.Errorf("importing known sites made %d requests: %q", n-requests, site.Log()[requests:])
+	}
+	bobUser := a.user(t, "bob")
+	if sites, _ := store.FollowedSites(t.Context(), bobUser.ID); len(sites) != 1 || sites[0].URL != site.URL+"/" {
+		t.Errorf("after importing ann's export bob follows %+v", sites)
+	}
+	wantFolders := parseOPMLFile(t, []byte(export)).Folders
+	if got := parseOPMLFile(t, bob.get("/opml").Body.Bytes()); !reflect.DeepEqual(got.Folders, wantFolders) {
+		t.Errorf("bob's export after importing ann's:\n got %+v\nwant %+v", got.Folders, wantFolders)
+	}
+	if rec := ann.get("/imports/3"); rec.Code != http.StatusNotFound {
+		t.Errorf("ann sees bob's import: %d", rec.Code)
+	}
+}
