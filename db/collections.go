@@ -25,7 +25,8 @@ type Collection struct {
 	LastSuccessAt   *time.Time // nil until one harvest completed without error
 	LastHarvestAt   *time.Time
 	LastError       string
-	Changes         int // stored changes, history included
+	Changes         int    // stored changes, history included
+	State           string // the protocol's own state, opaque here
 }
 
 // CollectionSpec is what discovery learns about a collection.
@@ -38,7 +39,7 @@ type CollectionSpec struct {
 
 const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url, c.title, c.active, c.created_at,
 	c.last_processed_at, c.last_success_at, c.last_harvest_at, c.last_error,
-	(SELECT count(*) FROM changes WHERE collection_id = c.id)`
+	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state`
 
 const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
 
@@ -46,7 +47,7 @@ func scanCollection(row scanner) (Collection, error) {
 	var c Collection
 	var processed, success, harvest nullTime
 	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
-		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes)
+		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.State)
 	c.LastProcessedAt, c.LastSuccessAt, c.LastHarvestAt = processed.t, success.t, harvest.t
 	return c, err
 }

@@ -144,3 +144,45 @@ func TestFailedTransactionStoresNothing(t *testing.T) {
 		t.Errorf("watermark moved in a failed save")
 	}
 }
+
+func TestPagesProcessedAndStateMoveWithTheHarvest(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTest(t)
+	site, _ := d.CreateSite(ctx, Site{URL: "https://example.org/", InputURL: "https://example.org/"})
+	cols, _ := d.SyncCollections(ctx, site.ID, []CollectionSpec{{Protocol: "scp", Key: "blog", SourceURL: "s"}})
+	now := time.Now()
+	state := `{"snapshot":"2026-11-01"}`
+	run := Run{SiteID: site.ID, CollectionID: cols[0].ID, StartedAt: now, FinishedAt: now}
+	_, err := d.SaveCollectionHarvest(ctx, CollectionHarvest{
+		Run: run,
+		Changes: []Change{{CollectionID: cols[0].ID, URL: "https://example.org/a", Kind: "created", Datetime: now,
+			Title: "A", Author: "Ann", Language: "en", Tags: []string{"x", "y"}}},
+		Pages:     []Page{{URL: "https://example.org/a", Modified: &now, Hash: "h1"}, {URL: "https://example.org/b", Hash: "h2"}},
+		Processed: []string{"https://example.org/d1.scp.gz"},
+		State:     &state,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.SaveCollectionHarvest(ctx, CollectionHarvest{Run: run, Gone: []string{"https://example.org/b"},
+		Pages: []Page{{URL: "https://example.org/a", Hash: "h3"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := d.Pages(ctx, cols[0].ID)
+	if err != nil || len(pages) != 1 || pages["https://example.org/a"].Hash != "h3" || pages["https://example.org/a"].Modified != nil {
+		t.Errorf("pages: %+v, %v", pages, err)
+	}
+	done, err := d.Processed(ctx, cols[0].ID)
+	if err != nil || !done["https://example.org/d1.scp.gz"] || len(done) != 1 {
+		t.Errorf("processed: %v, %v", done, err)
+	}
+	col, _ := d.CollectionByID(ctx, cols[0].ID)
+	if col.State != state {
+		t.Errorf("state = %q", col.State)
+	}
+	changes, _ := d.FeedChanges(ctx, Scope{CollectionID: cols[0].ID}, 5)
+	if len(changes) != 1 || changes[0].Author != "Ann" || changes[0].Language != "en" || len(changes[0].Tags) != 2 {
+		t.Errorf("change fields: %+v", changes)
+	}
+}

@@ -77,13 +77,29 @@ func (d *DB) FeedChanges(ctx context.Context, scope Scope, limit int) ([]Change,
 	return d.changesWhere(ctx, where+" AND ch.run_id IS NOT NULL ORDER BY ch.datetime DESC, ch.id DESC LIMIT ?", limit, arg)
 }
 
-const changeCols = `ch.id, ch.collection_id, ch.url, ch.kind, ch.datetime, ch.run_id, ch.source, ch.title, ch.summary, ch.from_lastmod`
+const changeCols = `ch.id, ch.collection_id, ch.url, ch.kind, ch.datetime, ch.run_id, ch.source, ch.title, ch.summary,
+	ch.author, ch.language, ch.tags, ch.from_lastmod`
+
+// changeDest returns the scan destinations of changeCols, and a function
+// that finishes the change once scanned.
+func changeDest(c *Change) ([]any, func()) {
+	var run sql.NullInt64
+	var tags string
+	dest := []any{&c.ID, &c.CollectionID, &c.URL, &c.Kind, timeCol{&c.Datetime}, &run, &c.Source, &c.Title, &c.Summary,
+		&c.Author, &c.Language, &tags, &c.FromLastmod}
+	return dest, func() {
+		c.RunID, c.History = run.Int64, !run.Valid
+		if tags != "" {
+			c.Tags = strings.Split(tags, "\n")
+		}
+	}
+}
 
 func scanChange(row scanner) (Change, error) {
 	var c Change
-	var run sql.NullInt64
-	err := row.Scan(&c.ID, &c.CollectionID, &c.URL, &c.Kind, timeCol{&c.Datetime}, &run, &c.Source, &c.Title, &c.Summary, &c.FromLastmod)
-	c.RunID, c.History = run.Int64, !run.Valid
+	dest, finish := changeDest(&c)
+	err := row.Scan(dest...)
+	finish()
 	return c, err
 }
 
@@ -134,13 +150,11 @@ JOIN collections c ON c.id = ch.collection_id JOIN sites s ON s.id = c.site_id`
 	defer rows.Close()
 	for rows.Next() {
 		var e ExportedChange
-		var run sql.NullInt64
-		c := &e.Change
-		err := rows.Scan(&c.ID, &c.CollectionID, &c.URL, &c.Kind, timeCol{&c.Datetime}, &run, &c.Source, &c.Title, &c.Summary, &c.FromLastmod, &e.SiteURL, &e.CollectionKey)
-		if err != nil {
+		dest, finish := changeDest(&e.Change)
+		if err := rows.Scan(append(dest, &e.SiteURL, &e.CollectionKey)...); err != nil {
 			return fmt.Errorf("db: export changes: %w", err)
 		}
-		c.RunID, c.History = run.Int64, !run.Valid
+		finish()
 		if err := fn(e); err != nil {
 			return err
 		}

@@ -37,6 +37,9 @@ type Change struct {
 	Source       string
 	Title        string
 	Summary      string
+	Author       string
+	Language     string   // BCP 47 tag of the page, when the protocol gives it
+	Tags         []string // categories, when the protocol gives them
 	FromLastmod  bool
 }
 
@@ -60,6 +63,14 @@ type CollectionHarvest struct {
 	FetchStates []FetchState
 	// Watermark, when set, becomes the collection's last processing time.
 	Watermark *time.Time
+	// Pages are upserted into the collection's known pages (protocols that
+	// diff page lists: SCP, ARC); Gone are removed from them.
+	Pages []Page
+	Gone  []string
+	// Processed names documents (deltas) now fully processed.
+	Processed []string
+	// State, when set, replaces the collection's protocol state.
+	State *string
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -79,9 +90,10 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 				runID = id
 			}
 			res, err := tx.ExecContext(ctx, `
-INSERT INTO changes (collection_id, url, kind, datetime, run_id, source, title, summary, from_lastmod)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-				run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), runID, c.Source, c.Title, c.Summary, c.FromLastmod)
+INSERT INTO changes (collection_id, url, kind, datetime, run_id, source, title, summary, author, language, tags, from_lastmod)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), runID, c.Source, c.Title, c.Summary,
+				c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod)
 			if err != nil {
 				return fmt.Errorf("insert change %s: %w", c.URL, err)
 			}
@@ -98,6 +110,14 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		}
 		if err := saveFetchStates(ctx, tx, run.SiteID, h.FetchStates); err != nil {
 			return err
+		}
+		if err := savePages(ctx, tx, run.CollectionID, h); err != nil {
+			return err
+		}
+		if h.State != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE collections SET state = ? WHERE id = ?`, *h.State, run.CollectionID); err != nil {
+				return err
+			}
 		}
 		var success any
 		if run.Error == "" {

@@ -130,6 +130,25 @@ CREATE TABLE discoveries (
 CREATE INDEX discoveries_user ON discoveries (user_id, id);
 CREATE INDEX discoveries_import ON discoveries (import_id);
 `,
+	`
+ALTER TABLE changes ADD COLUMN author TEXT NOT NULL DEFAULT '';
+ALTER TABLE changes ADD COLUMN language TEXT NOT NULL DEFAULT '';
+ALTER TABLE changes ADD COLUMN tags TEXT NOT NULL DEFAULT '';
+ALTER TABLE collections ADD COLUMN state TEXT NOT NULL DEFAULT '';
+CREATE TABLE pages (
+	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	modified      TEXT,
+	hash          TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (collection_id, url)
+) WITHOUT ROWID;
+CREATE TABLE processed (
+	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	processed_at  TEXT NOT NULL,
+	PRIMARY KEY (collection_id, url)
+) WITHOUT ROWID;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.
