@@ -21,6 +21,9 @@ type Options struct {
 	Interval time.Duration
 	Now      func() time.Time
 	Logger   *slog.Logger
+	// AfterHarvest, when set, is called after each site harvest has been
+	// stored, with what it found (for example to notify a WebSub hub).
+	AfterHarvest func(ctx context.Context, rep *SiteReport)
 }
 
 // Default option values.
@@ -181,6 +184,9 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 			return rep, err
 		}
 		rep.Collections = append(rep.Collections, CollectionReport{Collection: c, Run: run})
+	}
+	if h.opts.AfterHarvest != nil {
+		h.opts.AfterHarvest(ctx, rep)
 	}
 	h.opts.Logger.Info("harvested site", "site", site.URL, "collections", len(rep.Collections),
 		"changes", rep.Changes(), "duration", h.opts.Now().Sub(started).String(), "error", siteRun.Error)
