@@ -348,3 +348,20 @@ func TestSiteRoot(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceDescriptionOutageKeepsCollections(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.follow()
+	e.site.Fail("/.well-known/resourcesync", http.StatusServiceUnavailable)
+	rep := e.harvest()
+	if !strings.Contains(rep.Run.Error, "/.well-known/resourcesync returned 503") {
+		t.Errorf("site run error = %q, want the 503 named", rep.Run.Error)
+	}
+	if len(rep.Collections) != 2 {
+		t.Fatalf("harvested %d collections during the outage, want the 2 found before", len(rep.Collections))
+	}
+	cols, err := e.store.Collections(context.Background(), db.CollectionFilter{ActiveOnly: true})
+	if err != nil || len(cols) != 2 {
+		t.Errorf("active collections after the outage: %d, %v; want 2", len(cols), err)
+	}
+}

@@ -96,7 +96,7 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 	}
 	started := h.opts.Now()
 	s := newSession(h.client, nil)
-	disc, err := discover(ctx, s, root, input, "", nil, true)
+	disc, err := newSiteDiscovery(s, root, input, db.Site{}, nil, true).run(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +137,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 	var discErr error
 	s := newSession(h.client, known)
 	started := h.opts.Now()
+	unsure := map[string]bool{}
 	if p != nil {
 		s, disc, started = p.s, p.disc, p.started
 	} else {
@@ -144,7 +145,9 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 		for _, c := range stored {
 			keys[c.Key] = true
 		}
-		disc, discErr = discover(ctx, s, site.URL, site.InputURL, site.SourceURL, keys, site.Title == "")
+		sd := newSiteDiscovery(s, site.URL, site.InputURL, site, keys, site.Title == "")
+		disc, discErr = sd.run(ctx)
+		unsure = sd.unsure
 	}
 	siteRun := db.Run{SiteID: site.ID, StartedAt: started, Warnings: disc.Warnings}
 	cols := stored
@@ -154,6 +157,12 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 			siteRun.Warnings = append(siteRun.Warnings, "harvesting the collections found before")
 		}
 	} else {
+		// A protocol whose discovery failed this time keeps its collections.
+		for _, c := range stored {
+			if unsure[c.Protocol] {
+				disc.Collections = append(disc.Collections, db.CollectionSpec{Protocol: c.Protocol, Key: c.Key, SourceURL: c.SourceURL})
+			}
+		}
 		title := site.Title
 		if title == "" {
 			title = disc.SiteTitle

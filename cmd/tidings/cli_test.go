@@ -192,7 +192,7 @@ func TestFollowSiteWithNothingListsWhatWasTried(t *testing.T) {
 		t.Fatalf("follow of a site with nothing exited 0:\n%s", r.stdout)
 	}
 	for _, want := range []string{
-		"no ResourceSync Source Description was found; tried:",
+		"no change information (ResourceSync, SCP or ARC) was found; tried:",
 		site.URL + "/.well-known/resourcesync returned 404",
 		site.URL + "/robots.txt returned 404",
 	} {

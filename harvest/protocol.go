@@ -1,0 +1,243 @@
+package harvest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"tidings/db"
+	"tidings/rsync"
+)
+
+// protocol is one kind of change information a site may publish. A new
+// protocol is a parsing package (no I/O) plus one adapter file in this
+// package that implements protocol and registers itself in an init func.
+type protocol interface {
+	// name is stored as the collection's protocol.
+	name() string
+	// discover adds the protocol's collections on the site to d. Finding
+	// none is not an error. An error means the protocol's answer is unknown
+	// this time (a fetch failed), so its stored collections are kept.
+	discover(ctx context.Context, d *siteDiscovery) error
+	// harvest reads one collection into j.
+	harvest(ctx context.Context, j *job) error
+}
+
+var protocols = map[string]protocol{}
+
+func register(p protocol) { protocols[p.name()] = p }
+
+// protocolNames lists the registered protocols, ResourceSync first, so
+// discovery and reports keep a stable order.
+func protocolNames() []string {
+	names := make([]string, 0, len(protocols))
+	for n := range protocols {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if (names[i] == ProtocolResourceSync) != (names[j] == ProtocolResourceSync) {
+			return names[i] == ProtocolResourceSync
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
+// siteDiscovery is one discovery of a site's collections, shared by every
+// protocol: robots.txt, the page that was given and any document fetched
+// are fetched once and reused.
+type siteDiscovery struct {
+	s         *session
+	root      string  // https://example.org/
+	input     string  // the address given, or the site's root
+	site      db.Site // zero on a first follow
+	known     map[string]bool
+	wantTitle bool
+
+	d                    *Discovery
+	byKey                map[string]bool
+	unsure               map[string]bool // protocols whose discovery failed this time
+	refused              error           // the address policy refused a fetch
+	cache                map[string]cached
+	robots               []string
+	robotsOK, robotsDone bool
+}
+
+type cached struct {
+	resp *Response
+	err  error
+}
+
+func newSiteDiscovery(s *session, root, input string, site db.Site, known map[string]bool, wantTitle bool) *siteDiscovery {
+	return &siteDiscovery{
+		s: s, root: root, input: input, site: site, known: known, wantTitle: wantTitle,
+		d: &Discovery{}, byKey: map[string]bool{}, unsure: map[string]bool{}, cache: map[string]cached{},
+	}
+}
+
+// run asks every protocol, then says what was found.
+func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
+	for _, n := range protocolNames() {
+		if err := protocols[n].discover(ctx, d); err != nil {
+			// Already among what was tried; remembered so that this
+			// protocol's stored collections are kept.
+			d.unsure[n] = true
+		}
+		if d.refused != nil {
+			// Every other fetch would be refused the same way.
+			return d.d, d.refused
+		}
+	}
+	if len(d.d.Collections) == 0 {
+		return d.d, problemf("no change information (ResourceSync, SCP or ARC) was found; tried: %s", strings.Join(d.d.Tried, "; "))
+	}
+	return d.d, nil
+}
+
+func (d *siteDiscovery) triedf(format string, args ...any) {
+	d.d.Tried = append(d.d.Tried, fmt.Sprintf(format, args...))
+}
+
+func (d *siteDiscovery) warnf(format string, args ...any) {
+	d.d.Warnings = append(d.d.Warnings, fmt.Sprintf(format, args...))
+}
+
+// failed records a fetch that went wrong.
+func (d *siteDiscovery) failed(err error) {
+	var ae *AddressError
+	if errors.As(err, &ae) && d.refused == nil {
+		d.refused = err
+	}
+	d.triedf("%s", err.Error())
+}
+
+// add records a collection, once per protocol and key.
+func (d *siteDiscovery) add(spec db.CollectionSpec) {
+	k := spec.Protocol + " " + spec.Key
+	if d.byKey[k] {
+		return
+	}
+	if len(d.d.Collections) >= maxCollections {
+		d.warnf("the site declares more than %d collections; the rest are ignored", maxCollections)
+		return
+	}
+	d.byKey[k] = true
+	d.d.Collections = append(d.d.Collections, spec)
+}
+
+// isKnown reports whether a collection is already stored, so its title is
+// not fetched again.
+func (d *siteDiscovery) isKnown(key string) bool { return d.known[key] }
+
+// get fetches a URL once per discovery, unconditionally.
+func (d *siteDiscovery) get(ctx context.Context, u string) (*Response, error) {
+	if c, ok := d.cache[u]; ok {
+		return c.resp, c.err
+	}
+	d.s.documents++
+	resp, err := d.s.c.Get(ctx, u, Conditional{})
+	d.cache[u] = cached{resp, err}
+	return resp, err
+}
+
+// robotsSitemaps returns the Sitemap lines of robots.txt, fetched once; a
+// missing robots.txt is noted among what was tried.
+func (d *siteDiscovery) robotsSitemaps(ctx context.Context) []string {
+	if d.robotsDone {
+		return d.robots
+	}
+	d.robotsDone = true
+	resp, err := d.get(ctx, d.root+"robots.txt")
+	if err != nil {
+		d.failed(err)
+		return nil
+	}
+	d.robots = rsync.RobotsSitemaps(bytes.NewReader(resp.Body), resp.URL)
+	if len(d.robots) == 0 {
+		d.triedf("robots.txt lists no sitemaps")
+	}
+	return d.robots
+}
+
+// page returns the page that was given (the site's root when none was).
+func (d *siteDiscovery) page(ctx context.Context) (*Response, error) {
+	return d.get(ctx, d.input)
+}
+
+// htmlTitle returns the <title> of the HTML page at u, or "".
+func (d *siteDiscovery) htmlTitle(ctx context.Context, u string) string {
+	resp, err := d.get(ctx, u)
+	if err != nil {
+		d.warnf("%s", err.Error())
+		return ""
+	}
+	if !strings.Contains(strings.ToLower(resp.ContentType), "html") {
+		return ""
+	}
+	_, t := rsync.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
+	return t
+}
+
+// job is one collection's harvest: what the protocol adapter needs, and
+// what it produces to be stored in one transaction.
+type job struct {
+	h      *Harvester
+	s      *session
+	site   db.Site
+	col    db.Collection
+	first  bool      // no harvest of this collection has succeeded yet
+	cutoff time.Time // on a first harvest, older changes are history
+	now    time.Time
+	warn   warnings
+
+	changes   []db.Change
+	seen      map[changeKey]bool
+	lastmod   int
+	newest    time.Time
+	pages     []db.Page
+	gone      []string
+	processed []string
+	state     *string
+	// keepWatermark: the adapter manages the watermark itself (or has
+	// none); the harvester then leaves the stored one alone.
+	keepWatermark bool
+}
+
+type changeKey struct {
+	url, kind string
+	at        time.Time
+}
+
+// record adds a change once per (URL, kind, time) within the run; the
+// store's uniqueness key catches repeats across runs.
+func (j *job) record(c db.Change) {
+	c.CollectionID = j.col.ID
+	c.Datetime = c.Datetime.UTC()
+	k := changeKey{c.URL, c.Kind, c.Datetime}
+	if j.seen[k] {
+		return
+	}
+	j.seen[k] = true
+	if c.FromLastmod {
+		j.lastmod++
+	}
+	if c.Datetime.After(j.newest) {
+		j.newest = c.Datetime
+	}
+	c.History = j.first && c.Datetime.Before(j.cutoff)
+	j.changes = append(j.changes, c)
+}
+
+// pagesKnown loads the collection's known pages (for page-list protocols).
+func (j *job) pagesKnown(ctx context.Context) (map[string]db.Page, error) {
+	return j.h.store.Pages(ctx, j.col.ID)
+}
+
+// processedDocs loads the documents (deltas) already processed.
+func (j *job) processedDocs(ctx context.Context) (map[string]bool, error) {
+	return j.h.store.Processed(ctx, j.col.ID)
+}

@@ -1,0 +1,116 @@
+package harvest
+
+import (
+	"context"
+
+	"tidings/db"
+	"tidings/rsync"
+)
+
+// maxChildLists bounds the change lists read from one change list index.
+const maxChildLists = 1000
+
+// harvest runs IFCC-0001 steps 2–4 for one collection: the capability
+// list, its change list or change list index, and every change dated after
+// the last processing time.
+func (resourceSync) harvest(ctx context.Context, j *job) error {
+	capList, err := j.s.doc(ctx, "capability list", j.col.SourceURL)
+	if err != nil {
+		return err
+	}
+	if capList == nil {
+		return problemf("capability list %s was not modified but nothing was remembered of it", j.col.SourceURL)
+	}
+	if capList.Capability != rsync.CapCapabilityList {
+		return problemf("%s was expected to be a capability list but declares capability %q", j.col.SourceURL, capList.Capability)
+	}
+	var lists []string
+	for _, e := range capList.Entries {
+		if e.Capability == rsync.CapChangeList {
+			lists = append(lists, e.Loc)
+		}
+	}
+	switch len(lists) {
+	case 0:
+		return problemf("capability list %s names no change list, so no changes can be determined", j.col.SourceURL)
+	case 1:
+	default:
+		j.warn.add("capability list %s names %d change lists; only the first is read", j.col.SourceURL, len(lists))
+	}
+	doc, err := j.s.doc(ctx, "change list", lists[0])
+	if err != nil || doc == nil {
+		return err
+	}
+	if !doc.IsIndex() {
+		rsAddEntries(j, doc)
+		return nil
+	}
+	return rsCollectIndex(ctx, j, doc)
+}
+
+// rsCollectIndex reads the change lists of a change list index, skipping
+// those that end strictly before the last processing time.
+func rsCollectIndex(ctx context.Context, j *job, index *rsync.Document) error {
+	wm := j.col.LastProcessedAt
+	read := 0
+	for _, e := range index.Entries {
+		if wm != nil && e.Until != nil && e.Until.Before(*wm) {
+			continue
+		}
+		if read >= maxChildLists {
+			j.warn.add("change list index %s lists more than %d change lists; the rest were not read", index.URL, maxChildLists)
+			break
+		}
+		read++
+		doc, err := j.s.doc(ctx, "change list", e.Loc)
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			continue
+		}
+		if doc.IsIndex() {
+			j.warn.add("change list index %s points to another index, %s, which was not read", index.URL, e.Loc)
+			continue
+		}
+		rsAddEntries(j, doc)
+	}
+	return nil
+}
+
+func rsAddEntries(j *job, doc *rsync.Document) {
+	for _, w := range doc.Warnings {
+		j.warn.add("%s", w)
+	}
+	for i := range doc.Entries {
+		rsAdd(j, doc, &doc.Entries[i])
+	}
+}
+
+func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
+	if e.BadDate != "" {
+		// The parser has already warned about it.
+		return
+	}
+	switch e.Change {
+	case rsync.ChangeCreated, rsync.ChangeUpdated, rsync.ChangeDeleted:
+	case "":
+		j.warn.add("skipped %s in %s: no rs:md change attribute", e.Loc, doc.URL)
+		return
+	default:
+		j.warn.add("skipped %s in %s: unknown change %q", e.Loc, doc.URL, e.Change)
+		return
+	}
+	at, fromLastmod := e.Datetime, false
+	if at == nil && e.Lastmod != nil && !j.h.opts.StrictDatetime {
+		at, fromLastmod = e.Lastmod, true
+	}
+	if at == nil {
+		j.warn.add("ignored %s in %s: no datetime", e.Loc, doc.URL)
+		return
+	}
+	if wm := j.col.LastProcessedAt; wm != nil && !at.After(*wm) {
+		return
+	}
+	j.record(db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: doc.URL, FromLastmod: fromLastmod})
+}
