@@ -31,10 +31,10 @@ func newSession(c *Client, known map[string]db.FetchState) *session {
 	return &session{c: c, known: known}
 }
 
-// doc fetches and parses a ResourceSync document. On a 304 it returns the
-// document remembered from the previous fetch, or nil when nothing was
-// remembered: a change list that has not changed holds nothing new.
-func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, error) {
+// fetch gets url, conditionally when an earlier fetch left validators. On
+// a 304 it returns a NotModified response and the memo stored with the
+// earlier fetch. Errors are phrased for people, naming the role.
+func (s *session) fetch(ctx context.Context, role, url string) (*Response, string, error) {
 	prev, havePrev := s.known[url]
 	var cond Conditional
 	if havePrev {
@@ -43,39 +43,61 @@ func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, e
 	s.documents++
 	resp, err := s.c.Get(ctx, url, cond)
 	if err != nil {
-		return nil, roleError(role, err)
+		return nil, "", roleError(role, err)
 	}
 	if resp.NotModified {
 		s.notModified++
-		if prev.Memo == "" {
+		return resp, prev.Memo, nil
+	}
+	return resp, "", nil
+}
+
+// keep records a response's validators, with a memo of what it said, to be
+// stored with the step's results; the next fetch of the URL is then
+// conditional.
+func (s *session) keep(url string, resp *Response, memo string) {
+	if resp.ETag == "" && resp.LastModified == "" {
+		return
+	}
+	s.states = append(s.states, db.FetchState{URL: url, ETag: resp.ETag, LastModified: resp.LastModified, Memo: memo, FetchedAt: time.Now()})
+}
+
+// forget drops what is known of url, so the next fetch is unconditional
+// (a memo that cannot be read must not wedge a collection).
+func (s *session) forget(url string) { delete(s.known, url) }
+
+// doc fetches and parses a ResourceSync document. On a 304 it returns the
+// document remembered from the previous fetch, or nil when nothing was
+// remembered: a change list that has not changed holds nothing new.
+func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, error) {
+	resp, memo, err := s.fetch(ctx, role, url)
+	if err != nil {
+		return nil, err
+	}
+	if resp.NotModified {
+		if memo == "" {
 			return nil, nil
 		}
 		var d rsync.Document
-		if err := json.Unmarshal([]byte(prev.Memo), &d); err == nil {
+		if err := json.Unmarshal([]byte(memo), &d); err == nil {
 			return &d, nil
 		}
-		// An unreadable memo must not wedge the collection: fetch again.
-		delete(s.known, url)
-		s.documents--
-		s.notModified--
+		s.forget(url)
 		return s.doc(ctx, role, url)
 	}
 	d, err := rsync.Parse(bytes.NewReader(resp.Body), url)
 	if err != nil {
 		return nil, roleError(role, err)
 	}
-	st := db.FetchState{URL: url, ETag: resp.ETag, LastModified: resp.LastModified, FetchedAt: time.Now()}
 	// Change lists are not remembered: unchanged, they add nothing, and they
 	// are the big documents.
+	memo = ""
 	if d.IsIndex() || d.Capability != rsync.CapChangeList {
-		memo, err := json.Marshal(d)
-		if err == nil {
-			st.Memo = string(memo)
+		if b, err := json.Marshal(d); err == nil {
+			memo = string(b)
 		}
 	}
-	if st.ETag != "" || st.LastModified != "" {
-		s.states = append(s.states, st)
-	}
+	s.keep(url, resp, memo)
 	return d, nil
 }
 
