@@ -42,6 +42,8 @@ Commands:
   user delete NAME      delete an account and its follows
   opml export --user NAME
                         print the OPML of everything a user follows
+  backup FILE           write a consistent copy of the database, also while serve runs
+  restore FILE          replace the database with a backup (refused while serve runs)
   version               print the version
 
 Run "tidings <command> --help" for a command's flags.
@@ -69,6 +71,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdUser(ctx, rest, getenv, stdin, stdout, stderr)
 	case "opml":
 		return cmdOPML(ctx, rest, getenv, stdout, stderr)
+	case "backup":
+		return cmdBackup(ctx, rest, getenv, stdout, stderr)
+	case "restore":
+		return cmdRestore(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", Version, Commit)
 		return nil
