@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 
 	"tidings/db"
 	"tidings/harvest"
@@ -18,6 +19,22 @@ var (
 	Version = "dev"
 	Commit  = "unknown"
 )
+
+// commit is the commit set at build time, else the one the Go toolchain
+// stamped into the binary (go build with VCS stamping).
+func commit() string {
+	if Commit != "unknown" {
+		return Commit
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" {
+				return s.Value
+			}
+		}
+	}
+	return Commit
+}
 
 // usageError is a mistake in how tidings was called (exit code 2).
 type usageError struct{ msg string }
@@ -76,7 +93,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "restore":
 		return cmdRestore(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", Version, Commit)
+		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", Version, commit())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
