@@ -155,3 +155,12 @@ func queryAll[T any](ctx context.Context, d *DB, what, query string, scan func(s
 	}
 	return out, nil
 }
+
+// Ping checks that the database answers a query.
+func (d *DB) Ping(ctx context.Context) error {
+	var one int
+	if err := d.r.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		return fmt.Errorf("db: not answering: %w", err)
+	}
+	return nil
+}

@@ -29,6 +29,7 @@ func (s *Server) routes() {
 	e.GET("/sites/:file", s.siteFeed)
 	e.GET("/u/:file", s.userFeed)
 	e.GET("/static/style.css", s.stylesheet)
+	e.GET("/healthz", s.health)
 
 	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup: "form:csrf", CookieName: "tidings_csrf", CookiePath: s.cookiePath(),

@@ -33,6 +33,10 @@ type Options struct {
 	// HarvestNowEvery is how often one site may be harvested on request;
 	// 0 = DefaultHarvestNowEvery.
 	HarvestNowEvery time.Duration
+	// SchedulerHeartbeat, when the scheduler runs, returns when it last
+	// ticked; /healthz fails when that is older than SchedulerStale.
+	SchedulerHeartbeat func() time.Time
+	SchedulerStale     time.Duration
 }
 
 // Harvester is what the web UI needs of harvest.Harvester.
@@ -86,6 +90,9 @@ func New(store *db.DB, o Options) (*Server, error) {
 	}
 	if o.HarvestNowEvery <= 0 {
 		o.HarvestNowEvery = DefaultHarvestNowEvery
+	}
+	if o.SchedulerStale <= 0 {
+		o.SchedulerStale = 10 * time.Minute
 	}
 	base, err := url.Parse(o.BaseURL)
 	if err != nil {
