@@ -125,6 +125,8 @@ func currentUser(c echo.Context) *db.User {
 func (s *Server) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if currentUser(c) == nil {
+			// Relative to the base URL: the prefix, if any, is added back by
+			// safeNext.
 			next := c.Request().URL.RequestURI()
 			return c.Redirect(http.StatusSeeOther, s.abs("signin")+"?next="+url.QueryEscape(next))
 		}
@@ -141,10 +143,15 @@ func (s *Server) requireAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	})
 }
 
-// safeNext keeps a post-sign-in redirect on this site.
+// safeNext keeps a post-sign-in redirect on this site: next is a path
+// relative to the base URL, which may carry a prefix.
 func (s *Server) safeNext(next string) string {
 	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\t\r\n") {
 		return s.abs("")
 	}
-	return next
+	root := s.base.String()
+	if !strings.HasSuffix(root, "/") {
+		root += "/"
+	}
+	return root + strings.TrimPrefix(next, "/")
 }

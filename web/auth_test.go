@@ -538,14 +538,14 @@ func TestSignIn(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), `name="next" value="/add"`) {
 		t.Errorf("the sign-in form does not carry next:\n%s", rec.Body)
 	}
-	if got := location(t, c.post("/signin", url.Values{"name": {"Ann"}, "password": {goodPassword}, "next": {"/add"}})); got != "/add" {
-		t.Errorf("after sign-in, redirected to %q, want /add", got)
+	if got := location(t, c.post("/signin", url.Values{"name": {"Ann"}, "password": {goodPassword}, "next": {"/add"}})); got != testBase+"add" {
+		t.Errorf("after sign-in, redirected to %q, want %sadd", got, testBase)
 	}
 	if rec := c.get("/add"); rec.Code != http.StatusOK {
 		t.Errorf("GET /add signed in: %d", rec.Code)
 	}
-	if got := location(t, c.get("/signin?next=%2Fopml")); got != "/opml" {
-		t.Errorf("GET /signin signed in: redirected to %q, want /opml", got)
+	if got := location(t, c.get("/signin?next=%2Fopml")); got != testBase+"opml" {
+		t.Errorf("GET /signin signed in: redirected to %q, want %sopml", got, testBase)
 	}
 
 	offsite := []string{

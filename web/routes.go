@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -17,6 +18,7 @@ func (s *Server) routes() {
 	// X-Forwarded-For here would let anyone dodge the rate limits.
 	e.IPExtractor = echo.ExtractIPDirect()
 	e.HTTPErrorHandler = s.errorHandler
+	e.Pre(s.stripBasePath)
 	e.Use(middleware.Recover())
 	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
 		ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
@@ -90,4 +92,20 @@ func (s *Server) routes() {
 
 func (s *Server) csrfError(err error, c echo.Context) error {
 	return echo.NewHTTPError(http.StatusForbidden, "This form has expired or did not come from tidings. Go back, reload the page and try again.")
+}
+
+// stripBasePath lets tidings answer behind a proxy that passes a path
+// prefix through (--base-url https://example.org/tidings/ with nginx's
+// proxy_pass without a URI): /tidings/feeds/1.atom is routed as
+// /feeds/1.atom. A proxy that strips the prefix works as well.
+func (s *Server) stripBasePath(next echo.HandlerFunc) echo.HandlerFunc {
+	prefix := strings.TrimSuffix(s.base.Path, "/")
+	return func(c echo.Context) error {
+		r := c.Request()
+		if prefix != "" && (r.URL.Path == prefix || strings.HasPrefix(r.URL.Path, prefix+"/")) {
+			r.URL.Path = "/" + strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, prefix), "/")
+			r.URL.RawPath = ""
+		}
+		return next(c)
+	}
 }
