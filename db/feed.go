@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Scope selects the changes of one collection, of one site, or of every
@@ -34,47 +35,133 @@ type Digest struct {
 	Changes         []Change
 }
 
+// Before bounds a page of a feed, newest first: only rows dated before At,
+// or dated At with an id below ID, come in. The zero Before bounds nothing.
+type Before struct {
+	At time.Time
+	ID int64
+}
+
+// cond is the SQL condition of b over a time column and an id column.
+func (b Before) cond(timeCol, idCol string) (string, []any) {
+	if b.At.IsZero() {
+		return "1 = 1", nil
+	}
+	at := fmtTime(b.At)
+	return "(" + timeCol + " < ? OR (" + timeCol + " = ? AND " + idCol + " < ?))", []any{at, at, b.ID}
+}
+
 // Digests returns the newest runs in scope that found changes, newest
 // first, each with its changes.
 func (d *DB) Digests(ctx context.Context, scope Scope, limit int) ([]Digest, error) {
+	return d.DigestsBefore(ctx, scope, Before{}, limit)
+}
+
+// DigestsBefore is Digests for the page of a feed that ends before b.
+func (d *DB) DigestsBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Digest, error) {
 	where, arg := scope.where("r")
-	rows, err := d.r.QueryContext(ctx, `
+	page, args := b.cond("r.finished_at", "r.id")
+	out, err := queryAll(ctx, d, "load digests", `
 SELECT r.id, r.site_id, r.collection_id, r.started_at, r.finished_at, r.changes, c.title, c.key
 FROM runs r JOIN collections c ON c.id = r.collection_id
-WHERE `+where+` AND r.changes > 0
-ORDER BY r.finished_at DESC, r.id DESC LIMIT ?`, arg, limit)
-	if err != nil {
-		return nil, fmt.Errorf("db: load digests: %w", err)
+WHERE `+where+` AND r.changes > 0 AND `+page+`
+ORDER BY r.finished_at DESC, r.id DESC LIMIT ?`, scanDigest, append(append([]any{arg}, args...), limit)...)
+	if err != nil || len(out) == 0 {
+		return out, err
 	}
-	var out []Digest
-	for rows.Next() {
-		var g Digest
-		r := &g.Run
-		if err := rows.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Changes, &g.CollectionTitle, &g.CollectionKey); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("db: load digests: %w", err)
-		}
-		out = append(out, g)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("db: load digests: %w", err)
-	}
+	ids := make([]any, len(out))
+	byRun := make(map[int64]*Digest, len(out))
 	for i := range out {
-		cs, err := d.changesWhere(ctx, "ch.run_id = ? ORDER BY ch.datetime DESC, ch.url", 0, out[i].Run.ID)
-		if err != nil {
-			return nil, err
-		}
-		out[i].Changes = cs
+		ids[i] = out[i].Run.ID
+		byRun[out[i].Run.ID] = &out[i]
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
+	cs, err := d.changesWhere(ctx, "ch.run_id IN ("+marks+") ORDER BY ch.datetime DESC, ch.url", 0, ids...)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		g := byRun[c.RunID]
+		g.Changes = append(g.Changes, c)
 	}
 	return out, nil
+}
+
+func scanDigest(row scanner) (Digest, error) {
+	var g Digest
+	r := &g.Run
+	err := row.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Changes, &g.CollectionTitle, &g.CollectionKey)
+	return g, err
 }
 
 // FeedChanges returns the newest changes in scope that are in the feed
 // (history stored as already seen is left out), newest first.
 func (d *DB) FeedChanges(ctx context.Context, scope Scope, limit int) ([]Change, error) {
+	return d.FeedChangesBefore(ctx, scope, Before{}, limit)
+}
+
+// FeedChangesBefore is FeedChanges for the page of a feed that ends before
+// b, by change datetime.
+func (d *DB) FeedChangesBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Change, error) {
 	where, arg := scope.where("ch")
-	return d.changesWhere(ctx, where+" AND ch.run_id IS NOT NULL ORDER BY ch.datetime DESC, ch.id DESC LIMIT ?", limit, arg)
+	page, args := b.cond("ch.datetime", "ch.id")
+	return d.changesWhere(ctx, where+" AND ch.run_id IS NOT NULL AND "+page+" ORDER BY ch.datetime DESC, ch.id DESC LIMIT ?",
+		limit, append([]any{arg}, args...)...)
+}
+
+// FeedStamp tells whether what the feeds of a scope show may have changed.
+type FeedStamp struct {
+	// Version changes whenever a harvest of a site in scope is stored, and
+	// when a user's follows change; what it says is opaque.
+	Version string
+	// NextHarvest is the soonest next harvest of a site in scope; nil when
+	// none is scheduled.
+	NextHarvest *time.Time
+	// LastAdded is when the newest harvest that put changes into the
+	// scope's feeds finished; nil before any did.
+	LastAdded *time.Time
+}
+
+// Stamp returns the scope's FeedStamp in one small query, so that an
+// unchanged feed can be answered without loading it.
+func (d *DB) Stamp(ctx context.Context, scope Scope) (FeedStamp, error) {
+	sites, arg := "SELECT site_id FROM collections WHERE id = ?", scope.CollectionID
+	switch {
+	case scope.UserID != 0:
+		sites, arg = "SELECT site_id FROM follows WHERE user_id = ?", scope.UserID
+	case scope.SiteID != 0:
+		sites, arg = "SELECT ?", scope.SiteID
+	}
+	where, warg := scope.where("r")
+	var maxRun sql.NullInt64
+	var list sql.NullString
+	var next, added nullTime
+	err := d.r.QueryRowContext(ctx, `
+SELECT (SELECT max(id) FROM runs WHERE site_id IN (`+sites+`)),
+	(SELECT group_concat(id) FROM (SELECT id FROM sites WHERE id IN (`+sites+`) ORDER BY id)),
+	(SELECT min(next_harvest_at) FROM sites WHERE id IN (`+sites+`)),
+	(SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.changes > 0)`,
+		arg, arg, arg, warg).Scan(&maxRun, &list, &next, &added)
+	if err != nil {
+		return FeedStamp{}, fmt.Errorf("db: load feed stamp: %w", err)
+	}
+	return FeedStamp{
+		Version:     fmt.Sprintf("%d/%s", maxRun.Int64, list.String),
+		NextHarvest: next.t,
+		LastAdded:   added.t,
+	}, nil
+}
+
+// FollowerFeedTokens returns the feed tokens of the users who follow a
+// site: the addresses of their aggregate feeds.
+func (d *DB) FollowerFeedTokens(ctx context.Context, siteID int64) ([]string, error) {
+	return queryAll(ctx, d, fmt.Sprintf("load followers of site %d", siteID), `
+SELECT u.feed_token FROM users u JOIN follows f ON f.user_id = u.id WHERE f.site_id = ? ORDER BY u.id`,
+		func(row scanner) (string, error) {
+			var s string
+			err := row.Scan(&s)
+			return s, err
+		}, siteID)
 }
 
 const changeCols = `ch.id, ch.collection_id, ch.url, ch.kind, ch.datetime, ch.run_id, ch.source, ch.title, ch.summary,

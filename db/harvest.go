@@ -108,6 +108,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET changes = ?, backfilled = ? WHERE id = ?`, run.Changes, run.Backfilled, id); err != nil {
 			return err
 		}
+		if err := recordOutage(ctx, tx, run); err != nil {
+			return err
+		}
 		if err := saveFetchStates(ctx, tx, run.SiteID, h.FetchStates); err != nil {
 			return err
 		}

@@ -149,6 +149,25 @@ CREATE TABLE processed (
 	PRIMARY KEY (collection_id, url)
 ) WITHOUT ROWID;
 `,
+	`
+CREATE TABLE outages (
+	id             INTEGER PRIMARY KEY,
+	collection_id  INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+	started_at     TEXT NOT NULL,
+	last_failed_at TEXT NOT NULL,
+	ended_at       TEXT,
+	failures       INTEGER NOT NULL DEFAULT 1,
+	error          TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX outages_collection ON outages (collection_id, started_at);
+CREATE UNIQUE INDEX outages_open ON outages (collection_id) WHERE ended_at IS NULL;
+INSERT INTO outages (collection_id, started_at, last_failed_at, failures, error)
+SELECT c.id, min(r.finished_at), max(r.finished_at), count(*), c.last_error
+FROM collections c JOIN runs r ON r.collection_id = c.id AND r.error <> ''
+	AND r.finished_at > COALESCE((SELECT max(ok.finished_at) FROM runs ok WHERE ok.collection_id = c.id AND ok.error = ''), '')
+WHERE c.last_error <> ''
+GROUP BY c.id;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

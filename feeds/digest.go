@@ -15,6 +15,7 @@ type DigestItem struct {
 	Kind     string // created, updated or deleted
 	Datetime time.Time
 	Title    string
+	Language string // the page's BCP 47 tag, when known
 }
 
 // DigestHTML renders the content of a digest entry: an HTML list, newest
@@ -47,7 +48,11 @@ func writeDigestItem(b *strings.Builder, it DigestItem) {
 	if text == "" {
 		text = strings.TrimSpace(cleanText(it.URL))
 	}
-	b.WriteString("<li>")
+	b.WriteString("<li")
+	if lang := cleanLanguage(it.Language); lang != "" {
+		fmt.Fprintf(b, ` lang="%s"`, lang)
+	}
+	b.WriteString(">")
 	if href := safeURL(it.URL); href != "" {
 		fmt.Fprintf(b, `<a href="%s">%s</a>`, html.EscapeString(href), html.EscapeString(text))
 	} else {
@@ -60,6 +65,20 @@ func writeDigestItem(b *strings.Builder, it DigestItem) {
 			t.Format(time.RFC3339), t.Format("2006-01-02 15:04 UTC"))
 	}
 	b.WriteString(")</li>")
+}
+
+// PageHTML renders the content of a per-page entry: the page as
+// DigestHTML lists it, then its summary as an escaped paragraph.
+func PageHTML(it DigestItem, summary string) string {
+	out := DigestHTML([]DigestItem{it})
+	if s := strings.TrimSpace(cleanText(summary)); s != "" {
+		out += "<p"
+		if lang := cleanLanguage(it.Language); lang != "" {
+			out += ` lang="` + lang + `"`
+		}
+		out += ">" + html.EscapeString(s) + "</p>"
+	}
+	return out
 }
 
 // kindWord is the past participle shown for a change kind; kinds other
@@ -100,4 +119,15 @@ func DigestTitle(collection string, items []DigestItem) string {
 		title += " on " + name
 	}
 	return title
+}
+
+// PageTitle is the title of a per-page entry, such as "Updated: About me",
+// naming the page by its title, else its URL.
+func PageTitle(kind, title, url string) string {
+	name := strings.TrimSpace(cleanText(title))
+	if name == "" {
+		name = strings.TrimSpace(cleanText(url))
+	}
+	word := kindWord(kind)
+	return strings.ToUpper(word[:1]) + word[1:] + ": " + name
 }

@@ -502,7 +502,7 @@ func TestUnknownFeedsAre404(t *testing.T) {
 	}
 	for _, p := range []string{
 		"/feeds/99.atom", "/sites/99.atom", "/feeds/abc.atom", "/sites/abc.atom",
-		"/feeds/0.atom", "/feeds/-1.atom", "/feeds/1", "/feeds/1.rss", "/feeds/.atom", "/nowhere",
+		"/feeds/0.atom", "/feeds/-1.atom", "/feeds/1", "/feeds/1.xml", "/feeds/1.rss2", "/feeds/.atom", "/feeds/.json", "/nowhere",
 	} {
 		rec := serve(t, h, p)
 		if rec.Code != http.StatusNotFound {

@@ -27,9 +27,10 @@ func (s *Server) routes() {
 	}))
 
 	// Feeds are public: readers cannot sign in.
-	e.GET("/feeds/:file", s.collectionFeed)
-	e.GET("/sites/:file", s.siteFeed)
-	e.GET("/u/:file", s.userFeed)
+	feed := []string{http.MethodGet, http.MethodHead}
+	e.Match(feed, "/feeds/:file", s.collectionFeed)
+	e.Match(feed, "/sites/:file", s.siteFeed)
+	e.Match(feed, "/u/:file", s.userFeed)
 	e.GET("/static/style.css", s.stylesheet)
 	e.GET("/healthz", s.health)
 

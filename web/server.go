@@ -22,7 +22,7 @@ import (
 // Options configure a Server.
 type Options struct {
 	BaseURL      string // public URL of this tidings, ending in "/"
-	FeedEntries  int    // entries per feed; 0 = DefaultFeedEntries
+	FeedEntries  int    // entries per feed page; 0 = DefaultFeedEntries
 	Registration string // open, invite (the default) or closed
 	Logger       *slog.Logger
 	// Harvester discovers and harvests sites added through the UI.
@@ -37,6 +37,11 @@ type Options struct {
 	// ticked; /healthz fails when that is older than SchedulerStale.
 	SchedulerHeartbeat func() time.Time
 	SchedulerStale     time.Duration
+	// HubURL, when set, is the WebSub hub every feed names (rel="hub").
+	HubURL string
+	// FailingAfter is how long a collection's harvests fail before its
+	// feeds say so; 0 = DefaultFailingAfter.
+	FailingAfter time.Duration
 }
 
 // Harvester is what the web UI needs of harvest.Harvester.
@@ -72,12 +77,16 @@ type Server struct {
 	jobs  *jobs
 	// harvestNow remembers when each site was last harvested on request.
 	harvestNow *limiter
+	feedCache  *feedCache
 }
 
 // New builds the server and its routes.
 func New(store *db.DB, o Options) (*Server, error) {
 	if o.FeedEntries <= 0 {
 		o.FeedEntries = DefaultFeedEntries
+	}
+	if o.FailingAfter <= 0 {
+		o.FailingAfter = DefaultFailingAfter
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -103,6 +112,7 @@ func New(store *db.DB, o Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{store: store, opts: o, base: base, pages: pages, echo: echo.New(), harvestNow: newLimiter(o.HarvestNowEvery)}
+	s.feedCache = newFeedCache(defaultFeedCacheBytes)
 	s.jobs = newJobs(s)
 	s.routes()
 	return s, nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -12,45 +11,43 @@ import (
 	"tidings/feeds"
 )
 
-// UserFeedPath is a user's aggregate feed, relative to the base URL; the
-// token is its only protection.
-func UserFeedPath(token string) string { return "u/" + token + ".atom" }
+// UserFeedPath is a user's aggregate Atom feed, relative to the base URL;
+// the token is its only protection. The same path ending in .rss or .json
+// is the feed in those formats.
+func UserFeedPath(token string) string { return userFeedBase(token) + ".atom" }
+
+func userFeedBase(token string) string { return "u/" + token }
 
 // userFeed serves everything a user follows. An unknown or replaced token
 // is a 404, the same as a feed that never existed.
 func (s *Server) userFeed(c echo.Context) error {
-	token, ok := strings.CutSuffix(c.Param("file"), ".atom")
-	if !ok || token == "" {
-		return echo.NewHTTPError(http.StatusNotFound, "No such feed.")
+	token, format, err := feedFile(c)
+	if err != nil {
+		return err
 	}
 	ctx := c.Request().Context()
 	u, err := s.store.UserByFeedToken(ctx, token)
 	if errors.Is(err, db.ErrNotFound) {
-		return echo.NewHTTPError(http.StatusNotFound, "No such feed.")
+		return errNoFeed
 	}
 	if err != nil {
-		return err
-	}
-	list, err := s.store.Collections(ctx, db.CollectionFilter{})
-	if err != nil {
-		return err
-	}
-	cols := map[int64]db.Collection{}
-	for _, col := range list {
-		cols[col.ID] = col
-	}
-	f := &feeds.Feed{
-		ID:           s.tag(u.CreatedAt, fmt.Sprintf("user/%d", u.ID)),
-		Title:        "Everything " + u.Name + " follows",
-		Updated:      u.CreatedAt,
-		SelfURL:      s.abs(UserFeedPath(token)),
-		AlternateURL: s.abs(""),
-	}
-	if err := s.fillEntries(c, f, db.Scope{UserID: u.ID}, cols); err != nil {
 		return err
 	}
 	c.Response().Header().Set("X-Robots-Tag", "noindex")
-	return writeFeed(c, f)
+	return s.serveFeed(c, &feedSpec{
+		scope:  db.Scope{UserID: u.ID},
+		path:   userFeedBase(token),
+		format: format,
+		meta: feeds.Feed{
+			ID:           s.tag(u.CreatedAt, fmt.Sprintf("user/%d", u.ID)),
+			Title:        "Everything " + u.Name + " follows",
+			AlternateURL: s.abs(""),
+		},
+		created: u.CreatedAt,
+		collections: func() (map[int64]db.Collection, error) {
+			return s.collectionMap(c, db.CollectionFilter{})
+		},
+	})
 }
 
 func (s *Server) feedTokenRegenerate(c echo.Context) error {

@@ -5,13 +5,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
 	"time"
 
 	"tidings/harvest"
+	"tidings/web"
 )
+
+// maxFeedEntries bounds --feed-entries: a document of more entries is
+// slow for readers to fetch and for tidings to render.
+const maxFeedEntries = 1000
 
 // Config is every setting, built once from flags and the environment
 // (flag > TIDINGS_* variable > default) and passed down.
@@ -24,6 +30,11 @@ type Config struct {
 	InitialWindow  time.Duration
 	Interval       time.Duration
 	MaxBody        int64
+
+	// Feeds, set by serve's flags (see feedFlags).
+	FeedEntries  int
+	FailingAfter time.Duration
+	WebSubHub    string
 }
 
 // globalFlags registers the settings every subcommand shares.
@@ -36,6 +47,32 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.InitialWindow, "initial-window", harvest.DefaultInitialWindow, "on a collection's first harvest, changes older than this are stored as already seen")
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
 	fs.Int64Var(&c.MaxBody, "max-body", harvest.DefaultMaxBody, "largest document accepted, in bytes after decompression")
+}
+
+// feedFlags registers the settings of the feeds serve answers.
+func feedFlags(fs *flag.FlagSet, c *Config) {
+	fs.IntVar(&c.FeedEntries, "feed-entries", web.DefaultFeedEntries, "entries per feed document; older ones are on pages linked from it")
+	fs.DurationVar(&c.FailingAfter, "failing-after", web.DefaultFailingAfter, "how long a collection's harvests fail before its feed gains an entry saying so")
+	fs.StringVar(&c.WebSubHub, "websub-hub", "", "URL of a WebSub hub: feeds name it, and it is pinged after each harvest that adds entries")
+}
+
+// clientOptions are the settings of the one outbound HTTP client.
+func (c *Config) clientOptions() harvest.ClientOptions {
+	return harvest.ClientOptions{
+		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", Version, c.BaseURL),
+		MaxBody:      c.MaxBody,
+		AllowPrivate: c.AllowPrivate,
+	}
+}
+
+// harvestOptions are the settings of the harvester.
+func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
+	return harvest.Options{
+		StrictDatetime: c.StrictDatetime,
+		InitialWindow:  c.InitialWindow,
+		Interval:       c.Interval,
+		Logger:         log,
+	}
 }
 
 // envName maps a flag name to its environment variable:
@@ -116,6 +153,23 @@ func (c *Config) validate() error {
 	}
 	if c.InitialWindow < 0 || c.Interval <= 0 || c.MaxBody <= 0 {
 		return errors.New("--initial-window, --interval and --max-body must be positive")
+	}
+	return nil
+}
+
+// validateFeeds checks the settings feedFlags registers.
+func (c *Config) validateFeeds() error {
+	if c.FeedEntries < 1 || c.FeedEntries > maxFeedEntries {
+		return fmt.Errorf("--feed-entries must be between 1 and %d, not %d", maxFeedEntries, c.FeedEntries)
+	}
+	if c.FailingAfter <= 0 {
+		return fmt.Errorf("--failing-after must be positive, not %s", c.FailingAfter)
+	}
+	if c.WebSubHub != "" {
+		u, err := url.Parse(c.WebSubHub)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--websub-hub %q is not an http or https URL", c.WebSubHub)
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"sync"
 	"time"
 
 	"tidings/harvest"
@@ -19,6 +20,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	var cfg Config
 	fs := newFlagSet("serve", stderr)
 	globalFlags(fs, &cfg)
+	feedFlags(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
 	registration := fs.String("registration", web.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	if err := parseFlags(fs, args, getenv); err != nil {
@@ -29,13 +31,24 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		return usageError{fmt.Sprintf("--registration must be open, invite or closed, not %q", *registration)}
 	}
+	if err := cfg.validateFeeds(); err != nil {
+		return usageError{err.Error()}
+	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
-	srv, err := web.New(a.store, web.Options{
+	var srv *web.Server
+	if a.cfg.WebSubHub != "" {
+		p := newPinger(ctx, a, func(ctx context.Context, rep *harvest.SiteReport) ([]string, error) {
+			return srv.ChangedFeeds(ctx, rep)
+		})
+		defer p.wait()
+	}
+	srv, err = web.New(a.store, web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
+		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
 	})
 	if err != nil {
 		return err
@@ -70,4 +83,62 @@ func (a *app) schedule(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// pinger pings the WebSub hub after each harvest that adds entries, in the
+// background so a slow hub never holds up harvesting.
+type pinger struct {
+	ctx     context.Context
+	log     *slog.Logger
+	pub     *harvest.Publisher
+	changed func(context.Context, *harvest.SiteReport) ([]string, error)
+
+	mu      sync.Mutex // guards closing and wg.Go against wait
+	closing bool
+	wg      sync.WaitGroup
+}
+
+// newPinger replaces a's harvester with one that calls the pinger after
+// every stored harvest. changed lists the feeds a harvest changed; it is
+// called only once serving has begun.
+func newPinger(ctx context.Context, a *app, changed func(context.Context, *harvest.SiteReport) ([]string, error)) *pinger {
+	client := harvest.NewClient(a.cfg.clientOptions())
+	p := &pinger{
+		ctx: ctx, log: a.log, changed: changed,
+		pub: harvest.NewPublisher(client, a.cfg.WebSubHub, harvest.PublisherOptions{Logger: a.log}),
+	}
+	opts := a.cfg.harvestOptions(a.log)
+	opts.AfterHarvest = p.afterHarvest
+	a.harvester = harvest.New(client, a.store, opts)
+	return p
+}
+
+func (p *pinger) afterHarvest(ctx context.Context, rep *harvest.SiteReport) {
+	topics, err := p.changed(ctx, rep)
+	if err != nil {
+		p.log.Error("websub: list the feeds a harvest changed", "site", rep.Site.URL, "error", err)
+		return
+	}
+	if len(topics) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closing {
+		return
+	}
+	p.wg.Go(func() {
+		if err := p.pub.Publish(p.ctx, topics); err == nil {
+			p.log.Info("websub: pinged the hub", "site", rep.Site.URL, "feeds", len(topics))
+		}
+	})
+}
+
+// wait returns when the pings under way are done (or given up, once the
+// server's context has ended); no ping starts after it is called.
+func (p *pinger) wait() {
+	p.mu.Lock()
+	p.closing = true
+	p.mu.Unlock()
+	p.wg.Wait()
 }

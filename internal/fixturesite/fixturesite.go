@@ -32,6 +32,7 @@ type Site struct {
 	docs     map[string][]byte
 	requests []string
 	statuses map[string]int
+	delay    time.Duration
 }
 
 // New starts the fixture site; its documents' dates are relative to now.
@@ -105,6 +106,15 @@ func (s *Site) Fail(path string, code int) {
 	s.statuses[path] = code
 }
 
+// SetDelay makes every later request wait d before it is answered (0
+// answers at once), so a harvest of the site takes a known time. A request
+// whose client goes away stops waiting.
+func (s *Site) SetDelay(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.delay = d
+}
+
 // Requests counts the requests received for path.
 func (s *Site) Requests(path string) int {
 	s.mu.Lock()
@@ -130,12 +140,22 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, r.URL.Path)
 	code := s.statuses[r.URL.Path]
 	body, ok := s.docs[r.URL.Path]
+	delay := s.delay
 	gz := false
 	if !ok && strings.HasSuffix(r.URL.Path, ".gz") {
 		body, ok = s.docs[strings.TrimSuffix(r.URL.Path, ".gz")]
 		gz = true
 	}
 	s.mu.Unlock()
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			return
+		}
+	}
 	if code != 0 {
 		http.Error(w, http.StatusText(code), code)
 		return

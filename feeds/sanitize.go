@@ -1,0 +1,67 @@
+package feeds
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/microcosm-cc/bluemonday"
+)
+
+// contentPolicy is what entry content may hold: the little markup tidings
+// writes itself (lists, paragraphs, links, times, quotes). Scripts, styles,
+// event handlers and links to schemes other than http and https are
+// removed. A Policy is safe for concurrent use once built.
+var contentPolicy = newContentPolicy()
+
+var langPattern = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
+
+func newContentPolicy() *bluemonday.Policy {
+	p := bluemonday.NewPolicy()
+	p.AllowElements("ul", "ol", "li", "p", "br", "q", "em", "strong", "code", "span", "time")
+	p.AllowURLSchemes("http", "https")
+	p.RequireParseableURLs(true)
+	p.AllowAttrs("href").OnElements("a")
+	p.AllowAttrs("datetime").OnElements("time")
+	p.AllowAttrs("lang").Matching(langPattern).OnElements("li", "p", "q", "span")
+	return p
+}
+
+// sanitizeHTML returns s with only what contentPolicy allows, as XML-safe
+// text.
+func sanitizeHTML(s string) string {
+	if s == "" {
+		return ""
+	}
+	return cleanText(contentPolicy.Sanitize(cleanText(s)))
+}
+
+// cleanLanguage returns tag when it is a well-formed BCP 47 language tag
+// (as far as its shape goes), else "": a site's language is written into
+// attributes that readers act on.
+func cleanLanguage(tag string) string {
+	tag = strings.TrimSpace(tag)
+	if len(tag) > 35 || !langPattern.MatchString(tag) {
+		return ""
+	}
+	return tag
+}
+
+// maxCategories bounds the categories of one entry.
+const maxCategories = 20
+
+// cleanCategories trims categories and drops blank and repeated ones,
+// keeping at most maxCategories.
+func cleanCategories(in []string) []string {
+	var out []string
+	for _, c := range in {
+		c = strings.Join(strings.Fields(cleanText(c)), " ")
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	out = dedupe(out)
+	if len(out) > maxCategories {
+		out = out[:maxCategories]
+	}
+	return out
+}

@@ -1,0 +1,257 @@
+package web
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"tidings/db"
+	"tidings/feeds"
+)
+
+// Entries of a feed come from two sources: the harvests (one digest per
+// run, or one entry per change) and the failing streaks (status entries).
+// Both are ordered newest first by one key, so a page boundary (a cursor)
+// splits them the same way whatever each source holds.
+const (
+	srcHarvest = 0
+	srcStatus  = 1
+)
+
+// cursor is the sort key of an entry: its time, its source, and an id
+// unique within the source. A page holds the entries whose key is below
+// its cursor.
+type cursor struct {
+	at  time.Time
+	src int
+	id  int64
+}
+
+func (a cursor) compare(b cursor) int {
+	if c := a.at.Compare(b.at); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.src, b.src); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
+// String is the cursor as the ?before= parameter writes it.
+func (a cursor) String() string {
+	return fmt.Sprintf("%d.%d.%d", a.at.UnixNano(), a.src, a.id)
+}
+
+// parseCursor reads a ?before= value; only the form String writes is
+// accepted, so each page has one URL.
+func parseCursor(s string) (cursor, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 {
+		return cursor{}, false
+	}
+	var n [3]int64
+	for i, p := range parts {
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return cursor{}, false
+		}
+		n[i] = v
+	}
+	c := cursor{at: time.Unix(0, n[0]).UTC(), src: int(n[1]), id: n[2]}
+	if (c.src != srcHarvest && c.src != srcStatus) || c.id < 0 || c.String() != s {
+		return cursor{}, false
+	}
+	return c, true
+}
+
+// harvestBefore is the part of the cursor's page bound that the harvest
+// source sees.
+func (a cursor) harvestBefore() db.Before {
+	if a.src > srcHarvest {
+		// Entries of a later source at the same time come first: every
+		// harvest entry of that time is still to come.
+		return db.Before{At: a.at, ID: math.MaxInt64}
+	}
+	return db.Before{At: a.at, ID: a.id}
+}
+
+// feedItem is an entry with its sort key.
+type feedItem struct {
+	key   cursor
+	entry feeds.Entry
+}
+
+// feedPage is one document's entries.
+type feedPage struct {
+	entries []feeds.Entry
+	next    *cursor   // where the next (older) page starts; nil on the last
+	updated time.Time // when the feed last gained an entry
+}
+
+// loadPage loads the entries of one page: at most FeedEntries, older than
+// before when it is set.
+func (s *Server) loadPage(ctx context.Context, spec *feedSpec, perPage bool, before *cursor, stamp db.FeedStamp, cols map[int64]db.Collection) (*feedPage, error) {
+	n := s.opts.FeedEntries
+	var bound db.Before
+	if before != nil {
+		bound = before.harvestBefore()
+	}
+	items, err := s.harvestItems(ctx, spec.scope, perPage, bound, n+1, cols)
+	if err != nil {
+		return nil, err
+	}
+	p := &feedPage{updated: spec.created}
+	if stamp.LastAdded != nil && stamp.LastAdded.After(p.updated) {
+		p.updated = *stamp.LastAdded
+	}
+	outages, err := s.store.Outages(ctx, spec.scope, s.opts.FailingAfter)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range outages {
+		for _, it := range s.statusItems(o, cols[o.CollectionID]) {
+			if it.key.at.After(p.updated) {
+				p.updated = it.key.at
+			}
+			if before == nil || it.key.compare(*before) < 0 {
+				items = append(items, it)
+			}
+		}
+	}
+	slices.SortFunc(items, func(a, b feedItem) int { return b.key.compare(a.key) })
+	if len(items) > n {
+		items = items[:n]
+		p.next = &items[n-1].key
+	}
+	for _, it := range items {
+		p.entries = append(p.entries, it.entry)
+	}
+	return p, nil
+}
+
+// harvestItems loads up to limit digests, or with perPage changes, older
+// than bound.
+func (s *Server) harvestItems(ctx context.Context, scope db.Scope, perPage bool, bound db.Before, limit int, cols map[int64]db.Collection) ([]feedItem, error) {
+	var items []feedItem
+	if perPage {
+		changes, err := s.store.FeedChangesBefore(ctx, scope, bound, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, ch := range changes {
+			items = append(items, feedItem{cursor{ch.Datetime, srcHarvest, ch.ID}, s.pageEntry(ch, cols[ch.CollectionID])})
+		}
+		return items, nil
+	}
+	digests, err := s.store.DigestsBefore(ctx, scope, bound, limit)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range digests {
+		items = append(items, feedItem{cursor{d.Run.FinishedAt, srcHarvest, d.Run.ID}, s.digestEntry(d, cols[d.Run.CollectionID])})
+	}
+	return items, nil
+}
+
+// digestEntry is IFCC-0001 step 5: one entry summarising a harvest run,
+// dated by the end of the run.
+func (s *Server) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
+	items := make([]feeds.DigestItem, len(d.Changes))
+	var tags []string
+	for i, ch := range d.Changes {
+		items[i] = digestItem(ch)
+		tags = append(tags, ch.Tags...)
+	}
+	return feeds.Entry{
+		ID:          s.tag(col.CreatedAt, fmt.Sprintf("collection/%d/run/%d", col.ID, d.Run.ID)),
+		Title:       feeds.DigestTitle(col.Title, items),
+		Updated:     d.Run.FinishedAt,
+		Link:        col.Key,
+		ContentHTML: feeds.DigestHTML(items),
+		Author:      sharedAuthor(d.Changes),
+		Categories:  tags,
+	}
+}
+
+// pageEntry is one change, dated by the change. Its id is built from what
+// changed, not from a row id, so it survives the rows being rebuilt.
+func (s *Server) pageEntry(ch db.Change, col db.Collection) feeds.Entry {
+	return feeds.Entry{
+		ID:          s.tag(col.CreatedAt, fmt.Sprintf("collection/%d/change/%s", col.ID, changeHash(ch))),
+		Title:       feeds.PageTitle(ch.Kind, ch.Title, ch.URL),
+		Updated:     ch.Datetime,
+		Link:        ch.URL,
+		ContentHTML: feeds.PageHTML(digestItem(ch), ch.Summary),
+		Summary:     ch.Summary,
+		Author:      ch.Author,
+		Language:    ch.Language,
+		Categories:  ch.Tags,
+	}
+}
+
+func digestItem(ch db.Change) feeds.DigestItem {
+	return feeds.DigestItem{URL: ch.URL, Kind: ch.Kind, Datetime: ch.Datetime, Title: ch.Title, Language: ch.Language}
+}
+
+// changeHash identifies a change by the store's uniqueness key: page URL,
+// kind and datetime (the collection is in the rest of the id).
+func changeHash(ch db.Change) string {
+	sum := sha256.Sum256([]byte(ch.URL + "\n" + ch.Kind + "\n" + ch.Datetime.UTC().Format(time.RFC3339Nano)))
+	return hex.EncodeToString(sum[:16])
+}
+
+// sharedAuthor is the author every change names, or "".
+func sharedAuthor(changes []db.Change) string {
+	if len(changes) == 0 {
+		return ""
+	}
+	for _, ch := range changes[1:] {
+		if ch.Author != changes[0].Author {
+			return ""
+		}
+	}
+	return changes[0].Author
+}
+
+// statusItems are the status entries of a failing streak: one when
+// harvests saw it last longer than FailingAfter, one more when it ended.
+func (s *Server) statusItems(o db.Outage, col db.Collection) []feedItem {
+	streak := fmt.Sprintf("collection/%d/outage/%s", col.ID, o.StartedAt.UTC().Format("20060102T150405.000000000Z"))
+	page := s.abs(fmt.Sprintf("collection/%d", col.ID))
+	out := []feedItem{{
+		key: cursor{o.NoticedAt, srcStatus, 2 * o.ID},
+		entry: feeds.Entry{
+			ID:          s.tag(col.CreatedAt, streak+"/failing"),
+			Title:       feeds.FailingTitle(col.Title, o.StartedAt),
+			Updated:     o.NoticedAt,
+			Link:        page,
+			ContentHTML: feeds.FailingHTML(o.StartedAt, o.NoticedError),
+		},
+	}}
+	if o.EndedAt != nil {
+		out = append(out, feedItem{
+			key: cursor{*o.EndedAt, srcStatus, 2*o.ID + 1},
+			entry: feeds.Entry{
+				ID:          s.tag(col.CreatedAt, streak+"/recovered"),
+				Title:       feeds.RecoveredTitle(col.Title),
+				Updated:     *o.EndedAt,
+				Link:        page,
+				ContentHTML: feeds.RecoveredHTML(o.StartedAt, *o.EndedAt),
+			},
+		})
+	}
+	return out
+}
+
+// tag builds entry and feed ids from stored ids and dates only, so they
+// survive restarts and re-harvests.
+func (s *Server) tag(date time.Time, specific string) string {
+	return feeds.TagURI(s.base.Host, date, specific)
+}

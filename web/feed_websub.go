@@ -1,0 +1,69 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"tidings/db"
+	"tidings/feeds"
+	"tidings/harvest"
+)
+
+// ChangedFeeds lists the URLs of the feeds a site harvest gave new
+// entries, in every format and entry mode: each one's WebSub topic, to be
+// pinged once. A collection's feeds changed when its run stored new
+// changes or began or ended a failing streak its feed tells of; then so
+// did its site's feed and the aggregate feed of everyone following the
+// site.
+func (s *Server) ChangedFeeds(ctx context.Context, rep *harvest.SiteReport) ([]string, error) {
+	var bases []string
+	for _, cr := range rep.Collections {
+		changed, err := s.collectionChanged(ctx, cr)
+		if err != nil {
+			return nil, err
+		}
+		if changed {
+			bases = append(bases, collectionFeedBase(cr.Collection.ID))
+		}
+	}
+	if len(bases) == 0 {
+		return nil, nil
+	}
+	bases = append(bases, siteFeedBase(rep.Site.ID))
+	tokens, err := s.store.FollowerFeedTokens(ctx, rep.Site.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tokens {
+		bases = append(bases, userFeedBase(t))
+	}
+	var topics []string
+	for _, b := range bases {
+		for _, f := range feeds.Formats {
+			u := s.abs(b + "." + f.Ext())
+			topics = append(topics, u, u+"?entries=page")
+		}
+	}
+	return slices.Compact(topics), nil
+}
+
+// collectionChanged tells whether the run added entries to the
+// collection's feed: changes, or a status entry dated by this run.
+func (s *Server) collectionChanged(ctx context.Context, cr harvest.CollectionReport) (bool, error) {
+	if cr.Run.Changes > 0 {
+		return true, nil
+	}
+	outages, err := s.store.Outages(ctx, db.Scope{CollectionID: cr.Collection.ID}, s.opts.FailingAfter)
+	if err != nil {
+		return false, fmt.Errorf("web: feeds changed by run %d: %w", cr.Run.ID, err)
+	}
+	for _, o := range outages {
+		for _, it := range s.statusItems(o, cr.Collection) {
+			if it.key.at.Equal(cr.Run.FinishedAt) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
