@@ -42,6 +42,7 @@ type ClientOptions struct {
 type Client struct {
 	hc   *http.Client
 	opts ClientOptions
+	pace pacer // per-host minimum delays (client_rate.go)
 }
 
 // Conditional carries the validators of a previous fetch.
@@ -172,6 +173,9 @@ func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Res
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
+	}
+	if err := c.pace.wait(ctx, u.Host); err != nil {
+		return nil, &FetchError{URL: rawURL, Reason: "was not fetched: " + err.Error(), Err: err}
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	req.Header.Set("Accept", "application/xml, text/xml;q=0.9, text/html;q=0.5, */*;q=0.3")

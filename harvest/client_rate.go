@@ -1,0 +1,102 @@
+package harvest
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+)
+
+// MaxHostDelay caps the delay a site may ask for between two requests, so
+// a hint such as "1/h" slows its harvest without stalling it for hours.
+const MaxHostDelay = 30 * time.Second
+
+// pacer spaces the requests to a host by a minimum delay, for the hosts
+// that asked for one (an ARC sitemap's crawl_rate). Requests reserve their
+// slot under the lock, so concurrent ones queue in order. The zero value
+// is ready to use.
+type pacer struct {
+	mu    sync.Mutex
+	hosts map[string]*hostSlot
+	// now and sleep are replaced by tests; nil means the real clock.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+type hostSlot struct {
+	delay time.Duration
+	next  time.Time // no request to the host starts before this
+}
+
+// SetHostDelay makes requests to host (as in a URL: name and optional
+// port) start at least d apart, capped at MaxHostDelay; d <= 0 removes the
+// delay.
+func (c *Client) SetHostDelay(host string, d time.Duration) {
+	c.pace.set(strings.ToLower(host), min(d, MaxHostDelay))
+}
+
+// HostDelay returns the delay set for host, or 0.
+func (c *Client) HostDelay(host string) time.Duration {
+	p := &c.pace
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s := p.hosts[strings.ToLower(host)]; s != nil {
+		return s.delay
+	}
+	return 0
+}
+
+func (p *pacer) set(host string, d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if d <= 0 {
+		delete(p.hosts, host)
+		return
+	}
+	if p.hosts == nil {
+		p.hosts = map[string]*hostSlot{}
+	}
+	if s := p.hosts[host]; s != nil {
+		s.delay = d
+		return
+	}
+	p.hosts[host] = &hostSlot{delay: d}
+}
+
+// wait returns when a request to host may start, or with the context's
+// error.
+func (p *pacer) wait(ctx context.Context, host string) error {
+	p.mu.Lock()
+	s := p.hosts[strings.ToLower(host)]
+	if s == nil {
+		p.mu.Unlock()
+		return nil
+	}
+	now := time.Now
+	if p.now != nil {
+		now = p.now
+	}
+	t := now()
+	at := s.next
+	if at.Before(t) {
+		at = t
+	}
+	s.next = at.Add(s.delay)
+	sleep := p.sleep
+	p.mu.Unlock()
+	d := at.Sub(t)
+	if d <= 0 {
+		return nil
+	}
+	if sleep != nil {
+		return sleep(ctx, d)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
