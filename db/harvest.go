@@ -140,9 +140,11 @@ WHERE id = ?`, fmtTimePtr(h.Watermark), success, fmtTime(run.FinishedAt), run.Er
 	return run, nil
 }
 
-// SaveSiteHarvest stores the site-level run of a harvest, the fetch state of
-// site-level documents, and when the site is next due.
-func (d *DB) SaveSiteHarvest(ctx context.Context, run Run, states []FetchState, next time.Time) (Run, error) {
+// SaveSiteHarvest stores the site-level run of a harvest and the fetch state
+// of site-level documents. When the site is next due is set only by
+// FinishSiteHarvest, once every collection is stored: a harvest cut short
+// leaves the site due, and a restart resumes it.
+func (d *DB) SaveSiteHarvest(ctx context.Context, run Run, states []FetchState) (Run, error) {
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
 		id, err := insertRun(ctx, tx, run)
 		if err != nil {
@@ -152,8 +154,8 @@ func (d *DB) SaveSiteHarvest(ctx context.Context, run Run, states []FetchState, 
 		if err := saveFetchStates(ctx, tx, run.SiteID, states); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE sites SET last_harvest_at = ?, next_harvest_at = ?, last_error = ? WHERE id = ?`,
-			fmtTime(run.FinishedAt), fmtTime(next), run.Error, run.SiteID)
+		_, err = tx.ExecContext(ctx, `UPDATE sites SET last_harvest_at = ?, last_error = ? WHERE id = ?`,
+			fmtTime(run.FinishedAt), run.Error, run.SiteID)
 		return err
 	})
 	if err != nil {
@@ -210,4 +212,32 @@ func (d *DB) FetchStates(ctx context.Context, siteID int64) (map[string]FetchSta
 		out[s.URL] = s
 	}
 	return out, rows.Err()
+}
+
+// FinishSiteHarvest records that a site's harvest is complete: when it is
+// next due, and its failing streak (counted up when failed, ended
+// otherwise). It returns the streak's length and start after the update.
+func (d *DB) FinishSiteHarvest(ctx context.Context, siteID int64, at time.Time, failed bool, next time.Time) (failures int, since *time.Time, err error) {
+	err = d.inTx(ctx, func(tx *sql.Tx) error {
+		if failed {
+			_, err := tx.ExecContext(ctx, `UPDATE sites SET next_harvest_at = ?, failures = failures + 1,
+	failing_since = COALESCE(failing_since, ?) WHERE id = ?`, fmtTime(next), fmtTime(at), siteID)
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE sites SET next_harvest_at = ?, failures = 0, failing_since = NULL WHERE id = ?`, fmtTime(next), siteID)
+		return err
+	})
+	if err != nil {
+		return 0, nil, fmt.Errorf("db: finish harvest of site %d: %w", siteID, err)
+	}
+	s, err := d.SiteByID(ctx, siteID)
+	return s.Failures, s.FailingSince, err
+}
+
+// SetNextHarvest sets when a site is next due.
+func (d *DB) SetNextHarvest(ctx context.Context, siteID int64, next time.Time) error {
+	if _, err := d.w.ExecContext(ctx, `UPDATE sites SET next_harvest_at = ? WHERE id = ?`, fmtTime(next), siteID); err != nil {
+		return fmt.Errorf("db: set next harvest of site %d: %w", siteID, err)
+	}
+	return nil
 }

@@ -168,6 +168,10 @@ FROM collections c JOIN runs r ON r.collection_id = c.id AND r.error <> ''
 WHERE c.last_error <> ''
 GROUP BY c.id;
 `,
+	`
+ALTER TABLE sites ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sites ADD COLUMN failing_since TEXT;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

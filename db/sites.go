@@ -19,15 +19,17 @@ type Site struct {
 	LastHarvestAt *time.Time
 	NextHarvestAt *time.Time
 	LastError     string
+	Failures      int        // harvests failed in a row
+	FailingSince  *time.Time // when the current failing streak began
 }
 
-const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error`
+const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error, failures, failing_since`
 
 func scanSite(row scanner) (Site, error) {
 	var s Site
-	var last, next nullTime
-	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError)
-	s.LastHarvestAt, s.NextHarvestAt = last.t, next.t
+	var last, next, since nullTime
+	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError, &s.Failures, &since)
+	s.LastHarvestAt, s.NextHarvestAt, s.FailingSince = last.t, next.t, since.t
 	return s, err
 }
 

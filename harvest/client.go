@@ -14,6 +14,8 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -69,6 +71,8 @@ type FetchError struct {
 	Status int // the HTTP status, 0 when none was received
 	Reason string
 	Err    error
+	// RetryAfter is what a 429 or 503 answer asked the client to wait.
+	RetryAfter time.Duration
 }
 
 func (e *FetchError) Error() string { return e.URL + " " + e.Reason }
@@ -204,7 +208,11 @@ func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Res
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		return nil, &FetchError{URL: rawURL, Status: resp.StatusCode, Reason: "returned " + resp.Status}
+		fe := &FetchError{URL: rawURL, Status: resp.StatusCode, Reason: "returned " + resp.Status}
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			fe.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+		}
+		return nil, fe
 	}
 	out.Body, err = c.readBody(resp)
 	if err != nil {
@@ -303,4 +311,19 @@ func (c *Client) CheckAddress(ctx context.Context, rawURL string) error {
 		}
 	}
 	return nil
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return time.Duration(n) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
 }

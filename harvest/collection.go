@@ -3,6 +3,7 @@ package harvest
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"tidings/db"
 )
@@ -10,7 +11,11 @@ import (
 // harvestCollection harvests one collection through its protocol and
 // stores the result in one transaction. The returned error is only for
 // failures of the store; a site's failures are recorded in the run.
-func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState) (db.Run, error) {
+//
+// A harvest cut short by ctx (shutdown) is not stored: it would only record
+// "context canceled" as the collection's error, and the next harvest does
+// the same work again, losing nothing since the watermark did not move.
+func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState) (db.Run, time.Duration, error) {
 	now := h.opts.Now()
 	j := &job{
 		h: h, s: newSession(h.client, known), site: site, col: col, now: now,
@@ -44,5 +49,15 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 			stored.Watermark = &wm
 		}
 	}
-	return h.store.SaveCollectionHarvest(ctx, stored)
+	if ctx.Err() != nil && run.Error != "" {
+		return run, 0, ctx.Err()
+	}
+	// A fetch finished just as shutdown began is still stored, whole.
+	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
+	defer cancel()
+	saved, err := h.store.SaveCollectionHarvest(storeCtx, stored)
+	return saved, j.s.retryAfter, err
 }
+
+// storeTimeout bounds storing one harvest once shutdown has begun.
+const storeTimeout = 30 * time.Second

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"time"
 
 	"tidings/db"
@@ -20,7 +21,9 @@ type Options struct {
 	// Interval between harvests of a site.
 	Interval time.Duration
 	Now      func() time.Time
-	Logger   *slog.Logger
+	// Rand returns a number in [0, 1) for the jitter of harvest times.
+	Rand   func() float64
+	Logger *slog.Logger
 	// AfterHarvest, when set, is called after each site harvest has been
 	// stored, with what it found (for example to notify a WebSub hub).
 	AfterHarvest func(ctx context.Context, rep *SiteReport)
@@ -49,6 +52,9 @@ func New(client *Client, store *db.DB, o Options) *Harvester {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -179,21 +185,30 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 	}
 	siteRun.Documents, siteRun.NotModified = s.documents, s.notModified
 	siteRun.FinishedAt = h.opts.Now()
-	next := started.Add(h.opts.Interval)
-	if siteRun, err = h.store.SaveSiteHarvest(ctx, siteRun, s.states, next); err != nil {
+	if siteRun, err = h.store.SaveSiteHarvest(context.WithoutCancel(ctx), siteRun, s.states); err != nil {
 		return nil, err
 	}
 	rep := &SiteReport{Site: site, Run: siteRun}
+	wait := s.retryAfter
+	failed := siteRun.Error != ""
+	allFailed := len(cols) > 0
 	for _, c := range cols {
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		run, err := h.harvestCollection(ctx, site, c, known)
+		run, ra, err := h.harvestCollection(ctx, site, c, known)
 		if err != nil {
 			return rep, err
 		}
+		wait = max(wait, ra)
+		allFailed = allFailed && run.Error != ""
 		rep.Collections = append(rep.Collections, CollectionReport{Collection: c, Run: run})
 	}
+	next := h.nextHarvest(started, failed || allFailed, site.Failures, wait)
+	if _, _, err := h.store.FinishSiteHarvest(context.WithoutCancel(ctx), site.ID, started, failed || allFailed, next); err != nil {
+		return rep, err
+	}
+	rep.Site.NextHarvestAt = &next
 	if h.opts.AfterHarvest != nil {
 		h.opts.AfterHarvest(ctx, rep)
 	}
@@ -234,3 +249,29 @@ func (h *Harvester) HarvestSites(ctx context.Context, sites []db.Site, report fu
 func (h *Harvester) CheckAddress(ctx context.Context, rawURL string) error {
 	return h.client.CheckAddress(ctx, rawURL)
 }
+
+// Backoff after failed harvests: the first retry comes after minBackoff,
+// each further one waits twice as long, never longer than the interval.
+const minBackoff = 5 * time.Minute
+
+// nextHarvest says when a site is next due. After a success: one interval
+// on, give or take a tenth of it at random, so sites followed together
+// drift apart instead of all firing at once. After a failure: exponential
+// backoff. A Retry-After the site sent is honoured either way.
+func (h *Harvester) nextHarvest(started time.Time, failed bool, failuresBefore int, retryAfter time.Duration) time.Time {
+	var wait time.Duration
+	if failed {
+		wait = minBackoff
+		for i := 0; i < failuresBefore && wait < h.opts.Interval; i++ {
+			wait *= 2
+		}
+		wait = min(wait, h.opts.Interval)
+	} else {
+		jitter := (h.opts.Rand()*2 - 1) * 0.1 * float64(h.opts.Interval)
+		wait = h.opts.Interval + time.Duration(jitter)
+	}
+	return started.Add(max(wait, min(retryAfter, maxRetryAfter)))
+}
+
+// maxRetryAfter caps how long a Retry-After may postpone a site.
+const maxRetryAfter = 7 * 24 * time.Hour

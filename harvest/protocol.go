@@ -140,6 +140,7 @@ func (d *siteDiscovery) get(ctx context.Context, u string) (*Response, error) {
 	}
 	d.s.documents++
 	resp, err := d.s.c.Get(ctx, u, Conditional{})
+	d.s.noteRetryAfter(err)
 	d.cache[u] = cached{resp, err}
 	return resp, err
 }

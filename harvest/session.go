@@ -21,6 +21,7 @@ type session struct {
 	known       map[string]db.FetchState
 	documents   int
 	notModified int
+	retryAfter  time.Duration
 	states      []db.FetchState
 }
 
@@ -43,6 +44,7 @@ func (s *session) fetch(ctx context.Context, role, url string) (*Response, strin
 	s.documents++
 	resp, err := s.c.Get(ctx, url, cond)
 	if err != nil {
+		s.noteRetryAfter(err)
 		return nil, "", roleError(role, err)
 	}
 	if resp.NotModified {
@@ -50,6 +52,15 @@ func (s *session) fetch(ctx context.Context, role, url string) (*Response, strin
 		return resp, prev.Memo, nil
 	}
 	return resp, "", nil
+}
+
+// noteRetryAfter remembers the longest wait a site asked for (429, 503),
+// which the next harvest's time honours.
+func (s *session) noteRetryAfter(err error) {
+	var fe *FetchError
+	if errors.As(err, &fe) && fe.RetryAfter > s.retryAfter {
+		s.retryAfter = fe.RetryAfter
+	}
 }
 
 // keep records a response's validators, with a memo of what it said, to be

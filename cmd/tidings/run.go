@@ -135,17 +135,7 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 		return nil, err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	client := harvest.NewClient(harvest.ClientOptions{
-		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", Version, cfg.BaseURL),
-		MaxBody:      cfg.MaxBody,
-		AllowPrivate: cfg.AllowPrivate,
-	})
-	h := harvest.New(client, store, harvest.Options{
-		StrictDatetime: cfg.StrictDatetime,
-		InitialWindow:  cfg.InitialWindow,
-		Interval:       cfg.Interval,
-		Logger:         log,
-	})
+	h := harvest.New(harvest.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log))
 	return &app{cfg: cfg, store: store, harvester: h, log: log}, nil
 }
 

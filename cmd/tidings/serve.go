@@ -22,6 +22,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	globalFlags(fs, &cfg)
 	feedFlags(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
+	workers := fs.Int("workers", harvest.DefaultWorkers, "sites harvested at once by the scheduler")
 	registration := fs.String("registration", web.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -46,10 +47,19 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		})
 		defer p.wait()
 	}
-	srv, err = web.New(a.store, web.Options{
+	if *workers < 1 {
+		return usageError{"--workers must be at least 1"}
+	}
+	var sched *harvest.Scheduler
+	opts := web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
-	})
+	}
+	if !*noScheduler {
+		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest})
+		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*schedulerTick
+	}
+	srv, err = web.New(a.store, opts)
 	if err != nil {
 		return err
 	}
@@ -58,30 +68,26 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("cannot listen on %s: %w", a.cfg.Addr, err)
 	}
 	fmt.Fprintf(stdout, "tidings %s serving on http://%s/ (public URL %s)\n", Version, ln.Addr(), a.cfg.BaseURL)
-	if !*noScheduler {
-		go a.schedule(ctx)
+	release, err := lockDB(a.cfg.DB)
+	if err != nil {
+		ln.Close()
+		return err
 	}
-	return srv.Serve(ctx, ln)
+	defer release()
+	// The scheduler is waited for before the deferred Close of the store:
+	// a harvest under way at shutdown stores what it completed.
+	var wg sync.WaitGroup
+	if sched != nil {
+		wg.Go(func() { sched.Run(ctx) })
+	}
+	err = srv.Serve(ctx, ln)
+	wg.Wait()
+	return err
 }
 
-// schedule harvests due sites, one at a time, until ctx ends.
-func (a *app) schedule(ctx context.Context) {
-	t := time.NewTicker(schedulerTick)
-	defer t.Stop()
-	for {
-		err := a.harvester.HarvestDue(ctx, func(rep *harvest.SiteReport, err error) {
-			if err != nil && rep != nil {
-				a.log.Warn("harvest failed", "site", rep.Site.URL, "error", err)
-			}
-		})
-		if err != nil && ctx.Err() == nil {
-			a.log.Error("scheduler", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+func (a *app) reportHarvest(rep *harvest.SiteReport, err error) {
+	if err != nil && rep != nil {
+		a.log.Warn("harvest failed", "site", rep.Site.URL, "error", err)
 	}
 }
 
