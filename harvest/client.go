@@ -38,13 +38,17 @@ type ClientOptions struct {
 	// policy judges it, so tests can prove that a refused address was never
 	// connected to.
 	DialHook func(network, address string)
+	// OnResponse, when set, hears of every answer Get receives: the host,
+	// the status and the body's bytes after decompression (0 unless 2xx).
+	OnResponse func(host string, status int, bytes int64)
 }
 
 // Client is the one HTTP client every outbound request goes through.
 type Client struct {
-	hc   *http.Client
-	opts ClientOptions
-	pace pacer // per-host minimum delays (client_rate.go)
+	hc     *http.Client
+	opts   ClientOptions
+	pace   pacer       // per-host minimum delays (client_rate.go)
+	robots robotsCache // per-host robots.txt (client_robots.go)
 }
 
 // Conditional carries the validators of a previous fetch.
@@ -174,7 +178,13 @@ func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Res
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, &FetchError{URL: rawURL, Reason: "is not an http or https URL", Err: err}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	canonicalizeHost(u)
+	if u.Path != "/robots.txt" {
+		if err := c.robots.allowed(ctx, c, u); err != nil {
+			return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
 	}
@@ -195,6 +205,10 @@ func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Res
 		return nil, transportError(rawURL, err)
 	}
 	defer resp.Body.Close()
+	var read int64
+	if hook := c.opts.OnResponse; hook != nil {
+		defer func() { hook(resp.Request.URL.Hostname(), resp.StatusCode, read) }()
+	}
 	out := &Response{
 		URL:          resp.Request.URL.String(),
 		ContentType:  resp.Header.Get("Content-Type"),
@@ -215,6 +229,7 @@ func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Res
 		return nil, fe
 	}
 	out.Body, err = c.readBody(resp)
+	read = int64(len(out.Body))
 	if err != nil {
 		return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
 	}
@@ -293,6 +308,7 @@ func (c *Client) CheckAddress(ctx context.Context, rawURL string) error {
 	if err != nil {
 		return &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
 	}
+	canonicalizeHost(u)
 	host := u.Hostname()
 	addrs := []netip.Addr{}
 	if ip, err := netip.ParseAddr(host); err == nil {

@@ -57,6 +57,10 @@ func TestPacerSpacingOnTheWire(t *testing.T) {
 	var mu sync.Mutex
 	var at []time.Time
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
 		mu.Lock()
 		at = append(at, time.Now())
 		mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/scpbridge"
 )
 
 // Options tune a Harvester.
@@ -24,6 +25,18 @@ type Options struct {
 	// Rand returns a number in [0, 1) for the jitter of harvest times.
 	Rand   func() float64
 	Logger *slog.Logger
+	// SCP downloads: caps on a collection file's compressed and
+	// decompressed size and on one line (one page), enforced while it
+	// streams (with the spec's 100:1 ratio); zero takes the default.
+	SCPMaxCompressed   int64
+	SCPMaxDecompressed int64
+	SCPMaxLine         int64
+	// SCPDownloadTimeout bounds one SCP file download.
+	SCPDownloadTimeout time.Duration
+	// SCPSnapshotInterval: how often a section's snapshot is read again
+	// (when a newer one is offered) to catch what deltas missed, deletions
+	// above all.
+	SCPSnapshotInterval time.Duration
 	// AfterHarvest, when set, is called after each site harvest has been
 	// stored, with what it found (for example to notify a WebSub hub).
 	AfterHarvest func(ctx context.Context, rep *SiteReport)
@@ -31,8 +44,10 @@ type Options struct {
 
 // Default option values.
 const (
-	DefaultInitialWindow = 30 * 24 * time.Hour
-	DefaultInterval      = 24 * time.Hour
+	DefaultInitialWindow       = 30 * 24 * time.Hour
+	DefaultInterval            = 24 * time.Hour
+	DefaultSCPDownloadTimeout  = 30 * time.Minute
+	DefaultSCPSnapshotInterval = 7 * 24 * time.Hour
 )
 
 // Harvester discovers and harvests sites into the store.
@@ -55,6 +70,22 @@ func New(client *Client, store *db.DB, o Options) *Harvester {
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Float64
+	}
+	lim := scpbridge.DefaultLimits()
+	if o.SCPMaxCompressed <= 0 {
+		o.SCPMaxCompressed = lim.MaxCompressed
+	}
+	if o.SCPMaxDecompressed <= 0 {
+		o.SCPMaxDecompressed = lim.MaxDecompressed
+	}
+	if o.SCPMaxLine <= 0 {
+		o.SCPMaxLine = lim.MaxLine
+	}
+	if o.SCPDownloadTimeout <= 0 {
+		o.SCPDownloadTimeout = DefaultSCPDownloadTimeout
+	}
+	if o.SCPSnapshotInterval <= 0 {
+		o.SCPSnapshotInterval = DefaultSCPSnapshotInterval
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -212,8 +243,8 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 	if h.opts.AfterHarvest != nil {
 		h.opts.AfterHarvest(ctx, rep)
 	}
-	h.opts.Logger.Info("harvested site", "site", site.URL, "collections", len(rep.Collections),
-		"changes", rep.Changes(), "duration", h.opts.Now().Sub(started).String(), "error", siteRun.Error)
+	h.opts.Logger.Info("harvested site", "site", site.URL, "collections", len(rep.Collections), "documents", rep.Documents(),
+		"changes", rep.Changes(), "warnings", rep.Warnings(), "duration", h.opts.Now().Sub(started).String(), "error", siteRun.Error)
 	if discErr != nil && len(stored) == 0 {
 		return rep, discErr
 	}

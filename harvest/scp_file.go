@@ -1,0 +1,264 @@
+package harvest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"tidings/db"
+	"tidings/scpbridge"
+)
+
+// Stored lengths of a page's title and description: feed entries need no
+// more, and a site must not fill the database through them.
+const (
+	maxSCPTitle   = 300
+	maxSCPSummary = 1000
+)
+
+// scpStaged is what one file says, kept apart until the file has been read
+// to its end and found valid: a rejected file stores nothing.
+type scpStaged struct {
+	item      *scpItem
+	generated time.Time // the file's, clamping change times
+	snapshot  bool
+	initial   bool // the first snapshot of the collection
+	pages     map[string]scpPage
+	seen      map[string]bool // snapshots: every page listed
+	changes   []db.Change
+	reader    *scpbridge.Reader
+}
+
+func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem, under []scpItem) {
+	initial := h.st.SnapshotRead == nil && len(h.known) == 0 && len(h.dirty) == 0
+	st, ok := h.readFile(ctx, snap, initial)
+	if !ok {
+		return
+	}
+	h.commit(st)
+	h.deletions(st)
+	for _, d := range under {
+		h.done = append(h.done, d.urls...)
+	}
+	now := h.j.now
+	gen := st.generated
+	h.st.Snapshot, h.st.SnapshotGenerated, h.st.SnapshotRead = snap.URL, &gen, &now
+	h.stChanged = true
+}
+
+func (h *scpHarvest) readDelta(ctx context.Context, d scpItem) {
+	st, ok := h.readFile(ctx, &d, false)
+	if !ok {
+		return
+	}
+	h.commit(st)
+	h.done = append(h.done, d.urls...)
+}
+
+// readFile downloads and decodes one file into a staging area. A fatal
+// problem is recorded as the run's error and ok is false.
+func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (st *scpStaged, ok bool) {
+	opts := h.j.h.opts
+	role := it.Type
+	if it.Size > opts.SCPMaxCompressed {
+		h.reject(role, it.URL, fmt.Sprintf("it declares %s, more than the limit of %s (--scp-max-compressed)",
+			sizeString(it.Size), sizeString(opts.SCPMaxCompressed)))
+		return nil, false
+	}
+	h.j.s.documents++
+	stream, err := h.j.h.client.Stream(ctx, it.URL, StreamOptions{
+		MaxBytes: opts.SCPMaxCompressed, Timeout: opts.SCPDownloadTimeout,
+		Accept: "application/x-ndjson+zstd, application/x-ndjson+gzip;q=0.9, */*;q=0.1",
+	})
+	if err != nil {
+		h.errs = append(h.errs, roleError(role, err).Error())
+		return nil, false
+	}
+	defer stream.Body.Close()
+	r := scpbridge.NewReader(stream.Body, scpbridge.Options{
+		SitemapURL: h.sitemap,
+		Limits: scpbridge.Limits{MaxCompressed: opts.SCPMaxCompressed, MaxDecompressed: opts.SCPMaxDecompressed,
+			MaxLine: opts.SCPMaxLine},
+	})
+	defer r.Close()
+	st = &scpStaged{item: it, generated: it.Generated, snapshot: it.Type == scpbridge.TypeSnapshot, initial: initial,
+		pages: map[string]scpPage{}, reader: r}
+	if st.snapshot {
+		st.seen = map[string]bool{}
+	}
+	checked := false
+	for {
+		p, err := r.Next()
+		if !checked && (err == nil || errors.Is(err, io.EOF)) {
+			checked = true
+			if msg := h.checkMeta(st, r.Meta()); msg != "" {
+				h.reject(role, it.URL, msg)
+				return nil, false
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			h.reject(role, it.URL, err.Error())
+			h.j.h.opts.Logger.Info("scp file rejected", "url", it.URL, "error", err.Error(),
+				"compressed", r.Stats().Compressed, "decompressed", r.Stats().Decompressed)
+			return nil, false
+		}
+		h.stage(st, p)
+	}
+	if rule := r.Checksum(); rule != scpbridge.ChecksumNone {
+		h.st.Checksum, h.stChanged = string(rule)+" "+it.URL, true
+		h.j.h.opts.Logger.Info("scp checksum verified", "url", it.URL, "rule", string(rule))
+	}
+	return st, true
+}
+
+func (h *scpHarvest) reject(role, u, msg string) {
+	h.errs = append(h.errs, fmt.Sprintf("the %s %s was rejected: %s", role, u, msg))
+}
+
+// checkMeta compares the file's metadata line, when it has one, with the
+// sitemap's element; without it the element's values stand.
+func (h *scpHarvest) checkMeta(st *scpStaged, m *scpbridge.Meta) string {
+	if m == nil {
+		return ""
+	}
+	if m.Type != st.item.Type {
+		return fmt.Sprintf("line 1: the file says it is a %s but the sitemap lists it as a %s", m.Type, st.item.Type)
+	}
+	if m.Section != h.section {
+		h.j.warn.add("%s says it belongs to the section %q, but the sitemap lists it under %q; taken as the sitemap says", st.item.URL, m.Section, h.section)
+	}
+	st.generated = m.Generated
+	return ""
+}
+
+// stage compares a page with what is known: unknown is created, a new
+// modified time or content is updated, the same is skipped, and an older
+// version than known (a late or overlapping delta) is skipped too.
+func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
+	if st.seen != nil {
+		st.seen[p.URL] = true
+	}
+	cur, ok := st.pages[p.URL]
+	if !ok {
+		cur, ok = h.current(p.URL)
+	}
+	at := p.Modified
+	if at.After(st.generated) {
+		at = st.generated
+	}
+	kind := "created"
+	switch {
+	case !ok:
+		if st.initial && p.Published != nil && p.Published.Before(p.Modified) {
+			// Seen for the first time, but the site says it was published
+			// before its last modification: that was an update.
+			kind = "updated"
+		}
+	case p.Modified.Before(cur.modified):
+		return
+	case p.Modified.Equal(cur.modified) && p.Hash == cur.hash:
+		return
+	case p.Modified.Equal(cur.modified):
+		// Changed without a new modified time: dated by the file instead,
+		// or it would collide with the change already recorded.
+		kind, at = "updated", st.generated
+	default:
+		kind = "updated"
+	}
+	pg := scpPage{modified: p.Modified, hash: p.Hash, title: clipText(p.Title, maxSCPTitle), summary: clipText(p.Description, maxSCPSummary)}
+	st.pages[p.URL] = pg
+	st.changes = append(st.changes, db.Change{
+		URL: p.URL, Kind: kind, Datetime: at, Source: st.item.URL,
+		Title: pg.title, Summary: pg.summary, Author: clipText(p.Author, maxSCPTitle), Language: p.Language,
+	})
+}
+
+// commit applies a valid file's pages and changes to the run.
+func (h *scpHarvest) commit(st *scpStaged) {
+	for u, p := range st.pages {
+		h.dirty[u] = p
+		delete(h.gone, u)
+	}
+	for _, c := range st.changes {
+		h.j.record(c)
+	}
+	r := st.reader
+	for _, w := range r.Warnings() {
+		h.j.warn.add("%s %s", st.item.URL, w)
+	}
+	if extra := r.WarningCount() - len(r.Warnings()); extra > 0 {
+		h.j.warn.dropped += extra
+	}
+}
+
+// deletions records as deleted the known pages a snapshot no longer lists,
+// unless known from a file newer than the snapshot.
+func (h *scpHarvest) deletions(st *scpStaged) {
+	urls := map[string]bool{}
+	for u := range h.known {
+		urls[u] = true
+	}
+	for u := range h.dirty {
+		urls[u] = true
+	}
+	for _, u := range slices.Sorted(maps.Keys(urls)) {
+		if st.seen[u] {
+			continue
+		}
+		cur, ok := h.current(u)
+		if !ok || cur.modified.After(st.generated) {
+			continue
+		}
+		h.gone[u] = true
+		delete(h.dirty, u)
+		h.j.record(db.Change{URL: u, Kind: "deleted", Datetime: st.generated, Source: st.item.URL,
+			Title: cur.title, Summary: cur.summary})
+	}
+}
+
+// A stored page keeps its title and description beside the content hash,
+// so that a deleted page's entry can still be titled: the Hash column is
+// the protocol's to define, and holds "<sha256 hex> <JSON [title, desc]>".
+func encodeSCPPage(u string, p scpPage) db.Page {
+	td, _ := json.Marshal([2]string{p.title, p.summary})
+	mod := p.modified
+	return db.Page{URL: u, Modified: &mod, Hash: p.hash + " " + string(td)}
+}
+
+func decodeSCPPage(p db.Page) scpPage {
+	out := scpPage{}
+	if p.Modified != nil {
+		out.modified = *p.Modified
+	}
+	hash, td, _ := strings.Cut(p.Hash, " ")
+	out.hash = hash
+	var pair [2]string
+	if json.Unmarshal([]byte(td), &pair) == nil {
+		out.title, out.summary = pair[0], pair[1]
+	}
+	return out
+}
+
+// clipText collapses white space and cuts s to at most max bytes, on a
+// character boundary, marking the cut.
+func clipText(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= max {
+		return s
+	}
+	cut := max - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

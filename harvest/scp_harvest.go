@@ -1,0 +1,270 @@
+package harvest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"tidings/db"
+	"tidings/scpbridge"
+)
+
+// scpState is an SCP collection's own state, stored as JSON with it.
+type scpState struct {
+	Snapshot          string     `json:"snapshot,omitempty"` // the URL last read
+	SnapshotGenerated *time.Time `json:"snapshot_generated,omitempty"`
+	SnapshotRead      *time.Time `json:"snapshot_read,omitempty"` // harvest time it was read
+	// Checksum is the rule the last verified checksum matched (the spec
+	// allows two readings; see scpbridge), with the file's URL.
+	Checksum string `json:"checksum,omitempty"`
+}
+
+// scpHarvest is one harvest of an SCP section.
+type scpHarvest struct {
+	j         *job
+	sitemap   string
+	section   string
+	sm        *scpbridge.Sitemap
+	st        scpState
+	stChanged bool
+	known     map[string]db.Page // as stored
+	processed map[string]bool
+	dirty     map[string]scpPage // pages changed by this run's files
+	gone      map[string]bool
+	done      []string // documents processed by this run
+	errs      []string
+}
+
+// scpPage is what is known of a page.
+type scpPage struct {
+	modified time.Time
+	hash     string
+	title    string
+	summary  string
+}
+
+// harvest reads the section's snapshot when due and every delta not yet
+// processed, oldest first. A fatal problem in one file rejects that file
+// only: the others are still read, and the run's error names it.
+func (scp) harvest(ctx context.Context, j *job) error {
+	sitemap, section := scpSection(j.col.Key)
+	sm, err := scpFetchSitemap(ctx, j.s, j.col.SourceURL)
+	if err != nil {
+		return err
+	}
+	h := &scpHarvest{j: j, sitemap: sitemap, section: section, sm: sm,
+		dirty: map[string]scpPage{}, gone: map[string]bool{}}
+	if s := j.col.State; s != "" {
+		if err := json.Unmarshal([]byte(s), &h.st); err != nil {
+			j.warn.add("the stored SCP state could not be read; the snapshot is read again")
+			h.st = scpState{}
+		}
+	}
+	if h.known, err = j.pagesKnown(ctx); err != nil {
+		return err
+	}
+	if h.processed, err = j.processedDocs(ctx); err != nil {
+		return err
+	}
+	for _, step := range h.plan() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		step(ctx)
+	}
+	h.finish()
+	if len(h.errs) > 0 {
+		return problemf("%s", strings.Join(h.errs, "; "))
+	}
+	return nil
+}
+
+// scpFetchSitemap fetches the sitemap conditionally; on a 304 what it said
+// is taken from the memo kept with the earlier fetch.
+func scpFetchSitemap(ctx context.Context, s *session, u string) (*scpbridge.Sitemap, error) {
+	resp, memo, err := s.fetch(ctx, "sitemap", u)
+	if err != nil {
+		return nil, err
+	}
+	if resp.NotModified {
+		var sm scpbridge.Sitemap
+		if memo != "" && json.Unmarshal([]byte(memo), &sm) == nil {
+			return &sm, nil
+		}
+		s.forget(u)
+		return scpFetchSitemap(ctx, s, u)
+	}
+	sm, err := scpbridge.ParseSitemap(bytes.NewReader(resp.Body), u)
+	if err != nil {
+		return nil, problemf("the sitemap %s can no longer be read: %s", u, strings.TrimPrefix(err.Error(), "scpbridge: "))
+	}
+	if b, err := json.Marshal(sm); err == nil {
+		s.keep(u, resp, string(b))
+	}
+	return sm, nil
+}
+
+// scpItem is one file to read, with the URLs of the same file in other
+// compressions (a snapshot offered as both .scp.gz and .scp.zst is read
+// once).
+type scpItem struct {
+	scpbridge.File
+	urls []string
+}
+
+// plan decides what to read, in order: the snapshot when due, then the
+// deltas not yet processed that it does not cover, oldest first.
+func (h *scpHarvest) plan() []func(context.Context) {
+	snaps, deltas := h.offered()
+	var steps []func(context.Context)
+	var snap *scpItem
+	if len(snaps) > 0 {
+		snap = &snaps[len(snaps)-1]
+	}
+	haveDeltas := slices.ContainsFunc(h.sm.Files, func(f scpbridge.File) bool {
+		return f.Section == h.section && f.Type == scpbridge.TypeDelta
+	})
+	due := snap != nil && h.snapshotDue(snap, haveDeltas)
+	var under []scpItem // deltas the snapshot covers
+	if due {
+		steps = append(steps, func(ctx context.Context) { h.readSnapshot(ctx, snap, under) })
+	}
+	for _, d := range deltas {
+		switch {
+		case due && !d.Generated.After(snap.Generated):
+			under = append(under, d)
+		case !due && h.st.SnapshotGenerated != nil && !d.Generated.After(*h.st.SnapshotGenerated):
+			// Covered by the snapshot read before: nothing to fetch.
+			h.done = append(h.done, d.urls...)
+		default:
+			steps = append(steps, func(ctx context.Context) { h.readDelta(ctx, d) })
+		}
+	}
+	return steps
+}
+
+// snapshotDue: on the first harvest; later, when a newer snapshot is
+// offered and the interval has passed since the last one was read, or at
+// once when the section offers no deltas (its snapshots are then all there
+// is to follow).
+func (h *scpHarvest) snapshotDue(snap *scpItem, haveDeltas bool) bool {
+	if h.st.SnapshotRead == nil {
+		return true
+	}
+	if h.st.SnapshotGenerated != nil && !snap.Generated.After(*h.st.SnapshotGenerated) {
+		return false
+	}
+	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.h.opts.SCPSnapshotInterval
+}
+
+// offered groups the section's files, leaving out expired ones and deltas
+// already processed: snapshots by generated time, deltas oldest first.
+func (h *scpHarvest) offered() (snaps, deltas []scpItem) {
+	type groupKey struct {
+		typ, period string
+		gen, since  int64
+	}
+	groups := map[groupKey]*scpItem{}
+	var order []groupKey
+	for _, f := range h.sm.Files {
+		if f.Section != h.section {
+			continue
+		}
+		if f.Expires != nil && f.Expires.Before(h.j.now) {
+			h.j.warn.add("skipped the %s %s: it expired on %s", f.Type, f.URL, f.Expires.UTC().Format(time.RFC3339))
+			continue
+		}
+		k := groupKey{typ: f.Type, period: f.Period, gen: f.Generated.UnixNano()}
+		if f.Since != nil {
+			k.since = f.Since.UnixNano()
+		}
+		if g, ok := groups[k]; ok {
+			g.urls = append(g.urls, f.URL)
+			continue
+		}
+		groups[k] = &scpItem{File: f, urls: []string{f.URL}}
+		order = append(order, k)
+	}
+	for _, k := range order {
+		g := groups[k]
+		g.URL = h.preferred(g.urls)
+		if g.Type == scpbridge.TypeSnapshot {
+			snaps = append(snaps, *g)
+			continue
+		}
+		if !slices.ContainsFunc(g.urls, func(u string) bool { return h.processed[u] }) {
+			deltas = append(deltas, *g)
+		}
+	}
+	byTime := func(a, b scpItem) int {
+		if c := a.Generated.Compare(b.Generated); c != 0 {
+			return c
+		}
+		return strings.Compare(a.URL, b.URL)
+	}
+	slices.SortStableFunc(snaps, byTime)
+	slices.SortStableFunc(deltas, byTime)
+	return snaps, deltas
+}
+
+// preferred picks among a file's URLs by the sitemap's compression order
+// (zstd first when it gives none).
+func (h *scpHarvest) preferred(urls []string) string {
+	order := h.sm.Compression
+	if len(order) == 0 {
+		order = []string{"zstd", "gzip"}
+	}
+	rank := func(u string) int {
+		kind := ""
+		switch {
+		case strings.HasSuffix(u, ".zst"):
+			kind = "zstd"
+		case strings.HasSuffix(u, ".gz"):
+			kind = "gzip"
+		}
+		if i := slices.Index(order, kind); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	best := urls[0]
+	for _, u := range urls[1:] {
+		if rank(u) < rank(best) {
+			best = u
+		}
+	}
+	return best
+}
+
+// current returns what is known of a page, this run's files included.
+func (h *scpHarvest) current(u string) (scpPage, bool) {
+	if h.gone[u] {
+		return scpPage{}, false
+	}
+	if p, ok := h.dirty[u]; ok {
+		return p, true
+	}
+	if p, ok := h.known[u]; ok {
+		return decodeSCPPage(p), true
+	}
+	return scpPage{}, false
+}
+
+// finish hands the job what is to be stored.
+func (h *scpHarvest) finish() {
+	j := h.j
+	for _, u := range slices.Sorted(maps.Keys(h.dirty)) {
+		j.pages = append(j.pages, encodeSCPPage(u, h.dirty[u]))
+	}
+	j.gone = slices.Sorted(maps.Keys(h.gone))
+	j.processed = h.done
+	if h.stChanged {
+		b, _ := json.Marshal(h.st)
+		s := string(b)
+		j.state = &s
+	}
+}
