@@ -6,6 +6,7 @@ import (
 	"html"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -643,5 +644,30 @@ func TestAuthRateLimit(t *testing.T) {
 	}
 	if rec := other.post("/signin", right); rec.Code != http.StatusSeeOther {
 		t.Errorf("another address, right password: %d, want 303", rec.Code)
+	}
+}
+
+func TestTrustedProxyForwardedFor(t *testing.T) {
+	t.Parallel()
+	_, proxy, _ := net.ParseCIDR("192.0.2.0/24")
+	a := newUIApp(t, nil, Options{AuthRate: 1, TrustedProxies: []*net.IPNet{proxy}})
+	newAccount(t, a.store, "ann")
+	wrong := url.Values{"name": {"ann"}, "password": {"wrong password"}}
+	c := a.client(t, "192.0.2.1")
+	attempt := func(from string) int {
+		form := url.Values{"csrf": {c.token()}}
+		for k, v := range wrong {
+			form[k] = v
+		}
+		return c.postRaw("/signin", form, http.Header{"X-Forwarded-For": {from}}).Code
+	}
+	if code := attempt("198.51.100.7"); code != http.StatusUnauthorized {
+		t.Fatalf("first attempt from a client behind the proxy: %d", code)
+	}
+	if code := attempt("198.51.100.7"); code != http.StatusTooManyRequests {
+		t.Errorf("second attempt from the same client: %d, want 429", code)
+	}
+	if code := attempt("198.51.100.8"); code != http.StatusUnauthorized {
+		t.Errorf("another client behind the trusted proxy: %d, want 401 (limited on its own)", code)
 	}
 }

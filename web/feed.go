@@ -11,6 +11,7 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
+	"tidings/harvest"
 )
 
 // feedFile reads "<name>.<atom|rss|json>" from the path.
@@ -68,7 +69,7 @@ func (s *Server) collectionFeed(c echo.Context) error {
 			ID:           s.tag(col.CreatedAt, fmt.Sprintf("collection/%d", col.ID)),
 			Title:        col.Title,
 			Subtitle:     "Changes to " + col.Key + ", as the site's change information tells them",
-			AlternateURL: col.Key,
+			AlternateURL: collectionHome(col),
 		},
 		created: col.CreatedAt,
 		collections: func() (map[int64]db.Collection, error) {
@@ -123,4 +124,14 @@ func (s *Server) collectionMap(c echo.Context, f db.CollectionFilter) (map[int64
 		cols[col.ID] = col
 	}
 	return cols, nil
+}
+
+// collectionHome is the web page a collection stands for: a ResourceSync
+// collection's describes URL; for SCP sections and ARC sitemaps, whose keys
+// name documents rather than pages, the site itself.
+func collectionHome(col db.Collection) string {
+	if col.Protocol == harvest.ProtocolResourceSync {
+		return col.Key
+	}
+	return col.SiteURL
 }

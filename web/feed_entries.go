@@ -173,7 +173,7 @@ func (s *Server) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 		ID:          s.tag(col.CreatedAt, fmt.Sprintf("collection/%d/run/%d", col.ID, d.Run.ID)),
 		Title:       feeds.DigestTitle(col.Title, items),
 		Updated:     d.Run.FinishedAt,
-		Link:        col.Key,
+		Link:        collectionHome(col),
 		ContentHTML: feeds.DigestHTML(items),
 		Author:      sharedAuthor(d.Changes),
 		Categories:  tags,

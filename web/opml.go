@@ -49,7 +49,7 @@ func WriteUserOPML(ctx context.Context, store *db.DB, baseURL string, u db.User,
 		}
 		entry := feeds.OPMLSite{Title: title, HTMLURL: site.URL}
 		for _, col := range cols {
-			entry.Feeds = append(entry.Feeds, feeds.OPMLFeed{Title: col.Title, XMLURL: base.JoinPath(CollectionFeedPath(col.ID)).String(), HTMLURL: col.Key})
+			entry.Feeds = append(entry.Feeds, feeds.OPMLFeed{Title: col.Title, XMLURL: base.JoinPath(CollectionFeedPath(col.ID)).String(), HTMLURL: collectionHome(col)})
 		}
 		out = append(out, entry)
 	}

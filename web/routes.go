@@ -17,6 +17,13 @@ func (s *Server) routes() {
 	// Not behind a proxy by default: the peer address is the client. Trusting
 	// X-Forwarded-For here would let anyone dodge the rate limits.
 	e.IPExtractor = echo.ExtractIPDirect()
+	if len(s.opts.TrustedProxies) > 0 {
+		trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+		for _, n := range s.opts.TrustedProxies {
+			trust = append(trust, echo.TrustIPRange(n))
+		}
+		e.IPExtractor = echo.ExtractIPFromXFFHeader(trust...)
+	}
 	e.HTTPErrorHandler = s.errorHandler
 	e.Pre(s.stripBasePath)
 	e.Use(middleware.Recover())
@@ -28,11 +35,14 @@ func (s *Server) routes() {
 
 	// Feeds are public: readers cannot sign in.
 	feed := []string{http.MethodGet, http.MethodHead}
-	e.Match(feed, "/feeds/:file", s.collectionFeed)
-	e.Match(feed, "/sites/:file", s.siteFeed)
-	e.Match(feed, "/u/:file", s.userFeed)
+	e.Match(feed, "/feeds/:file", s.collectionFeed, s.feedMiddleware("collection")...)
+	e.Match(feed, "/sites/:file", s.siteFeed, s.feedMiddleware("site")...)
+	e.Match(feed, "/u/:file", s.userFeed, s.feedMiddleware("user")...)
 	e.GET("/static/style.css", s.stylesheet)
 	e.GET("/healthz", s.health)
+	if s.opts.Metrics != nil {
+		e.GET("/metrics", s.metrics)
+	}
 
 	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
 		TokenLookup: "form:csrf", CookieName: "tidings_csrf", CookiePath: s.cookiePath(),

@@ -36,12 +36,19 @@ type Options struct {
 	// SchedulerHeartbeat, when the scheduler runs, returns when it last
 	// ticked; /healthz fails when that is older than SchedulerStale.
 	SchedulerHeartbeat func() time.Time
-	SchedulerStale     time.Duration
+	// TrustedProxies are the networks whose X-Forwarded-For is believed,
+	// for rate limits and logs; from anyone else it is ignored.
+	TrustedProxies []*net.IPNet
+	SchedulerStale time.Duration
 	// HubURL, when set, is the WebSub hub every feed names (rel="hub").
 	HubURL string
 	// FailingAfter is how long a collection's harvests fail before its
 	// feeds say so; 0 = DefaultFailingAfter.
 	FailingAfter time.Duration
+	// Metrics, when set, counts feed requests and answers /metrics;
+	// MetricsToken, when set, is the bearer token /metrics then requires.
+	Metrics      *Metrics
+	MetricsToken string
 }
 
 // Harvester is what the web UI needs of harvest.Harvester.

@@ -304,6 +304,7 @@ func TestBadSettingsAreRefused(t *testing.T) {
 		{"base URL not http", nil, []string{"feeds", "--base-url", "ftp://tidings.test/"}, "--base-url"},
 		{"follow without URL", nil, []string{"follow"}, "exactly one URL"},
 		{"harvest all and site", nil, []string{"harvest", "--all", "--site", "http://127.0.0.1:9/"}, "--all or --site"},
+		{"log format unknown", []string{"TIDINGS_LOG_FORMAT", "xml"}, []string{"feeds"}, `--log-format must be text or json, not "xml"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -149,18 +149,28 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 		fmt.Fprintln(stdout, "No site is due for harvest.")
 		return nil
 	}
-	failed := 0
-	err = a.harvester.HarvestSites(ctx, sites, func(rep *harvest.SiteReport, err error) {
-		if rep != nil {
-			a.printReport(stdout, rep, false)
+	failed, done := 0, 0
+	prog := newProgress(stdout, len(sites), isTerminal(stdout))
+	for _, site := range sites {
+		if err = ctx.Err(); err != nil {
+			break
 		}
-		if err != nil {
-			failed++
-			if rep == nil || rep.Run.Error == "" {
-				fmt.Fprintf(stdout, "  problem: %v\n", err)
+		prog.start(site.URL)
+		rep, herr := a.harvester.HarvestSite(ctx, site)
+		done++
+		prog.done(func(w io.Writer) {
+			if rep != nil {
+				a.printReport(w, rep, false)
 			}
-		}
-	})
+			if herr != nil {
+				failed++
+				if rep == nil || rep.Run.Error == "" {
+					fmt.Fprintf(w, "  problem: %v\n", herr)
+				}
+			}
+		})
+	}
+	prog.close(done)
 	if err == nil && failed > 0 {
 		err = fmt.Errorf("%d of %d site(s) could not be harvested", failed, len(sites))
 	}

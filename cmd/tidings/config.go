@@ -30,6 +30,8 @@ type Config struct {
 	InitialWindow  time.Duration
 	Interval       time.Duration
 	MaxBody        int64
+	LogFormat      string // text or json
+	SCP            scpConfig
 
 	// Feeds, set by serve's flags (see feedFlags).
 	FeedEntries  int
@@ -47,6 +49,8 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.InitialWindow, "initial-window", harvest.DefaultInitialWindow, "on a collection's first harvest, changes older than this are stored as already seen")
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
 	fs.Int64Var(&c.MaxBody, "max-body", harvest.DefaultMaxBody, "largest document accepted, in bytes after decompression")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
+	scpFlags(fs, &c.SCP)
 }
 
 // feedFlags registers the settings of the feeds serve answers.
@@ -72,6 +76,12 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		InitialWindow:  c.InitialWindow,
 		Interval:       c.Interval,
 		Logger:         log,
+
+		SCPMaxCompressed:    c.SCP.MaxCompressed,
+		SCPMaxDecompressed:  c.SCP.MaxDecompressed,
+		SCPMaxLine:          c.SCP.MaxLine,
+		SCPSnapshotInterval: c.SCP.SnapshotInterval,
+		SCPDownloadTimeout:  c.SCP.DownloadTimeout,
 	}
 }
 
@@ -153,6 +163,9 @@ func (c *Config) validate() error {
 	}
 	if c.InitialWindow < 0 || c.Interval <= 0 || c.MaxBody <= 0 {
 		return errors.New("--initial-window, --interval and --max-body must be positive")
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)
 	}
 	return nil
 }

@@ -125,7 +125,8 @@ type app struct {
 }
 
 // openApp opens the store and builds the harvester. Logs go to stderr at
-// level; the CLI commands keep them to warnings, their output is the report.
+// level, as text or JSON (--log-format); the CLI commands keep them to
+// warnings, their output is the report.
 func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level) (*app, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, usageError{err.Error()}
@@ -134,7 +135,12 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 	if err != nil {
 		return nil, err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	var log *slog.Logger
+	if cfg.LogFormat == "json" {
+		log = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	} else {
+		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	}
 	h := harvest.New(harvest.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log))
 	return &app{cfg: cfg, store: store, harvester: h, log: log}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,9 +24,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	feedFlags(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
 	workers := fs.Int("workers", harvest.DefaultWorkers, "sites harvested at once by the scheduler")
+	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
 	registration := fs.String("registration", web.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
+	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
+	}
+	proxies, err := parseCIDRs(*trusted)
+	if err != nil {
+		return usageError{err.Error()}
 	}
 	switch *registration {
 	case web.RegistrationOpen, web.RegistrationInvite, web.RegistrationClosed:
@@ -40,13 +47,23 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer a.store.Close()
+	// One client and one harvester for everything serve fetches, so the
+	// metrics see every fetch and every harvest.
+	metrics := web.NewMetrics()
+	co := a.cfg.clientOptions()
+	co.OnResponse = metrics.OnResponse
+	client := harvest.NewClient(co)
+	ho := a.cfg.harvestOptions(a.log)
+	ho.AfterHarvest = metrics.AfterHarvest
 	var srv *web.Server
 	if a.cfg.WebSubHub != "" {
-		p := newPinger(ctx, a, func(ctx context.Context, rep *harvest.SiteReport) ([]string, error) {
+		p := newPinger(ctx, a, client, func(ctx context.Context, rep *harvest.SiteReport) ([]string, error) {
 			return srv.ChangedFeeds(ctx, rep)
 		})
 		defer p.wait()
+		ho.AfterHarvest = afterHarvests(ho.AfterHarvest, p.afterHarvest)
 	}
+	a.harvester = harvest.New(client, a.store, ho)
 	if *workers < 1 {
 		return usageError{"--workers must be at least 1"}
 	}
@@ -54,6 +71,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	opts := web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
+		Metrics: metrics, MetricsToken: *metricsToken, TrustedProxies: proxies,
 	}
 	if !*noScheduler {
 		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest})
@@ -104,19 +122,26 @@ type pinger struct {
 	wg      sync.WaitGroup
 }
 
-// newPinger replaces a's harvester with one that calls the pinger after
-// every stored harvest. changed lists the feeds a harvest changed; it is
-// called only once serving has begun.
-func newPinger(ctx context.Context, a *app, changed func(context.Context, *harvest.SiteReport) ([]string, error)) *pinger {
-	client := harvest.NewClient(a.cfg.clientOptions())
-	p := &pinger{
+// newPinger builds a pinger that publishes through client; its
+// afterHarvest goes into the harvester's AfterHarvest. changed lists the
+// feeds a harvest changed; it is called only once serving has begun.
+func newPinger(ctx context.Context, a *app, client *harvest.Client, changed func(context.Context, *harvest.SiteReport) ([]string, error)) *pinger {
+	return &pinger{
 		ctx: ctx, log: a.log, changed: changed,
 		pub: harvest.NewPublisher(client, a.cfg.WebSubHub, harvest.PublisherOptions{Logger: a.log}),
 	}
-	opts := a.cfg.harvestOptions(a.log)
-	opts.AfterHarvest = p.afterHarvest
-	a.harvester = harvest.New(client, a.store, opts)
-	return p
+}
+
+// afterHarvests chains AfterHarvest hooks, called in order; nil ones are
+// skipped.
+func afterHarvests(hooks ...func(context.Context, *harvest.SiteReport)) func(context.Context, *harvest.SiteReport) {
+	return func(ctx context.Context, rep *harvest.SiteReport) {
+		for _, h := range hooks {
+			if h != nil {
+				h(ctx, rep)
+			}
+		}
+	}
 }
 
 func (p *pinger) afterHarvest(ctx context.Context, rep *harvest.SiteReport) {
@@ -147,4 +172,29 @@ func (p *pinger) wait() {
 	p.closing = true
 	p.mu.Unlock()
 	p.wg.Wait()
+}
+
+// parseCIDRs reads --trusted-proxies: "10.0.0.0/8, 127.0.0.1" (a bare
+// address is a single host).
+func parseCIDRs(list string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !strings.Contains(f, "/") {
+			if strings.Contains(f, ":") {
+				f += "/128"
+			} else {
+				f += "/32"
+			}
+		}
+		_, n, err := net.ParseCIDR(f)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxies: %q is not an address or CIDR range", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
