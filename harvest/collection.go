@@ -2,7 +2,9 @@ package harvest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"tidings/db"
@@ -15,10 +17,12 @@ import (
 // A harvest cut short by ctx (shutdown) is not stored: it would only record
 // "context canceled" as the collection's error, and the next harvest does
 // the same work again, losing nothing since the watermark did not move.
-func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState) (db.Run, time.Duration, error) {
+func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, budget *atomic.Int64) (db.Run, time.Duration, error) {
 	now := h.opts.Now()
+	s := newSession(h.client, known)
+	s.budget = budget
 	j := &job{
-		h: h, s: newSession(h.client, known), site: site, col: col, now: now,
+		h: h, s: s, site: site, col: col, now: now,
 		first: col.LastSuccessAt == nil, cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{},
 	}
 	run := db.Run{SiteID: site.ID, CollectionID: col.ID, StartedAt: now}
@@ -50,7 +54,12 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 		}
 	}
 	if ctx.Err() != nil && run.Error != "" {
-		return run, 0, ctx.Err()
+		if !errors.Is(context.Cause(ctx), errSiteTimeout) {
+			return run, 0, ctx.Err()
+		}
+		// The site took too long: say so, and store what was read.
+		run.Error = fmt.Sprintf("tidings stopped harvesting this site after %s (the limit for one site)", h.opts.SiteTimeout)
+		stored.Run = run
 	}
 	// A fetch finished just as shutdown began is still stored, whole.
 	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -364,4 +365,88 @@ func TestSourceDescriptionOutageKeepsCollections(t *testing.T) {
 	if err != nil || len(cols) != 2 {
 		t.Errorf("active collections after the outage: %d, %v; want 2", len(cols), err)
 	}
+}
+
+func TestHostileSiteLimits(t *testing.T) {
+	t.Run("documents per harvest", func(t *testing.T) {
+		e := newEnv(t, Options{MaxDocuments: 6})
+		rep, err := e.h.Follow(context.Background(), e.site.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var problems []string
+		for _, c := range rep.Collections {
+			problems = append(problems, c.Run.Error)
+		}
+		if !strings.Contains(strings.Join(problems, "|"), "limit of documents one harvest may fetch") {
+			t.Errorf("with a budget of 6 documents: %q, want the limit named", problems)
+		}
+		if n := len(e.site.Log()); n > 6+4 {
+			t.Errorf("the site got %d requests; the limit should stop it near 6 (plus discovery)", n)
+		}
+	})
+	t.Run("time per site", func(t *testing.T) {
+		e := newEnv(t, Options{SiteTimeout: 400 * time.Millisecond})
+		e.follow()
+		e.site.SetDelay(150 * time.Millisecond)
+		start := time.Now()
+		rep := e.harvest()
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("harvest took %v with a 400ms site limit", d)
+		}
+		s, _ := e.store.SiteByID(context.Background(), rep.Site.ID)
+		if s.Failures != 1 {
+			t.Errorf("a site cut off by its time limit: failures %d, want 1", s.Failures)
+		}
+		var cut bool
+		for _, c := range rep.Collections {
+			cut = cut || strings.Contains(c.Run.Error, "the limit for one site")
+		}
+		if !cut && rep.Run.Error == "" {
+			t.Errorf("no run says the site was cut off: %+v", rep.Collections)
+		}
+	})
+	t.Run("slow drip", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" {
+				http.NotFound(w, r)
+				return
+			}
+			w.WriteHeader(http.StatusOK)
+			for range 100 {
+				if _, err := w.Write([]byte("<")); err != nil {
+					return
+				}
+				w.(http.Flusher).Flush()
+				select {
+				case <-r.Context().Done():
+					return
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}))
+		defer srv.Close()
+		c := NewClient(ClientOptions{AllowPrivate: true, Timeout: 500 * time.Millisecond})
+		start := time.Now()
+		_, err := c.Get(context.Background(), srv.URL+"/changes.xml", Conditional{})
+		if err == nil || time.Since(start) > 3*time.Second {
+			t.Errorf("a server sending a byte every 100ms: %v after %v; want cut off by the 500ms deadline", err, time.Since(start))
+		}
+	})
+	t.Run("index cycle", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		e.site.Set("/.well-known/resourcesync", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="description"/>
+<sitemap><loc>{{.Base}}/.well-known/resourcesync</loc></sitemap>
+<sitemap><loc>{{.Base}}/rs/loop.xml</loc></sitemap></sitemapindex>`)
+		e.site.Set("/rs/loop.xml", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="description"/><sitemap><loc>{{.Base}}/.well-known/resourcesync</loc></sitemap></sitemapindex>`)
+		_, err := e.h.Follow(context.Background(), e.site.URL)
+		if err == nil || !strings.Contains(err.Error(), "is not a Source Description") {
+			t.Errorf("a Source Description Index naming itself: %v", err)
+		}
+		if n := e.site.Requests("/.well-known/resourcesync"); n > 2 {
+			t.Errorf("the looping index was fetched %d times", n)
+		}
+	})
 }

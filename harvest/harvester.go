@@ -3,8 +3,10 @@ package harvest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"tidings/db"
@@ -37,6 +39,11 @@ type Options struct {
 	// (when a newer one is offered) to catch what deltas missed, deletions
 	// above all.
 	SCPSnapshotInterval time.Duration
+	// SiteTimeout bounds one site's harvest; 0 = DefaultSiteTimeout.
+	SiteTimeout time.Duration
+	// MaxDocuments bounds the documents one site harvest fetches;
+	// 0 = DefaultMaxDocuments.
+	MaxDocuments int
 	// AfterHarvest, when set, is called after each site harvest has been
 	// stored, with what it found (for example to notify a WebSub hub).
 	AfterHarvest func(ctx context.Context, rep *SiteReport)
@@ -44,6 +51,8 @@ type Options struct {
 
 // Default option values.
 const (
+	DefaultSiteTimeout         = 15 * time.Minute
+	DefaultMaxDocuments        = 2000
 	DefaultInitialWindow       = 30 * 24 * time.Hour
 	DefaultInterval            = 24 * time.Hour
 	DefaultSCPDownloadTimeout  = 30 * time.Minute
@@ -70,6 +79,12 @@ func New(client *Client, store *db.DB, o Options) *Harvester {
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Float64
+	}
+	if o.SiteTimeout <= 0 {
+		o.SiteTimeout = DefaultSiteTimeout
+	}
+	if o.MaxDocuments <= 0 {
+		o.MaxDocuments = DefaultMaxDocuments
 	}
 	lim := scpbridge.DefaultLimits()
 	if o.SCPMaxCompressed <= 0 {
@@ -133,6 +148,7 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 	}
 	started := h.opts.Now()
 	s := newSession(h.client, nil)
+	s.budget = h.newBudget()
 	disc, err := newSiteDiscovery(s, root, input, db.Site{}, nil, true).run(ctx)
 	if err != nil {
 		return nil, err
@@ -162,6 +178,14 @@ func (h *Harvester) HarvestSite(ctx context.Context, site db.Site) (*SiteReport,
 }
 
 func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*SiteReport, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, h.opts.SiteTimeout, errSiteTimeout)
+	defer cancel()
+	// What was read is stored even when the site ran out of time.
+	dbctx := context.WithoutCancel(ctx)
+	budget := h.newBudget()
+	if p != nil {
+		budget = p.s.budget
+	}
 	known, err := h.store.FetchStates(ctx, site.ID)
 	if err != nil {
 		return nil, err
@@ -173,6 +197,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 	var disc *Discovery
 	var discErr error
 	s := newSession(h.client, known)
+	s.budget = budget
 	started := h.opts.Now()
 	unsure := map[string]bool{}
 	if p != nil {
@@ -205,18 +230,18 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 			title = disc.SiteTitle
 		}
 		if disc.SourceURL != site.SourceURL || title != site.Title {
-			if err := h.store.UpdateSiteSource(ctx, site.ID, disc.SourceURL, title); err != nil {
+			if err := h.store.UpdateSiteSource(dbctx, site.ID, disc.SourceURL, title); err != nil {
 				return nil, err
 			}
 			site.SourceURL, site.Title = disc.SourceURL, title
 		}
-		if cols, err = h.store.SyncCollections(ctx, site.ID, disc.Collections); err != nil {
+		if cols, err = h.store.SyncCollections(dbctx, site.ID, disc.Collections); err != nil {
 			return nil, err
 		}
 	}
 	siteRun.Documents, siteRun.NotModified = s.documents, s.notModified
 	siteRun.FinishedAt = h.opts.Now()
-	if siteRun, err = h.store.SaveSiteHarvest(context.WithoutCancel(ctx), siteRun, s.states); err != nil {
+	if siteRun, err = h.store.SaveSiteHarvest(dbctx, siteRun, s.states); err != nil {
 		return nil, err
 	}
 	rep := &SiteReport{Site: site, Run: siteRun}
@@ -225,9 +250,20 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 	allFailed := len(cols) > 0
 	for _, c := range cols {
 		if err := ctx.Err(); err != nil {
+			if errors.Is(context.Cause(ctx), errSiteTimeout) {
+				// The collections left wait for the next try, soon.
+				failed = true
+				cut := db.Run{SiteID: site.ID, StartedAt: started, FinishedAt: h.opts.Now(), Error: fmt.Sprintf(
+					"tidings stopped harvesting this site after %s (the limit for one site); %d collection(s) wait for the next try",
+					h.opts.SiteTimeout, len(cols)-len(rep.Collections))}
+				if rep.Run, err = h.store.SaveSiteHarvest(dbctx, cut, nil); err != nil {
+					return rep, err
+				}
+				break
+			}
 			return rep, err
 		}
-		run, ra, err := h.harvestCollection(ctx, site, c, known)
+		run, ra, err := h.harvestCollection(ctx, site, c, known, budget)
 		if err != nil {
 			return rep, err
 		}
@@ -236,7 +272,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 		rep.Collections = append(rep.Collections, CollectionReport{Collection: c, Run: run})
 	}
 	next := h.nextHarvest(started, failed || allFailed, site.Failures, wait)
-	if _, _, err := h.store.FinishSiteHarvest(context.WithoutCancel(ctx), site.ID, started, failed || allFailed, next); err != nil {
+	if _, _, err := h.store.FinishSiteHarvest(dbctx, site.ID, started, failed || allFailed, next); err != nil {
 		return rep, err
 	}
 	rep.Site.NextHarvestAt = &next
@@ -306,3 +342,14 @@ func (h *Harvester) nextHarvest(started time.Time, failed bool, failuresBefore i
 
 // maxRetryAfter caps how long a Retry-After may postpone a site.
 const maxRetryAfter = 7 * 24 * time.Hour
+
+// errSiteTimeout is the cause of a site harvest's context ending because
+// the site took longer than Options.SiteTimeout.
+var errSiteTimeout = errors.New("harvest: the site took too long")
+
+// newBudget is the document budget of one site harvest.
+func (h *Harvester) newBudget() *atomic.Int64 {
+	b := new(atomic.Int64)
+	b.Store(int64(h.opts.MaxDocuments))
+	return b
+}

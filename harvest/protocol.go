@@ -138,6 +138,10 @@ func (d *siteDiscovery) get(ctx context.Context, u string) (*Response, error) {
 	if c, ok := d.cache[u]; ok {
 		return c.resp, c.err
 	}
+	if err := d.s.spend(); err != nil {
+		d.cache[u] = cached{nil, err}
+		return nil, err
+	}
 	d.s.documents++
 	resp, err := d.s.c.Get(ctx, u, Conditional{})
 	d.s.noteRetryAfter(err)

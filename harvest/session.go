@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"tidings/db"
@@ -22,7 +23,10 @@ type session struct {
 	documents   int
 	notModified int
 	retryAfter  time.Duration
-	states      []db.FetchState
+	// budget, shared by the sessions of one site harvest, counts down the
+	// documents it may still fetch; nil means no limit.
+	budget *atomic.Int64
+	states []db.FetchState
 }
 
 func newSession(c *Client, known map[string]db.FetchState) *session {
@@ -40,6 +44,9 @@ func (s *session) fetch(ctx context.Context, role, url string) (*Response, strin
 	var cond Conditional
 	if havePrev {
 		cond = Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
+	}
+	if err := s.spend(); err != nil {
+		return nil, "", err
 	}
 	s.documents++
 	resp, err := s.c.Get(ctx, url, cond)
@@ -165,3 +172,15 @@ func (w *warnings) all() []string {
 }
 
 func (w *warnings) count() int { return len(w.list) + w.dropped }
+
+// errBudget ends a site harvest that reached its document limit: an index
+// pointing at thousands of lists must not keep tidings busy for hours.
+var errBudget = errors.New("harvest: document limit reached")
+
+// spend takes one document from the site harvest's budget.
+func (s *session) spend() error {
+	if s.budget == nil || s.budget.Add(-1) >= 0 {
+		return nil
+	}
+	return &Problem{Msg: "tidings stopped reading this site: it reached the limit of documents one harvest may fetch (--max-documents)", Err: errBudget}
+}

@@ -32,6 +32,8 @@ type Config struct {
 	MaxBody        int64
 	LogFormat      string // text or json
 	SCP            scpConfig
+	SiteTimeout    time.Duration
+	MaxDocuments   int
 
 	// Feeds, set by serve's flags (see feedFlags).
 	FeedEntries  int
@@ -50,6 +52,8 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
 	fs.Int64Var(&c.MaxBody, "max-body", harvest.DefaultMaxBody, "largest document accepted, in bytes after decompression")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
+	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
+	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
 	scpFlags(fs, &c.SCP)
 }
 
@@ -77,6 +81,8 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		Interval:       c.Interval,
 		Logger:         log,
 
+		SiteTimeout:         c.SiteTimeout,
+		MaxDocuments:        c.MaxDocuments,
 		SCPMaxCompressed:    c.SCP.MaxCompressed,
 		SCPMaxDecompressed:  c.SCP.MaxDecompressed,
 		SCPMaxLine:          c.SCP.MaxLine,
