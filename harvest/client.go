@@ -34,6 +34,9 @@ type ClientOptions struct {
 	MaxBody      int64         // cap on a document after decompression; 0 = DefaultMaxBody
 	Timeout      time.Duration // whole request, body included; 0 = DefaultTimeout
 	AllowPrivate bool          // allow loopback, private and link-local addresses
+	// MinHostDelay spaces any two requests to one host (politeness); a
+	// site's crawl_rate hint may ask for more.
+	MinHostDelay time.Duration
 	// DialHook, when set, sees every connection attempt before the address
 	// policy judges it, so tests can prove that a refused address was never
 	// connected to.
@@ -49,6 +52,9 @@ type Client struct {
 	opts   ClientOptions
 	pace   pacer       // per-host minimum delays (client_rate.go)
 	robots robotsCache // per-host robots.txt (client_robots.go)
+	// allowAddr lets tests treat one loopback server as a public host, to
+	// prove what happens on the way to another.
+	allowAddr func(address string) bool
 }
 
 // Conditional carries the validators of a previous fetch.
@@ -101,6 +107,7 @@ func NewClient(o ClientOptions) *Client {
 		o.Timeout = DefaultTimeout
 	}
 	c := &Client{opts: o}
+	c.pace.def = min(o.MinHostDelay, MaxHostDelay)
 	dialer := &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second, Control: c.control}
 	transport := &http.Transport{
 		// No proxy from the environment: the address policy must judge the
@@ -135,7 +142,7 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 	if c.opts.DialHook != nil {
 		c.opts.DialHook(network, address)
 	}
-	if c.opts.AllowPrivate {
+	if c.opts.AllowPrivate || (c.allowAddr != nil && c.allowAddr(address)) {
 		return nil
 	}
 	ap, err := netip.ParseAddrPort(address)

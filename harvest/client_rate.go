@@ -16,6 +16,7 @@ const MaxHostDelay = 30 * time.Second
 // slot under the lock, so concurrent ones queue in order. The zero value
 // is ready to use.
 type pacer struct {
+	def   time.Duration // for every host: ClientOptions.MinHostDelay
 	mu    sync.Mutex
 	hosts map[string]*hostSlot
 	// now and sleep are replaced by tests; nil means the real clock.
@@ -49,6 +50,7 @@ func (c *Client) HostDelay(host string) time.Duration {
 func (p *pacer) set(host string, d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	d = max(d, p.def)
 	if d <= 0 {
 		delete(p.hosts, host)
 		return
@@ -68,6 +70,13 @@ func (p *pacer) set(host string, d time.Duration) {
 func (p *pacer) wait(ctx context.Context, host string) error {
 	p.mu.Lock()
 	s := p.hosts[strings.ToLower(host)]
+	if s == nil && p.def > 0 {
+		if p.hosts == nil {
+			p.hosts = map[string]*hostSlot{}
+		}
+		s = &hostSlot{delay: p.def}
+		p.hosts[strings.ToLower(host)] = s
+	}
 	if s == nil {
 		p.mu.Unlock()
 		return nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestRestrictedKind(t *testing.T) {
@@ -178,5 +179,71 @@ func TestClientConditionalGet(t *testing.T) {
 	}
 	if ua != "tidings/1.0 (+https://t.example/)" {
 		t.Errorf("User-Agent = %q", ua)
+	}
+}
+
+func TestRedirectToAPrivateAddressIsRefused(t *testing.T) {
+	var privateHits atomic.Int32
+	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { privateHits.Add(1) }))
+	defer private.Close()
+	public := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		http.Redirect(w, r, private.URL+"/latest/meta-data/", http.StatusFound)
+	}))
+	defer public.Close()
+	c := NewClient(ClientOptions{})
+	publicAddr := strings.TrimPrefix(public.URL, "http://")
+	c.allowAddr = func(a string) bool { return a == publicAddr }
+	_, err := c.Get(context.Background(), public.URL+"/sitemap.xml", Conditional{})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1 is a loopback address") {
+		t.Errorf("redirect from an allowed host to a loopback one: %v", err)
+	}
+	if privateHits.Load() != 0 {
+		t.Errorf("the private server got %d requests", privateHits.Load())
+	}
+}
+
+func TestANameResolvingToLoopbackIsRefused(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	var mu sync.Mutex
+	var dialed []string
+	c := NewClient(ClientOptions{DialHook: func(_, a string) {
+		mu.Lock()
+		dialed = append(dialed, a)
+		mu.Unlock()
+	}})
+	// A name, not an address: judged by what it resolves to when connecting.
+	_, err := c.Get(context.Background(), "http://localhost:"+port+"/", Conditional{})
+	if err == nil || !strings.Contains(err.Error(), "is a loopback address") {
+		t.Errorf("a name resolving to loopback: %v", err)
+	}
+	if err := c.CheckAddress(context.Background(), "http://localhost/"); err == nil {
+		t.Error("CheckAddress allowed localhost")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(dialed) == 0 {
+		t.Error("the dial hook saw no attempt")
+	}
+}
+
+func TestMinHostDelaySpacesRequests(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{AllowPrivate: true, MinHostDelay: 40 * time.Millisecond})
+	start := time.Now()
+	for range 3 {
+		if _, err := c.Get(context.Background(), srv.URL+"/", Conditional{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// robots.txt, then three requests: at least three gaps.
+	if d := time.Since(start); d < 120*time.Millisecond {
+		t.Errorf("4 requests to one host with a 40ms delay took %v", d)
 	}
 }

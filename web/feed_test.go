@@ -611,3 +611,17 @@ func TestConcurrentRequests(t *testing.T) {
 		}
 	}
 }
+
+func TestSitePageShowsAFailingStreak(t *testing.T) {
+	t.Parallel()
+	fx := newFixture(t, nil)
+	session := signIn(t, fx.store, "ann")
+	fx.site.Fail("/.well-known/resourcesync", http.StatusInternalServerError)
+	fx.site.Fail("/shrine/capabilitylist.xml", http.StatusInternalServerError)
+	fx.site.Fail("/gallery/caps.xml", http.StatusInternalServerError)
+	fx.harvestAgain(t)
+	page := serveAs(t, fx.server(t), "/site/1", session).Body.String()
+	if !strings.Contains(page, `id="failing">Failing since`) || !strings.Contains(page, "next try") {
+		t.Errorf("the site page does not say since when it fails and when it is tried next:\n%s", page)
+	}
+}

@@ -58,6 +58,7 @@ func newEnv(t *testing.T, extra ...string) map[string]string {
 		"TIDINGS_DB":                      filepath.Join(t.TempDir(), "tidings.db"),
 		"TIDINGS_BASE_URL":                testBase,
 		"TIDINGS_ALLOW_PRIVATE_ADDRESSES": "1",
+		"TIDINGS_HOST_DELAY":              "0s",
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i+1] == "" {

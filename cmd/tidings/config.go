@@ -33,6 +33,7 @@ type Config struct {
 	LogFormat      string // text or json
 	SCP            scpConfig
 	SiteTimeout    time.Duration
+	HostDelay      time.Duration
 	MaxDocuments   int
 
 	// Feeds, set by serve's flags (see feedFlags).
@@ -52,6 +53,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
 	fs.Int64Var(&c.MaxBody, "max-body", harvest.DefaultMaxBody, "largest document accepted, in bytes after decompression")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
+	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
 	scpFlags(fs, &c.SCP)
@@ -67,6 +69,7 @@ func feedFlags(fs *flag.FlagSet, c *Config) {
 // clientOptions are the settings of the one outbound HTTP client.
 func (c *Config) clientOptions() harvest.ClientOptions {
 	return harvest.ClientOptions{
+		MinHostDelay: c.HostDelay,
 		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", Version, c.BaseURL),
 		MaxBody:      c.MaxBody,
 		AllowPrivate: c.AllowPrivate,

@@ -58,6 +58,9 @@ func cleanEnv(extra ...string) []string {
 			env = append(env, kv)
 		}
 	}
+	// The fixture sites are ours and on loopback: no politeness delay, so
+	// the tests run at the machine's speed (extra may still set one).
+	env = append(env, "TIDINGS_HOST_DELAY=0s")
 	return append(env, extra...)
 }
 
