@@ -84,14 +84,21 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 		}
 		run.ID = id
 		run.Changes, run.Backfilled = 0, 0
+		// Prepared once: preparing per row cost a third of storing a
+		// 50,000-entry list (BenchmarkBigChangeList).
+		ins, err := tx.PrepareContext(ctx, `
+INSERT INTO changes (collection_id, url, kind, datetime, run_id, source, title, summary, author, language, tags, from_lastmod)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
 		for _, c := range h.Changes {
 			var runID any
 			if !c.History {
 				runID = id
 			}
-			res, err := tx.ExecContext(ctx, `
-INSERT INTO changes (collection_id, url, kind, datetime, run_id, source, title, summary, author, language, tags, from_lastmod)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+			res, err := ins.ExecContext(ctx,
 				run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), runID, c.Source, c.Title, c.Summary,
 				c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod)
 			if err != nil {

@@ -1,0 +1,192 @@
+// Command tidings-bench runs the benchmark scenarios of issue 9 against the
+// real tidings binary, a fresh database and a fleet of synthetic sites
+// (cmd/fleetsim) on loopback, and writes a Markdown table to standard
+// output and to BENCHMARKS.md. Run it from the module's root:
+//
+//	go run ./cmd/tidings-bench [--sites 2000] [--parallel 4]
+//
+// Scenario 2 follows every site (one `tidings follow` each, --parallel at
+// once), which is its first harvest; scenario 3 runs `tidings harvest --all`
+// over the unchanged fleet. Scenario 1 is BenchmarkBigChangeList in
+// ./harvest; scenarios 4–6 are not run yet.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tidings-bench:", err)
+		os.Exit(1)
+	}
+}
+
+type stats struct {
+	Requests    int   `json:"requests"`
+	NotModified int   `json:"not_modified"`
+	Bytes       int64 `json:"bytes"`
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tidings-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	sites := fs.Int("sites", 2000, "sites in the fleet")
+	parallel := fs.Int("parallel", 4, "follows run at once in scenario 2 (as serve's --workers)")
+	seed := fs.Int64("seed", 1, "the fleet's seed")
+	out := fs.String("out", "BENCHMARKS.md", "file the table is written to; empty for none")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "tidings-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	for _, name := range []string{"tidings", "fleetsim"} {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", filepath.Join(dir, name), "./cmd/"+name)
+		cmd.Stderr = stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("build %s: %w", name, err)
+		}
+	}
+	fleet, err := startFleet(ctx, filepath.Join(dir, "fleetsim"), *seed, *sites)
+	if err != nil {
+		return err
+	}
+	defer fleet.close()
+	env := append(os.Environ(), "TIDINGS_DB="+filepath.Join(dir, "tidings.db"), "TIDINGS_ALLOW_PRIVATE_ADDRESSES=1")
+	bin := filepath.Join(dir, "tidings")
+
+	fmt.Fprintf(stderr, "scenario 2: following %d sites\n", len(fleet.urls))
+	fleet.send("reset")
+	start := time.Now()
+	var failed atomic.Int64
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for range *parallel {
+		wg.Go(func() {
+			for u := range work {
+				cmd := exec.CommandContext(ctx, bin, "follow", u)
+				cmd.Env = env
+				if b, err := cmd.CombinedOutput(); err != nil {
+					failed.Add(1)
+					fmt.Fprintf(stderr, "follow %s: %v\n%s", u, err, b)
+				}
+			}
+		})
+	}
+	for _, u := range fleet.urls {
+		work <- u
+	}
+	close(work)
+	wg.Wait()
+	cycle1 := time.Since(start)
+	s2, err := fleet.stats()
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintln(stderr, "scenario 3: harvesting the unchanged fleet")
+	fleet.send("reset")
+	start = time.Now()
+	cmd := exec.CommandContext(ctx, bin, "harvest", "--all")
+	cmd.Env = env
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("harvest --all: %w\n%s", err, b)
+	}
+	cycle2 := time.Since(start)
+	s3, err := fleet.stats()
+	if err != nil {
+		return err
+	}
+
+	n := float64(len(fleet.urls))
+	pct304 := 100 * float64(s3.NotModified) / float64(max(s3.Requests, 1))
+	pctBytes := 100 * float64(s3.Bytes) / float64(max(s2.Bytes, 1))
+	rows := []Row{
+		{"2. fleet cycle", fmt.Sprintf("%d sites followed in %.1f s (%d failed)", len(fleet.urls), cycle1.Seconds(), failed.Load()), "< 60 s", check(cycle1 < time.Minute && failed.Load() == 0)},
+		{"2. fleet cycle", fmt.Sprintf("%.1f sites/s, %.1f documents/s, %.1f MB", n/cycle1.Seconds(), float64(s2.Requests)/cycle1.Seconds(), float64(s2.Bytes)/1e6), "", nil},
+		{"3. unchanged cycle", fmt.Sprintf("%.1f %% of %d requests answered 304 (%.1f s)", pct304, s3.Requests, cycle2.Seconds()), "≥ 95 %", check(pct304 >= 95)},
+		{"3. unchanged cycle", fmt.Sprintf("%.2f %% of the first cycle's bytes", pctBytes), "< 5 %", check(pctBytes < 5)},
+	}
+	md := fmt.Sprintf("# Benchmarks\n\n`go run ./cmd/tidings-bench --sites %d --parallel %d`, %s.\n\n%s",
+		len(fleet.urls), *parallel, time.Now().UTC().Format("2006-01-02"), table(rows))
+	fmt.Fprint(stdout, md)
+	if *out != "" {
+		return os.WriteFile(*out, []byte(md), 0o644)
+	}
+	return nil
+}
+
+// fleetProc is a running fleetsim, driven through its standard input.
+type fleetProc struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Scanner
+	urls []string
+}
+
+func startFleet(ctx context.Context, bin string, seed int64, n int) (*fleetProc, error) {
+	cmd := exec.CommandContext(ctx, bin, "--sites", fmt.Sprint(n), "--seed", fmt.Sprint(seed))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	f := &fleetProc{cmd: cmd, in: in, out: bufio.NewScanner(pipe)}
+	for f.out.Scan() {
+		line := f.out.Text()
+		if line == "ready" {
+			return f, nil
+		}
+		f.urls = append(f.urls, line)
+	}
+	f.close()
+	return nil, fmt.Errorf("fleetsim stopped before it was ready")
+}
+
+func (f *fleetProc) send(line string) string {
+	fmt.Fprintln(f.in, line)
+	if !f.out.Scan() {
+		return ""
+	}
+	return f.out.Text()
+}
+
+func (f *fleetProc) stats() (stats, error) {
+	var s stats
+	line := f.send("stats")
+	if err := json.Unmarshal([]byte(strings.TrimSpace(line)), &s); err != nil {
+		return s, fmt.Errorf("fleetsim stats %q: %w", line, err)
+	}
+	return s, nil
+}
+
+func (f *fleetProc) close() {
+	f.in.Close()
+	f.cmd.Wait()
+}

@@ -1,0 +1,229 @@
+package harvest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tidings/db"
+)
+
+// benchEntries is the sitemap protocol's limit of entries in one list.
+const benchEntries = 50_000
+
+// bigListSite serves a Source Description at the well-known place, one
+// capability list and one change list of n entries. Nothing carries an ETag
+// or Last-Modified, so every harvest downloads and parses the whole list
+// again, as a site without validators makes it do.
+func bigListSite(b *testing.B, n int, now time.Time) (*httptest.Server, int) {
+	b.Helper()
+	docs := map[string][]byte{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := docs[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/xml")
+		w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	base := srv.URL
+	const head = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+`
+	docs["/.well-known/resourcesync"] = []byte(head + `  <rs:md capability="description"/>
+  <url>
+    <loc>` + base + `/big/capabilitylist.xml</loc>
+    <rs:md capability="capabilitylist"/>
+    <rs:ln rel="describes" href="` + base + `/big/"/>
+  </url>
+</urlset>
+`)
+	docs["/big/capabilitylist.xml"] = []byte(head + `  <rs:ln rel="up" href="` + base + `/.well-known/resourcesync"/>
+  <rs:ln rel="describes" href="` + base + `/big/"/>
+  <rs:md capability="capabilitylist"/>
+  <url>
+    <loc>` + base + `/big/changelist.xml</loc>
+    <rs:md capability="changelist"/>
+  </url>
+</urlset>
+`)
+	docs["/big/changelist.xml"] = bigChangeList(base, n, now)
+	return srv, len(docs["/big/changelist.xml"])
+}
+
+// bigChangeList writes n entries of about 220 bytes each, dated within the
+// last day so that all of them are new on a first harvest.
+func bigChangeList(base string, n int, now time.Time) []byte {
+	var buf bytes.Buffer
+	buf.Grow(n * 230)
+	buf.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+  <rs:ln rel="up" href="` + base + `/big/capabilitylist.xml"/>
+  <rs:md capability="changelist" from="` + now.Add(-48*time.Hour).Format(time.RFC3339) + `"/>
+`)
+	kinds := []string{"created", "updated", "updated", "deleted"}
+	for i := range n {
+		at := now.Add(-time.Duration(n-i) * time.Second).Format(time.RFC3339)
+		fmt.Fprintf(&buf, `  <url>
+    <loc>%s/big/section-%03d/page-%06d.html</loc>
+    <rs:md change="%s" datetime="%s" length="%d" hash="md5:%032x"/>
+  </url>
+`, base, i%997, i, kinds[i%len(kinds)], at, 1000+i*7%90000, uint64(i)*2654435761)
+	}
+	buf.WriteString("</urlset>\n")
+	return buf.Bytes()
+}
+
+func benchHarvester(b *testing.B, dir string) (*Harvester, *db.DB) {
+	b.Helper()
+	store, err := db.Open(context.Background(), filepath.Join(dir, "tidings.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := NewClient(ClientOptions{UserAgent: "tidings/bench", AllowPrivate: true})
+	return New(client, store, Options{}), store
+}
+
+// BenchmarkBigChangeList is scenario 1 of the benchmarks: a change list of
+// 50,000 entries fetched, parsed, diffed and stored into a fresh database.
+// Targets: under 0.5 s and 150 MB.
+func BenchmarkBigChangeList(b *testing.B) {
+	now := time.Now().UTC()
+	srv, size := bigListSite(b, benchEntries, now)
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	var peak peakMeter
+	for b.Loop() {
+		b.StopTimer()
+		h, store := benchHarvester(b, b.TempDir())
+		runtime.GC()
+		peak.start()
+		b.StartTimer()
+		rep, err := h.Follow(context.Background(), srv.URL+"/big/")
+		b.StopTimer()
+		peak.stop()
+		if err != nil {
+			b.Fatalf("follow: %v", err)
+		}
+		if got := rep.Changes(); got != benchEntries {
+			b.Fatalf("stored %d new changes, want %d", got, benchEntries)
+		}
+		store.Close()
+		b.StartTimer()
+	}
+	peak.report(b)
+}
+
+// BenchmarkBigChangeListNothingNew harvests the same 50,000-entry list again:
+// without validators it is downloaded and parsed, and every entry is found
+// already known. Target: under 0.25 s.
+func BenchmarkBigChangeListNothingNew(b *testing.B) {
+	now := time.Now().UTC()
+	srv, size := bigListSite(b, benchEntries, now)
+	h, store := benchHarvester(b, b.TempDir())
+	defer store.Close()
+	if _, err := h.Follow(context.Background(), srv.URL+"/big/"); err != nil {
+		b.Fatalf("follow: %v", err)
+	}
+	site, err := store.SiteByURL(context.Background(), srv.URL+"/")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	var peak peakMeter
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		peak.start()
+		b.StartTimer()
+		rep, err := h.HarvestSite(context.Background(), site)
+		b.StopTimer()
+		peak.stop()
+		if err != nil {
+			b.Fatalf("harvest: %v", err)
+		}
+		if got := rep.Changes(); got != 0 {
+			b.Fatalf("found %d new changes, want 0", got)
+		}
+		b.StartTimer()
+	}
+	peak.report(b)
+}
+
+// peakMeter records the highest Go heap (sampled every millisecond from
+// runtime/metrics, which unlike runtime.ReadMemStats does not stop the
+// world) and the process's peak RSS (VmHWM, reset through clear_refs) over
+// the measured operations. SQLite's own memory is in the RSS only.
+type peakMeter struct {
+	heap, rss uint64
+	done      chan struct{}
+	wg        sync.WaitGroup
+}
+
+func (p *peakMeter) start() {
+	resetPeakRSS()
+	p.done = make(chan struct{})
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			p.heap = max(p.heap, s[0].Value.Uint64())
+			select {
+			case <-p.done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+func (p *peakMeter) stop() {
+	close(p.done)
+	p.wg.Wait()
+	p.rss = max(p.rss, peakRSS())
+}
+
+func (p *peakMeter) report(b *testing.B) {
+	b.ReportMetric(float64(p.heap)/1e6, "peak-heap-MB")
+	if p.rss > 0 {
+		b.ReportMetric(float64(p.rss)/1e6, "peak-RSS-MB")
+	}
+}
+
+// resetPeakRSS makes VmHWM start again from the current RSS (Linux).
+func resetPeakRSS() {
+	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// peakRSS returns VmHWM in bytes, or 0 where there is none.
+func peakRSS() uint64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
