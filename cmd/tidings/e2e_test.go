@@ -135,23 +135,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("harvest --all output lacks %q:\n%s", want, out)
 	}
 
-	srv := exec.Command(bin, "serve", "--addr", addr, "--no-scheduler")
-	srv.Env = env
-	var srvOut, srvErr syncBuffer
-	srv.Stdout, srv.Stderr = &srvOut, &srvErr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			srv.Process.Kill()
-			<-exited
-		}
-	})
-	waitUntilServing(t, base, exited, &srvErr)
+	srv := startServe(t, bin, env, base, "--addr", addr, "--no-scheduler")
 
 	feed := getFeed(t, base+"feeds/1.atom")
 	if feed.FeedType != "atom" || feed.Title != "My Shrine & Co" {
@@ -196,20 +180,9 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 
-	if err := srv.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		stopped = true
-		if err != nil {
-			t.Errorf("serve exited with %v after an interrupt\nstderr:\n%s", err, srvErr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("serve still running 20 s after an interrupt\nstderr:\n%s", srvErr.String())
-	}
-	if want := "serving on http://" + addr + "/"; !strings.Contains(srvOut.String(), want) {
-		t.Errorf("serve output lacks %q:\n%s", want, srvOut.String())
+	srv.stop(t, os.Interrupt)
+	if want := "serving on http://" + addr + "/"; !strings.Contains(srv.stdout.String(), want) {
+		t.Errorf("serve output lacks %q:\n%s", want, srv.stdout.String())
 	}
 	if _, err := http.Get(base); err == nil {
 		t.Errorf("server still answers after it exited")
@@ -306,4 +279,50 @@ func signInAndGet(t *testing.T, base, name, password string) string {
 		t.Fatalf("after signing in: %d\n%s", resp.StatusCode, body)
 	}
 	return string(body)
+}
+
+// served is a running `tidings serve` subprocess.
+type served struct {
+	cmd            *exec.Cmd
+	stdout, stderr syncBuffer
+	exited         chan error
+	stopped        bool
+}
+
+// startServe runs the binary's serve with env and args, kills it when the
+// test ends unless stop was called, and waits until base answers.
+func startServe(t *testing.T, bin string, env []string, base string, args ...string) *served {
+	t.Helper()
+	s := &served{cmd: exec.Command(bin, append([]string{"serve"}, args...)...), exited: make(chan error, 1)}
+	s.cmd.Env = env
+	s.cmd.Stdout, s.cmd.Stderr = &s.stdout, &s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.exited <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		if !s.stopped {
+			s.cmd.Process.Kill()
+			<-s.exited
+		}
+	})
+	waitUntilServing(t, base, s.exited, &s.stderr)
+	return s
+}
+
+// stop sends sig and asserts a clean exit within 20 s.
+func (s *served) stop(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.exited:
+		s.stopped = true
+		if err != nil {
+			t.Errorf("serve exited with %v after %v\nstderr:\n%s", err, sig, s.stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("serve still running 20 s after %v\nstderr:\n%s", sig, s.stderr.String())
+	}
 }

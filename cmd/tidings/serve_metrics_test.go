@@ -55,23 +55,7 @@ func TestServeHealthMetricsBackupAndSIGTERM(t *testing.T) {
 	tidingsCmd("follow", "--interval", "1ms", site.URL)
 	site.SetDelay(300 * time.Millisecond)
 
-	srv := exec.Command(bin, "serve", "--interval", "24h")
-	srv.Env = env
-	var srvOut, srvErr syncBuffer
-	srv.Stdout, srv.Stderr = &srvOut, &srvErr
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- srv.Wait() }()
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			srv.Process.Kill()
-			<-exited
-		}
-	})
-	waitUntilServing(t, base, exited, &srvErr)
+	srv := startServe(t, bin, env, base, "--interval", "24h")
 
 	before := scrapeMetrics(t, base, "let-me-see")
 	if before[`tidings_site_harvests_total{outcome="ok"}`] != 0 || before["tidings_sites_due"] != 1 {
@@ -92,7 +76,7 @@ func TestServeHealthMetricsBackupAndSIGTERM(t *testing.T) {
 	deadline := time.Now().Add(60 * time.Second)
 	for after[`tidings_site_harvests_total{outcome="ok"}`] < 1 {
 		if time.Now().After(deadline) {
-			t.Fatalf("serve did not harvest the due site within 60 s\nstderr:\n%s", srvErr.String())
+			t.Fatalf("serve did not harvest the due site within 60 s\nstderr:\n%s", srv.stderr.String())
 		}
 		time.Sleep(100 * time.Millisecond)
 		after = scrapeMetrics(t, base, "let-me-see")
@@ -149,19 +133,8 @@ func TestServeHealthMetricsBackupAndSIGTERM(t *testing.T) {
 		t.Errorf("backup rows %v, live database %v", got, want)
 	}
 
-	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		stopped = true
-		if err != nil {
-			t.Errorf("serve exited with %v after SIGTERM\nstderr:\n%s", err, srvErr.String())
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatalf("serve still running 20 s after SIGTERM\nstderr:\n%s", srvErr.String())
-	}
-	checkHarvestLog(t, srvErr.String())
+	srv.stop(t, syscall.SIGTERM)
+	checkHarvestLog(t, srv.stderr.String())
 }
 
 // checkHarvestLog checks that serve's JSON log has one line per harvest
