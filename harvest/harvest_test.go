@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,35 +24,18 @@ func newEnv(t *testing.T, o Options) *env {
 	t.Helper()
 	site := fixturesite.New(time.Now())
 	t.Cleanup(site.Close)
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	client := NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
-	return &env{t: t, site: site, store: store, h: New(client, store, o)}
+	store, h := testHarvester(t, o)
+	return &env{t: t, site: site, store: store, h: h}
 }
 
 func (e *env) follow() *SiteReport {
 	e.t.Helper()
-	rep, err := e.h.Follow(context.Background(), e.site.URL+"/shrine/")
-	if err != nil {
-		e.t.Fatalf("follow: %v", err)
-	}
-	return rep
+	return followURL(e.t, e.h, e.site.URL+"/shrine/")
 }
 
 func (e *env) harvest() *SiteReport {
 	e.t.Helper()
-	site, err := e.store.SiteByURL(context.Background(), e.site.URL+"/")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	rep, err := e.h.HarvestSite(context.Background(), site)
-	if err != nil {
-		e.t.Fatalf("harvest: %v", err)
-	}
-	return rep
+	return harvestURL(e.t, e.store, e.h, e.site.URL+"/")
 }
 
 // changes returns every stored change by collection key, as "kind url".

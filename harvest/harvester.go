@@ -287,16 +287,6 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*Si
 	return rep, nil
 }
 
-// HarvestDue harvests every site whose next harvest time has come, one
-// after another, calling report after each.
-func (h *Harvester) HarvestDue(ctx context.Context, report func(*SiteReport, error)) error {
-	sites, err := h.store.DueSites(ctx, h.opts.Now())
-	if err != nil {
-		return err
-	}
-	return h.HarvestSites(ctx, sites, report)
-}
-
 // HarvestSites harvests the given sites one after another.
 func (h *Harvester) HarvestSites(ctx context.Context, sites []db.Site, report func(*SiteReport, error)) error {
 	for _, site := range sites {

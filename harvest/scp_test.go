@@ -3,7 +3,6 @@ package harvest
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -30,15 +29,9 @@ func newSCPEnv(t *testing.T, o Options) *scpEnv {
 	t.Helper()
 	site := scpsite.New()
 	t.Cleanup(site.Close)
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	e := &scpEnv{t: t, site: site, store: store, now: base}
+	e := &scpEnv{t: t, site: site, now: base}
 	o.Now = e.clock
-	client := NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
-	e.h = New(client, store, o)
+	e.store, e.h = testHarvester(t, o)
 	return e
 }
 
@@ -109,24 +102,12 @@ func meta(f scpFile) scpsite.Meta {
 
 func (e *scpEnv) follow() *SiteReport {
 	e.t.Helper()
-	rep, err := e.h.Follow(context.Background(), e.site.URL+"/")
-	if err != nil {
-		e.t.Fatalf("follow: %v", err)
-	}
-	return rep
+	return followURL(e.t, e.h, e.site.URL+"/")
 }
 
 func (e *scpEnv) harvest() *SiteReport {
 	e.t.Helper()
-	site, err := e.store.SiteByURL(context.Background(), e.site.URL+"/")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	rep, err := e.h.HarvestSite(context.Background(), site)
-	if err != nil {
-		e.t.Fatalf("harvest: %v", err)
-	}
-	return rep
+	return harvestURL(e.t, e.store, e.h, e.site.URL+"/")
 }
 
 // changes returns the stored changes of a section by "kind path", oldest

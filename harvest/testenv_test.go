@@ -1,0 +1,46 @@
+package harvest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"tidings/db"
+)
+
+// testHarvester opens a fresh database and a harvester over it whose client
+// may fetch from loopback, for the tests' own sites.
+func testHarvester(t *testing.T, o Options) (*db.DB, *Harvester) {
+	t.Helper()
+	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	client := NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	return store, New(client, store, o)
+}
+
+// followURL follows the site at u, failing the test on an error.
+func followURL(t *testing.T, h *Harvester, u string) *SiteReport {
+	t.Helper()
+	rep, err := h.Follow(context.Background(), u)
+	if err != nil {
+		t.Fatalf("follow: %v", err)
+	}
+	return rep
+}
+
+// harvestURL harvests the stored site whose root is root.
+func harvestURL(t *testing.T, store *db.DB, h *Harvester, root string) *SiteReport {
+	t.Helper()
+	site, err := store.SiteByURL(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := h.HarvestSite(context.Background(), site)
+	if err != nil {
+		t.Fatalf("harvest: %v", err)
+	}
+	return rep
+}
