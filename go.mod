@@ -3,7 +3,6 @@ module tidings
 go 1.26.8
 
 require (
-	github.com/beevik/etree v1.8.1
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/gorilla/feeds v1.2.0

@@ -1,63 +1,88 @@
 package rsync
 
 import (
+	"encoding/xml"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/beevik/etree"
 )
 
-// parser turns an etree root into a Document, collecting warnings as it
+// parser reads a Document from the token stream, collecting warnings as it
 // goes.
 type parser struct {
 	doc  *Document
 	base *url.URL
+	r    *xmlReader
 }
 
 func (p *parser) warnf(format string, args ...any) {
 	p.doc.Warnings = append(p.doc.Warnings, fmt.Sprintf(format, args...))
 }
 
-// parseRoot reads the root's rs:md and rs:ln and every entry.
-func (p *parser) parseRoot(root *etree.Element) {
+// parseRoot reads the root's rs:md and rs:ln and every entry, up to the
+// root's end tag.
+func (p *parser) parseRoot() error {
 	entryTag, otherTag := "url", "sitemap"
 	if p.doc.Root == RootSitemapIndex {
 		entryTag, otherTag = "sitemap", "url"
 	}
-	md := map[string]string{}
+	var md mdAttrs
 	n := 0
-	for _, el := range root.ChildElements() {
+	for {
+		tok, err := p.r.next()
+		if err != nil {
+			return err
+		}
+		switch tok.kind {
+		case tokEnd:
+			p.rootMD(&md)
+			return nil
+		case tokStart:
+		default:
+			continue
+		}
+		el := tok.el
 		switch {
 		case isRSElem(el, "md"):
-			mergeMD(md, el)
+			md.merge(el)
 		case isRSElem(el, "ln"):
 			if l, ok := p.link(el, "root"); ok {
 				p.doc.Links = append(p.doc.Links, l)
 			}
 		case isSitemapElem(el, entryTag):
 			n++
-			if e, ok := p.entry(el, n); ok {
+			e, ok, err := p.entry(n)
+			if err != nil {
+				return err
+			}
+			if ok {
 				p.doc.Entries = append(p.doc.Entries, e)
 			}
+			continue
 		case isSitemapElem(el, otherTag):
 			p.warnf("<%s> inside <%s> ignored", otherTag, p.doc.Root)
 		}
+		if err := p.r.skip(); err != nil {
+			return err
+		}
 	}
-	p.doc.Capability = md["capability"]
-	p.doc.At = p.rootDate(md, "at")
-	p.doc.Completed = p.rootDate(md, "completed")
-	p.doc.From = p.rootDate(md, "from")
-	p.doc.Until = p.rootDate(md, "until")
+}
+
+// rootMD copies the root's merged rs:md into the document.
+func (p *parser) rootMD(md *mdAttrs) {
+	p.doc.Capability = md.capability
+	p.doc.At = p.rootDate("at", md.at)
+	p.doc.Completed = p.rootDate("completed", md.completed)
+	p.doc.From = p.rootDate("from", md.from)
+	p.doc.Until = p.rootDate("until", md.until)
 }
 
 // rootDate parses one date attribute of the root rs:md. A bad value only
 // costs that field: the document's entries are still usable.
-func (p *parser) rootDate(md map[string]string, name string) *time.Time {
-	v, ok := md[name]
-	if !ok {
+func (p *parser) rootDate(name, v string) *time.Time {
+	if v == "" {
 		return nil
 	}
 	t, err := parseW3C(v)
@@ -68,57 +93,105 @@ func (p *parser) rootDate(md map[string]string, name string) *time.Time {
 	return &t
 }
 
-// entry reads one <url> or <sitemap>; n is its 1-based position, so that
-// warnings point at it even when its <loc> is missing.
-func (p *parser) entry(el *etree.Element, n int) (Entry, bool) {
+// entryChildren is what an entry's child elements say, before its <loc> is
+// known to be usable.
+type entryChildren struct {
+	loc, lastmod       string
+	hasLoc, hasLastmod bool
+	md                 mdAttrs
+	links              []*elem
+}
+
+// entry reads one <url> or <sitemap> up to its end tag; n is its 1-based
+// position, so that warnings point at it even when its <loc> is missing.
+func (p *parser) entry(n int) (Entry, bool, error) {
+	var c entryChildren
+	if err := p.entryChildren(&c); err != nil {
+		return Entry{}, false, err
+	}
 	var e Entry
-	var loc, lastmod string
-	var hasLoc, hasLastmod bool
-	md := map[string]string{}
-	var links []*etree.Element
-	for _, c := range el.ChildElements() {
-		switch {
-		case isSitemapElem(c, "loc") && !hasLoc:
-			loc, hasLoc = strings.TrimSpace(c.Text()), true
-		case isSitemapElem(c, "lastmod") && !hasLastmod:
-			lastmod, hasLastmod = strings.TrimSpace(c.Text()), true
-		case isRSElem(c, "md"):
-			mergeMD(md, c)
-		case isRSElem(c, "ln"):
-			links = append(links, c)
-		}
+	if c.loc == "" {
+		p.warnf("entry %d: no <loc>, skipped", n)
+		return e, false, nil
 	}
-	where := fmt.Sprintf("entry %d", n)
-	if loc == "" {
-		p.warnf("%s: no <loc>, skipped", where)
-		return e, false
-	}
-	abs, ok := p.resolve(loc)
+	abs, ok := p.resolve(c.loc)
 	if !ok {
-		p.warnf("%s: <loc> %q is not a URL, skipped", where, loc)
-		return e, false
+		p.warnf("entry %d: <loc> %q is not a URL, skipped", n, c.loc)
+		return e, false, nil
 	}
 	e.Loc = abs
-	where = fmt.Sprintf("entry %d <%s>", n, abs)
-	for _, c := range links {
-		if l, ok := p.link(c, where); ok {
+	for _, el := range c.links {
+		if l, ok := p.link(el, entryWhere{n, abs}); ok {
 			e.Links = append(e.Links, l)
 		}
 	}
-	if lastmod != "" {
-		md["lastmod"] = lastmod
+	if c.lastmod != "" {
+		c.md.lastmod = c.lastmod
 	}
-	p.entryMD(&e, md, where)
-	return e, true
+	p.entryMD(&e, &c.md, entryWhere{n, abs})
+	return e, true, nil
 }
 
+// entryChildren reads the child elements of the entry just started.
+func (p *parser) entryChildren(c *entryChildren) error {
+	for {
+		tok, err := p.r.next()
+		if err != nil {
+			return err
+		}
+		switch tok.kind {
+		case tokEnd:
+			return nil
+		case tokStart:
+		default:
+			continue
+		}
+		el := tok.el
+		switch {
+		case isSitemapElem(el, "loc") && !c.hasLoc:
+			c.hasLoc = true
+			c.loc, err = p.r.text()
+			c.loc = strings.TrimSpace(c.loc)
+			if err != nil {
+				return err
+			}
+			continue
+		case isSitemapElem(el, "lastmod") && !c.hasLastmod:
+			c.hasLastmod = true
+			c.lastmod, err = p.r.text()
+			c.lastmod = strings.TrimSpace(c.lastmod)
+			if err != nil {
+				return err
+			}
+			continue
+		case isRSElem(el, "md"):
+			c.md.merge(el)
+		case isRSElem(el, "ln"):
+			ln := *el // el is reused by the next token
+			c.links = append(c.links, &ln)
+		}
+		if err := p.r.skip(); err != nil {
+			return err
+		}
+	}
+}
+
+// entryWhere names an entry in warnings; it is formatted only when a
+// warning is actually written.
+type entryWhere struct {
+	n   int
+	loc string
+}
+
+func (w entryWhere) String() string { return fmt.Sprintf("entry %d <%s>", w.n, w.loc) }
+
 // entryMD copies an entry's merged rs:md (and lastmod) into e.
-func (p *parser) entryMD(e *Entry, md map[string]string, where string) {
-	e.Capability = md["capability"]
-	e.Change = md["change"]
-	e.Hash = md["hash"]
-	e.Type = md["type"]
-	if v, ok := md["length"]; ok {
+func (p *parser) entryMD(e *Entry, md *mdAttrs, where fmt.Stringer) {
+	e.Capability = md.capability
+	e.Change = md.change
+	e.Hash = md.hash
+	e.Type = md.typ
+	if v := md.length; v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
 			p.warnf("%s: length %q is not a byte count", where, v)
@@ -126,17 +199,16 @@ func (p *parser) entryMD(e *Entry, md map[string]string, where string) {
 			e.Length = n
 		}
 	}
-	e.Lastmod = p.entryDate(e, md, "lastmod", where)
-	e.Datetime = p.entryDate(e, md, "datetime", where)
-	e.From = p.entryDate(e, md, "from", where)
-	e.Until = p.entryDate(e, md, "until", where)
+	e.Lastmod = p.entryDate(e, "lastmod", md.lastmod, where)
+	e.Datetime = p.entryDate(e, "datetime", md.datetime, where)
+	e.From = p.entryDate(e, "from", md.from, where)
+	e.Until = p.entryDate(e, "until", md.until, where)
 }
 
 // entryDate parses one date of an entry. A bad value is recorded in
 // BadDate, so that harvest can skip the entry rather than misdate it.
-func (p *parser) entryDate(e *Entry, md map[string]string, name, where string) *time.Time {
-	v, ok := md[name]
-	if !ok {
+func (p *parser) entryDate(e *Entry, name, v string, where fmt.Stringer) *time.Time {
+	if v == "" {
 		return nil
 	}
 	t, err := parseW3C(v)
@@ -152,21 +224,21 @@ func (p *parser) entryDate(e *Entry, md map[string]string, name, where string) *
 }
 
 // link reads an rs:ln. One without a usable href is dropped with a warning.
-func (p *parser) link(el *etree.Element, where string) (Link, bool) {
+func (p *parser) link(el *elem, where any) (Link, bool) {
 	// Relation types are case-insensitive (RFC 8288), so lookups can use
 	// the lowercase form.
 	l := Link{
-		Rel:  strings.ToLower(attr(el, "rel")),
-		Type: attr(el, "type"),
+		Rel:  strings.ToLower(p.attr(el, "rel")),
+		Type: p.attr(el, "type"),
 	}
-	href := attr(el, "href")
+	href := p.attr(el, "href")
 	if href == "" {
-		p.warnf("%s: rs:ln rel=%q has no href, skipped", where, l.Rel)
+		p.warnf("%v: rs:ln rel=%q has no href, skipped", where, l.Rel)
 		return l, false
 	}
 	abs, ok := p.resolve(href)
 	if !ok {
-		p.warnf("%s: rs:ln rel=%q href %q is not a URL, skipped", where, l.Rel, href)
+		p.warnf("%v: rs:ln rel=%q href %q is not a URL, skipped", where, l.Rel, href)
 		return l, false
 	}
 	l.Href = abs
@@ -185,28 +257,57 @@ func (p *parser) resolve(ref string) (string, bool) {
 	return u.String(), true
 }
 
-// mergeMD adds the attributes of an rs:md to md. Some publishers split the
-// metadata over several rs:md elements; the first non-empty value of each
-// attribute wins.
-func mergeMD(md map[string]string, el *etree.Element) {
-	for _, a := range el.Attr {
+// mdAttrs holds the rs:md attributes tidings reads. Some publishers split
+// the metadata over several rs:md elements; the first non-empty value of
+// each attribute wins. An empty field means the attribute was absent.
+type mdAttrs struct {
+	capability, change, hash, typ, length string
+	lastmod, datetime, from, until        string
+	at, completed                         string
+}
+
+func (md *mdAttrs) merge(el *elem) {
+	for _, a := range el.attrs {
 		if !isPlainAttr(a) {
 			continue
 		}
-		v := strings.TrimSpace(a.Value)
-		if v == "" {
+		var f *string
+		switch a.Name.Local {
+		case "capability":
+			f = &md.capability
+		case "change":
+			f = &md.change
+		case "hash":
+			f = &md.hash
+		case "type":
+			f = &md.typ
+		case "length":
+			f = &md.length
+		case "lastmod":
+			f = &md.lastmod
+		case "datetime":
+			f = &md.datetime
+		case "from":
+			f = &md.from
+		case "until":
+			f = &md.until
+		case "at":
+			f = &md.at
+		case "completed":
+			f = &md.completed
+		default:
 			continue
 		}
-		if _, seen := md[a.Key]; !seen {
-			md[a.Key] = v
+		if *f == "" {
+			*f = strings.TrimSpace(a.Value)
 		}
 	}
 }
 
 // attr returns the trimmed value of el's attribute key.
-func attr(el *etree.Element, key string) string {
-	for _, a := range el.Attr {
-		if a.Key == key && isPlainAttr(a) {
+func (p *parser) attr(el *elem, key string) string {
+	for _, a := range el.attrs {
+		if a.Name.Local == key && isPlainAttr(a) {
 			return strings.TrimSpace(a.Value)
 		}
 	}
@@ -215,9 +316,12 @@ func attr(el *etree.Element, key string) string {
 
 // isPlainAttr reports whether a is an rs:md or rs:ln attribute: those are
 // unprefixed, though an rs-prefixed copy is tolerated.
-func isPlainAttr(a etree.Attr) bool {
-	if a.Space == "" {
-		return a.Key != "xmlns"
+func isPlainAttr(a xml.Attr) bool {
+	switch a.Name.Space {
+	case "":
+		return a.Name.Local != "xmlns"
+	case "xmlns":
+		return false
 	}
-	return a.Space != "xmlns" && isRSNS(a.NamespaceURI())
+	return isRSNS(a.Name.Space)
 }

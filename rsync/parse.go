@@ -1,6 +1,7 @@
 package rsync
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/xml"
 	"errors"
@@ -9,7 +10,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/beevik/etree"
 	"golang.org/x/net/html/charset"
 )
 
@@ -68,39 +68,16 @@ func (e *docError) Unwrap() []error {
 // absent. Entities are never expanded: a reference to anything but the five
 // XML entities fails the parse. Problems confined to one value (an
 // unreadable date, an entry without <loc>) become Document.Warnings instead
-// of errors. The input must already be decompressed and size-capped.
+// of errors. The input must already be decompressed and size-capped; it is
+// streamed, so memory holds the entries but never a tree of the document.
 func Parse(r io.Reader, docURL string) (*Document, error) {
-	xdoc, err := readXML(r, docURL)
-	if err != nil {
-		return nil, err
-	}
-	root := xdoc.Root()
-	if root == nil {
-		return nil, &docError{url: docURL, msg: "empty document", kind: ErrEmpty}
-	}
-	kind, err := rootKind(root, docURL)
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{doc: &Document{URL: docURL, Root: kind}}
-	if base, err := url.Parse(strings.TrimSpace(docURL)); err == nil && base.IsAbs() {
-		p.base = base
-	}
-	p.parseRoot(root)
-	return p.doc, nil
-}
-
-// readXML decodes r into an etree document, handling byte-order marks and
-// declared charsets, and rejects what etree lets through but XML forbids.
-func readXML(r io.Reader, docURL string) (*etree.Document, error) {
-	// The whole input is held anyway (etree builds a tree from it), and
-	// having the bytes lets a failure be explained with a line number.
-	data, err := io.ReadAll(r)
+	rec := &readRecorder{r: r}
+	in, fromBOM, err := skipBOM(rec)
 	if err != nil {
 		return nil, &docError{url: docURL, msg: "read", cause: err}
 	}
-	in, fromBOM := skipBOM(data)
-	charsetReader := func(label string, in io.Reader) (io.Reader, error) {
+	dec := xml.NewDecoder(in)
+	dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
 		// A byte-order mark is authoritative and the bytes are already
 		// UTF-8 by now, whatever the declaration says.
 		if fromBOM {
@@ -108,35 +85,88 @@ func readXML(r io.Reader, docURL string) (*etree.Document, error) {
 		}
 		return charset.NewReaderLabel(label, in)
 	}
-	xdoc := etree.NewDocument()
-	xdoc.ReadSettings.CharsetReader = charsetReader
-	if err := xdoc.ReadFromBytes(in); err != nil {
-		if errors.Is(err, etree.ErrXML) {
-			err = explainXML(in, charsetReader, err)
+	p := &parser{doc: &Document{URL: docURL}, r: &xmlReader{dec: dec}}
+	if base, err := url.Parse(strings.TrimSpace(docURL)); err == nil && base.IsAbs() {
+		p.base = base
+	}
+	if err := p.parseDocument(); err != nil {
+		if rec.err != nil {
+			return nil, &docError{url: docURL, msg: "read", cause: rec.err}
+		}
+		var de *docError
+		if errors.As(err, &de) {
+			de.url = docURL
+			return nil, de
 		}
 		return nil, &docError{url: docURL, msg: "not well-formed XML", kind: ErrMalformed, cause: err}
 	}
-	if msg := topLevelProblem(xdoc); msg != "" {
-		return nil, &docError{url: docURL, msg: "not well-formed XML: " + msg, kind: ErrMalformed}
-	}
-	return xdoc, nil
+	return p.doc, nil
 }
 
-// explainXML replaces etree's bare "invalid XML format" (a mismatched or
-// missing end tag) with encoding/xml's account of the same problem, which
-// names the elements and the line. fallback is kept if that finds nothing.
-func explainXML(data []byte, cr func(string, io.Reader) (io.Reader, error), fallback error) error {
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	dec.CharsetReader = cr
+// readRecorder remembers the first error of the underlying reader, so that
+// a body cut off by a size cap is reported as such, not as bad XML.
+type readRecorder struct {
+	r   io.Reader
+	err error
+}
+
+func (rr *readRecorder) Read(b []byte) (int, error) {
+	n, err := rr.r.Read(b)
+	if err != nil && err != io.EOF && rr.err == nil {
+		rr.err = err
+	}
+	return n, err
+}
+
+// parseDocument reads the prolog, the root element and what follows it.
+// Only whitespace, comments, processing instructions and a DOCTYPE may
+// surround the root, which encoding/xml alone would not check.
+func (p *parser) parseDocument() error {
+	seenRoot := false
 	for {
-		_, err := dec.Token()
+		tok, err := p.r.next()
 		if err == io.EOF {
-			return fallback
+			if !seenRoot {
+				return &docError{msg: "empty document", kind: ErrEmpty}
+			}
+			return nil
 		}
 		if err != nil {
 			return err
 		}
+		switch tok.kind {
+		case tokStart:
+			if seenRoot {
+				return &docError{msg: "not well-formed XML: more than one root element", kind: ErrMalformed}
+			}
+			seenRoot = true
+			if err := p.checkRoot(tok.el); err != nil {
+				return err
+			}
+			if err := p.parseRoot(); err != nil {
+				return err
+			}
+		case tokText:
+			if len(bytes.TrimSpace(tok.text)) != 0 {
+				return &docError{msg: "not well-formed XML: text outside the root element", kind: ErrMalformed}
+			}
+		}
 	}
+}
+
+// checkRoot checks that root is a sitemap <urlset> or <sitemapindex>.
+func (p *parser) checkRoot(root *elem) error {
+	kind := Root(root.raw.Local)
+	if kind != RootURLSet && kind != RootSitemapIndex {
+		msg := fmt.Sprintf("root element <%s> is not <urlset> or <sitemapindex>", root.fullName())
+		return &docError{msg: msg, kind: ErrNotSitemap}
+	}
+	if !isSitemapNS(root.space) {
+		msg := fmt.Sprintf("root element <%s> is in namespace %q, not the sitemap namespace", root.fullName(), root.space)
+		return &docError{msg: msg, kind: ErrNotSitemap}
+	}
+	p.doc.Root = kind
+	return nil
 }
 
 // boms are the byte-order marks Parse recognises, with the charset label
@@ -153,57 +183,33 @@ var boms = []struct {
 // skipBOM drops a leading byte-order mark, which encoding/xml does not
 // understand, and transcodes UTF-16 input to UTF-8. fromBOM reports whether
 // a mark was found.
-func skipBOM(data []byte) (out []byte, fromBOM bool) {
+func skipBOM(r io.Reader) (out io.Reader, fromBOM bool, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, err := br.Peek(3)
+	if err != nil && err != io.EOF {
+		return nil, false, err
+	}
 	for _, m := range boms {
-		rest, ok := bytes.CutPrefix(data, m.mark)
-		if !ok {
+		if !bytes.HasPrefix(head, m.mark) {
 			continue
 		}
+		br.Discard(len(m.mark))
 		if m.label == "" {
-			return rest, true
+			return br, true, nil
+		}
+		// UTF-16 documents are rare and small: decode them whole, so that
+		// undecodable input can be left for the XML decoder to reject.
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, false, err
 		}
 		enc, _ := charset.Lookup(m.label)
-		if utf8, err := enc.NewDecoder().Bytes(rest); err == nil {
-			return utf8, true
+		if utf8, err := enc.NewDecoder().Bytes(data); err == nil {
+			return bytes.NewReader(utf8), true, nil
 		}
-		// Undecodable UTF-16 is left as is, for the XML decoder to reject.
-		return data, false
+		return bytes.NewReader(append(append([]byte{}, m.mark...), data...)), false, nil
 	}
-	return data, false
-}
-
-// topLevelProblem reports text or a second element outside the root, which
-// encoding/xml tolerates but a well-formed document may not contain.
-func topLevelProblem(xdoc *etree.Document) string {
-	elements := 0
-	for _, tok := range xdoc.Child {
-		switch t := tok.(type) {
-		case *etree.Element:
-			elements++
-		case *etree.CharData:
-			if strings.TrimSpace(t.Data) != "" {
-				return "text outside the root element"
-			}
-		}
-	}
-	if elements > 1 {
-		return "more than one root element"
-	}
-	return ""
-}
-
-// rootKind checks that root is a sitemap <urlset> or <sitemapindex>.
-func rootKind(root *etree.Element, docURL string) (Root, error) {
-	kind := Root(root.Tag)
-	if kind != RootURLSet && kind != RootSitemapIndex {
-		msg := fmt.Sprintf("root element <%s> is not <urlset> or <sitemapindex>", root.FullTag())
-		return "", &docError{url: docURL, msg: msg, kind: ErrNotSitemap}
-	}
-	if ns := root.NamespaceURI(); !isSitemapNS(ns) {
-		msg := fmt.Sprintf("root element <%s> is in namespace %q, not the sitemap namespace", root.FullTag(), ns)
-		return "", &docError{url: docURL, msg: msg, kind: ErrNotSitemap}
-	}
-	return kind, nil
+	return br, false, nil
 }
 
 // normNS reduces a namespace URI to the part publishers agree on: scheme,
@@ -234,11 +240,11 @@ func isRSNS(uri string) bool {
 }
 
 // isSitemapElem reports whether el is the sitemap element with that name.
-func isSitemapElem(el *etree.Element, tag string) bool {
-	return el.Tag == tag && isSitemapNS(el.NamespaceURI())
+func isSitemapElem(el *elem, tag string) bool {
+	return el.raw.Local == tag && isSitemapNS(el.space)
 }
 
 // isRSElem reports whether el is the ResourceSync element with that name.
-func isRSElem(el *etree.Element, tag string) bool {
-	return el.Tag == tag && isRSNS(el.NamespaceURI())
+func isRSElem(el *elem, tag string) bool {
+	return el.raw.Local == tag && isRSNS(el.space)
 }
