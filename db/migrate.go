@@ -172,6 +172,11 @@ GROUP BY c.id;
 ALTER TABLE sites ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sites ADD COLUMN failing_since TEXT;
 `,
+	// 6: a digest of each fetched body, so that a document served again
+	// unchanged by a server without validators is not parsed again.
+	`
+ALTER TABLE fetch_state ADD COLUMN digest TEXT NOT NULL DEFAULT '';
+`,
 }
 
 // SchemaVersion is the schema this binary writes.
