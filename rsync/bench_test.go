@@ -13,7 +13,7 @@ func BenchmarkParseChangeList(b *testing.B) {
 	buf.WriteString(`<urlset xmlns="` + sm09 + `" xmlns:rs="` + rsNS + `">` +
 		`<rs:ln rel="up" href="/cap.xml"/><rs:md capability="changelist" from="2024-01-01"/>`)
 	for i := range 50_000 {
-		fmt.Fprintf(&buf, `<url><loc>/p/%d.html</loc><rs:md change="updated" datetime="2024-01-02T10:%02d:00Z" length="%d"/></url>`, i, i%60, i)
+		fmt.Fprintf(&buf, `<url><loc>https://example.org/p/%d.html</loc><rs:md change="updated" datetime="2024-01-02T10:%02d:00Z" length="%d"/></url>`, i, i%60, i)
 	}
 	buf.WriteString(`</urlset>`)
 	src := buf.Bytes()

@@ -247,7 +247,11 @@ func (p *parser) link(el *elem, where any) (Link, bool) {
 
 // resolve trims ref and resolves it against the document URL.
 func (p *parser) resolve(ref string) (string, bool) {
-	u, err := url.Parse(strings.TrimSpace(ref))
+	ref = strings.TrimSpace(ref)
+	if plainAbsURL(ref) {
+		return ref, true
+	}
+	u, err := url.Parse(ref)
 	if err != nil {
 		return "", false
 	}
@@ -255,6 +259,62 @@ func (p *parser) resolve(ref string) (string, bool) {
 		u = p.base.ResolveReference(u)
 	}
 	return u.String(), true
+}
+
+// plainAbsURL reports whether ref is an absolute http(s) URL so plain that
+// parsing and resolving it would give it back unchanged: a host of letters,
+// digits, dots and hyphens with an optional port, and a path of unreserved
+// characters and slashes without dot segments. Most entries' <loc> are, and
+// the full treatment costs a fifth of parsing a 50,000-entry list.
+// FuzzPlainAbsURL holds it to that.
+func plainAbsURL(ref string) bool {
+	rest, ok := strings.CutPrefix(ref, "https://")
+	if !ok {
+		if rest, ok = strings.CutPrefix(ref, "http://"); !ok {
+			return false
+		}
+	}
+	host, path, ok := strings.Cut(rest, "/")
+	if !ok || !plainHost(host) {
+		return false
+	}
+	prev := byte('/')
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~':
+		case c == '/':
+		case c == '.':
+			if prev == '/' {
+				return false // a segment starting with a dot may be "." or ".."
+			}
+		default:
+			return false
+		}
+		prev = c
+	}
+	return true
+}
+
+// plainHost reports whether host is a name of letters, digits, dots and
+// hyphens, with at most a numeric port.
+func plainHost(host string) bool {
+	name, port, hasPort := strings.Cut(host, ":")
+	if name == "" || (hasPort && port == "") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	for i := 0; i < len(port); i++ {
+		if port[i] < '0' || port[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // mdAttrs holds the rs:md attributes tidings reads. Some publishers split

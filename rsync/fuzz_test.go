@@ -2,6 +2,7 @@ package rsync
 
 import (
 	"bytes"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,31 @@ func FuzzHints(f *testing.F) {
 			if !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
 				t.Fatalf("non-http URL %q from %q", l, s)
 			}
+		}
+	})
+}
+
+// FuzzPlainAbsURL checks that whatever plainAbsURL lets through unparsed is
+// exactly what the full parse and resolution would have made of it.
+func FuzzPlainAbsURL(f *testing.F) {
+	for _, s := range []string{
+		"https://example.org/a/b.html", "http://127.0.0.1:8080/x", "https://example.org/", "https://example.org/a//b/",
+		"https://example.org/a/./b", "https://example.org/a/../b", "https://example.org/.well-known/x",
+		"https://Example.ORG/A", "http://a:/", "http://a:b/", "https://example.org/%41", "https://example.org/a?b",
+	} {
+		f.Add(s)
+	}
+	base, _ := url.Parse("https://base.example/dir/cl.xml")
+	f.Fuzz(func(t *testing.T, ref string) {
+		if !plainAbsURL(ref) {
+			return
+		}
+		u, err := url.Parse(ref)
+		if err != nil {
+			t.Fatalf("plainAbsURL(%q) = true but url.Parse fails: %v", ref, err)
+		}
+		if got := base.ResolveReference(u).String(); got != ref {
+			t.Fatalf("plainAbsURL(%q) = true but it resolves to %q", ref, got)
 		}
 	})
 }
