@@ -172,6 +172,9 @@ GROUP BY c.id;
 ALTER TABLE sites ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sites ADD COLUMN failing_since TEXT;
 `,
+	`
+ALTER TABLE sites ADD COLUMN discovered_at TEXT;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -107,16 +107,21 @@ func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, e
 	if err != nil {
 		return nil, roleError(role, err)
 	}
-	// Change lists are not remembered: unchanged, they add nothing, and they
-	// are the big documents.
-	memo = ""
+	s.keepDoc(url, resp, d)
+	return d, nil
+}
+
+// keepDoc keeps a ResourceSync document's validators, with the document
+// as memo. Change lists are not remembered: unchanged, they add nothing,
+// and they are the big documents.
+func (s *session) keepDoc(url string, resp *Response, d *rsync.Document) {
+	memo := ""
 	if d.IsIndex() || d.Capability != rsync.CapChangeList {
 		if b, err := json.Marshal(d); err == nil {
 			memo = string(b)
 		}
 	}
 	s.keep(url, resp, memo)
-	return d, nil
 }
 
 // roleError phrases err for people, naming the document's role when given:
