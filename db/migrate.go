@@ -172,7 +172,12 @@ GROUP BY c.id;
 ALTER TABLE sites ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sites ADD COLUMN failing_since TEXT;
 `,
-	// 6: a digest of each fetched body, so that a document served again
+	// 6: when a site was last discovered in full; harvests in between
+	// re-read only its Source Description.
+	`
+ALTER TABLE sites ADD COLUMN discovered_at TEXT;
+`,
+	// 7: a digest of each fetched body, so that a document served again
 	// unchanged by a server without validators is not parsed again.
 	`
 ALTER TABLE fetch_state ADD COLUMN digest TEXT NOT NULL DEFAULT '';

@@ -21,15 +21,16 @@ type Site struct {
 	LastError     string
 	Failures      int        // harvests failed in a row
 	FailingSince  *time.Time // when the current failing streak began
+	DiscoveredAt  *time.Time // when every protocol last looked for its change information
 }
 
-const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error, failures, failing_since`
+const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error, failures, failing_since, discovered_at`
 
 func scanSite(row scanner) (Site, error) {
 	var s Site
-	var last, next, since nullTime
-	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError, &s.Failures, &since)
-	s.LastHarvestAt, s.NextHarvestAt, s.FailingSince = last.t, next.t, since.t
+	var last, next, since, disc nullTime
+	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError, &s.Failures, &since, &disc)
+	s.LastHarvestAt, s.NextHarvestAt, s.FailingSince, s.DiscoveredAt = last.t, next.t, since.t, disc.t
 	return s, err
 }
 
@@ -99,6 +100,15 @@ func (d *DB) UpdateSiteSource(ctx context.Context, id int64, sourceURL, title st
 	_, err := d.w.ExecContext(ctx, `UPDATE sites SET source_url = ?, title = ? WHERE id = ?`, sourceURL, title, id)
 	if err != nil {
 		return fmt.Errorf("db: update site %d: %w", id, err)
+	}
+	return nil
+}
+
+// SetDiscovered records when the site's change information was last
+// looked for by every protocol.
+func (d *DB) SetDiscovered(ctx context.Context, id int64, at time.Time) error {
+	if _, err := d.w.ExecContext(ctx, `UPDATE sites SET discovered_at = ? WHERE id = ?`, fmtTime(at), id); err != nil {
+		return fmt.Errorf("db: record discovery of site %d: %w", id, err)
 	}
 	return nil
 }

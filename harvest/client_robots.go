@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -26,22 +27,39 @@ const (
 )
 
 // robotsCache keeps each host's robots.txt, so that every fetch can honour
-// it without asking twice. It uses temoto/robotstxt, a maintained parser
-// that handles groups, wildcards and Allow precedence as crawlers do.
+// it without asking twice, and discovery reads its Sitemap lines from the
+// same copy. It uses temoto/robotstxt, a maintained parser that handles
+// groups, wildcards and Allow precedence as crawlers do.
 type robotsCache struct {
 	mu    sync.Mutex
 	m     map[string]robotsEntry
 	locks map[string]*sync.Mutex // one fetch of a robots.txt at a time
 }
 
+// robotsEntry is one host's robots.txt as last read.
 type robotsEntry struct {
 	data    *robotstxt.RobotsData // nil: every path is disallowed
 	expires time.Time
+	fetched time.Time // when it was read, or confirmed unchanged
+	url     string    // after redirects
+	status  int       // of the answer that gave data
+	reason  string    // "returned 404 Not Found" when not 2xx
+	body    []byte    // 2xx only, at most maxRobotsBytes
+	etag    string
+	lastMod string
 }
 
-// allowed reports whether tidings may fetch u under its host's robots.txt.
-func (rc *robotsCache) allowed(ctx context.Context, c *Client, u *url.URL) error {
-	origin := u.Scheme + "://" + u.Host
+// maxRobotsBytes is how much of a robots.txt is read, kept and parsed:
+// RFC 9309 asks crawlers to parse at least 500 KiB.
+const maxRobotsBytes = 512 << 10
+
+// originOf is the key of u's host in the cache.
+func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// get returns origin's robots.txt, read anew when none is kept or the one
+// kept has expired; conditionally when it left validators. An error means
+// no HTTP answer came; nothing is kept then.
+func (rc *robotsCache) get(ctx context.Context, c *Client, origin string) (robotsEntry, error) {
 	rc.mu.Lock()
 	if rc.locks == nil {
 		rc.locks = map[string]*sync.Mutex{}
@@ -57,19 +75,54 @@ func (rc *robotsCache) allowed(ctx context.Context, c *Client, u *url.URL) error
 	rc.mu.Lock()
 	e, ok := rc.m[origin]
 	rc.mu.Unlock()
-	if !ok || time.Now().After(e.expires) {
-		var err error
-		if e, err = fetchRobots(ctx, c, origin); err != nil {
-			// No answer at all (refused, unreachable, cut off): the fetch
-			// itself fails the same way and says so better.
-			return nil
-		}
-		rc.mu.Lock()
-		if rc.m == nil {
-			rc.m = map[string]robotsEntry{}
-		}
-		rc.m[origin] = e
-		rc.mu.Unlock()
+	if ok && time.Now().Before(e.expires) {
+		return e, nil
+	}
+	e, err := fetchRobots(ctx, c, origin, e)
+	if err != nil {
+		return e, err
+	}
+	rc.put(origin, e)
+	return e, nil
+}
+
+func (rc *robotsCache) put(origin string, e robotsEntry) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.m == nil {
+		rc.m = map[string]robotsEntry{}
+	}
+	rc.m[origin] = e
+}
+
+// seed keeps e for origin unless a copy read later is kept already.
+func (rc *robotsCache) seed(origin string, e robotsEntry) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if old, ok := rc.m[origin]; ok && !old.fetched.Before(e.fetched) {
+		return
+	}
+	if rc.m == nil {
+		rc.m = map[string]robotsEntry{}
+	}
+	rc.m[origin] = e
+}
+
+// peek returns the copy kept for origin, if any.
+func (rc *robotsCache) peek(origin string) (robotsEntry, bool) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	e, ok := rc.m[origin]
+	return e, ok
+}
+
+// allowed reports whether tidings may fetch u under its host's robots.txt.
+func (rc *robotsCache) allowed(ctx context.Context, c *Client, u *url.URL) error {
+	e, err := rc.get(ctx, c, originOf(u))
+	if err != nil {
+		// No answer at all (refused, unreachable, cut off): the fetch
+		// itself fails the same way and says so better.
+		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -91,25 +144,46 @@ func (rc *robotsCache) allowed(ctx context.Context, c *Client, u *url.URL) error
 }
 
 // fetchRobots reads a host's robots.txt as RFC 9309 says: a 4xx answer
-// means no rules; a 5xx means nothing may be fetched for now. A fetch that
-// got no HTTP answer is returned as an error and not remembered.
-func fetchRobots(ctx context.Context, c *Client, origin string) (robotsEntry, error) {
-	resp, err := c.Get(ctx, origin+"/robots.txt", Conditional{})
+// means no rules; a 5xx means nothing may be fetched for now. When prev
+// was a 2xx answer with validators, it asks conditionally and a 304 keeps
+// prev for another day. A fetch that got no HTTP answer is returned as an
+// error.
+func fetchRobots(ctx context.Context, c *Client, origin string, prev robotsEntry) (robotsEntry, error) {
+	var cond Conditional
+	if prev.status/100 == 2 && prev.data != nil {
+		cond = Conditional{ETag: prev.etag, LastModified: prev.lastMod}
+	}
+	resp, err := c.Get(ctx, origin+"/robots.txt", cond)
+	now := time.Now()
 	var fe *FetchError
 	switch {
+	case err == nil && resp.NotModified:
+		prev.fetched, prev.expires = now, now.Add(robotsTTL)
+		return prev, nil
 	case err == nil:
-		data, perr := robotstxt.FromBytes(resp.Body)
-		if perr != nil {
-			data, _ = robotstxt.FromStatusAndBytes(404, nil)
-		}
-		return robotsEntry{data: data, expires: time.Now().Add(robotsTTL)}, nil
+		body := resp.Body[:min(len(resp.Body), maxRobotsBytes)]
+		e := robotsEntry{url: resp.URL, status: http.StatusOK, body: body, etag: resp.ETag, lastMod: resp.LastModified}
+		return e.parsed(now), nil
 	case errors.As(err, &fe) && fe.Status >= 400 && fe.Status < 500:
-		data, _ := robotstxt.FromStatusAndBytes(404, nil)
-		return robotsEntry{data: data, expires: time.Now().Add(robotsTTL)}, nil
+		e := robotsEntry{url: origin + "/robots.txt", status: fe.Status, reason: fe.Reason}
+		return e.parsed(now), nil
 	case errors.As(err, &fe) && fe.Status >= 500:
-		return robotsEntry{expires: time.Now().Add(robotsErrorTTL)}, nil
+		return robotsEntry{url: origin + "/robots.txt", status: fe.Status, reason: fe.Reason, fetched: now, expires: now.Add(robotsErrorTTL)}, nil
 	}
 	return robotsEntry{}, err
+}
+
+// parsed fills data from status and body, as read at t.
+func (e robotsEntry) parsed(t time.Time) robotsEntry {
+	e.fetched, e.expires = t, t.Add(robotsTTL)
+	if e.status/100 == 2 {
+		if data, err := robotstxt.FromBytes(e.body); err == nil {
+			e.data = data
+			return e
+		}
+	}
+	e.data, _ = robotstxt.FromStatusAndBytes(http.StatusNotFound, nil)
+	return e
 }
 
 // canonicalizeHost rewrites an IPv4 address written in decimal, octal or

@@ -3,7 +3,6 @@ package harvest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"sync/atomic"
@@ -23,7 +22,11 @@ type Options struct {
 	InitialWindow time.Duration
 	// Interval between harvests of a site.
 	Interval time.Duration
-	Now      func() time.Time
+	// DiscoveryInterval: how often a harvest looks for a site's change
+	// information everywhere it may be published, rather than only where
+	// it was found; 0 = DefaultDiscoveryInterval.
+	DiscoveryInterval time.Duration
+	Now               func() time.Time
 	// Rand returns a number in [0, 1) for the jitter of harvest times.
 	Rand   func() float64
 	Logger *slog.Logger
@@ -55,6 +58,7 @@ const (
 	DefaultMaxDocuments        = 2000
 	DefaultInitialWindow       = 30 * 24 * time.Hour
 	DefaultInterval            = 24 * time.Hour
+	DefaultDiscoveryInterval   = 7 * 24 * time.Hour
 	DefaultSCPDownloadTimeout  = 30 * time.Minute
 	DefaultSCPSnapshotInterval = 7 * 24 * time.Hour
 )
@@ -73,6 +77,9 @@ func New(client *Client, store *db.DB, o Options) *Harvester {
 	}
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval
+	}
+	if o.DiscoveryInterval <= 0 {
+		o.DiscoveryInterval = DefaultDiscoveryInterval
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -131,8 +138,9 @@ func (r *SiteReport) Changes() int {
 }
 
 // Follow discovers the site that rawURL belongs to, records it and runs its
-// first harvest. Following a site already followed harvests it now and
-// returns db.ErrAlreadyExists alongside the report. When nothing can be
+// first harvest. Following a site already followed runs a full discovery
+// and harvests it now, and returns db.ErrAlreadyExists alongside the
+// report. When nothing can be
 // followed, the returned error is a *Problem listing what was tried, and
 // nothing is stored.
 func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, error) {
@@ -141,7 +149,8 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 		return nil, err
 	}
 	if site, err := h.store.SiteByURL(ctx, root); err == nil {
-		rep, herr := h.HarvestSite(ctx, site)
+		// Asked to follow it again, tidings looks everywhere again.
+		rep, herr := h.harvest(ctx, site, nil, true)
 		return rep, errors.Join(db.ErrAlreadyExists, herr)
 	} else if !errors.Is(err, db.ErrNotFound) {
 		return nil, err
@@ -149,156 +158,28 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 	started := h.opts.Now()
 	s := newSession(h.client, nil)
 	s.budget = h.newBudget()
-	disc, err := newSiteDiscovery(s, root, input, db.Site{}, nil, true).run(ctx)
+	sd := newSiteDiscovery(s, root, input, db.Site{}, nil, true)
+	disc, err := sd.run(ctx)
 	if err != nil {
 		return nil, err
 	}
 	site, err := h.store.CreateSite(ctx, db.Site{URL: root, InputURL: input, SourceURL: disc.SourceURL, Title: disc.SiteTitle})
 	if errors.Is(err, db.ErrAlreadyExists) {
 		// Followed concurrently: harvest what is stored.
-		rep, herr := h.HarvestSite(ctx, site)
+		rep, herr := h.harvest(ctx, site, nil, true)
 		return rep, errors.Join(db.ErrAlreadyExists, herr)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return h.harvest(ctx, site, &prepared{s: s, disc: disc, started: started})
+	return h.harvest(ctx, site, &siteStep{s: s, started: started, disc: disc, keep: sd.keep, full: true}, false)
 }
 
-// prepared carries a discovery already made (by Follow) into the harvest.
-type prepared struct {
-	s       *session
-	disc    *Discovery
-	started time.Time
-}
-
-// HarvestSite harvests every collection of a site now.
+// HarvestSite harvests every collection of a site now. Between two full
+// discoveries (Options.DiscoveryInterval) it re-reads only what it knows
+// of the site, conditionally.
 func (h *Harvester) HarvestSite(ctx context.Context, site db.Site) (*SiteReport, error) {
-	return h.harvest(ctx, site, nil)
-}
-
-func (h *Harvester) harvest(ctx context.Context, site db.Site, p *prepared) (*SiteReport, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, h.opts.SiteTimeout, errSiteTimeout)
-	defer cancel()
-	// What was read is stored even when the site ran out of time.
-	dbctx := context.WithoutCancel(ctx)
-	budget := h.newBudget()
-	if p != nil {
-		budget = p.s.budget
-	}
-	known, err := h.store.FetchStates(ctx, site.ID)
-	if err != nil {
-		return nil, err
-	}
-	stored, err := h.store.Collections(ctx, db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	var disc *Discovery
-	var discErr error
-	s := newSession(h.client, known)
-	s.budget = budget
-	started := h.opts.Now()
-	unsure := map[string]bool{}
-	if p != nil {
-		s, disc, started = p.s, p.disc, p.started
-	} else {
-		keys := map[string]bool{}
-		for _, c := range stored {
-			keys[c.Key] = true
-		}
-		sd := newSiteDiscovery(s, site.URL, site.InputURL, site, keys, site.Title == "")
-		disc, discErr = sd.run(ctx)
-		unsure = sd.unsure
-	}
-	siteRun := db.Run{SiteID: site.ID, StartedAt: started, Warnings: disc.Warnings}
-	cols := stored
-	if discErr != nil {
-		siteRun.Error = discErr.Error()
-		if len(stored) > 0 {
-			siteRun.Warnings = append(siteRun.Warnings, "harvesting the collections found before")
-		}
-	} else {
-		// A protocol whose discovery failed this time keeps its collections.
-		for _, c := range stored {
-			if unsure[c.Protocol] {
-				disc.Collections = append(disc.Collections, db.CollectionSpec{Protocol: c.Protocol, Key: c.Key, SourceURL: c.SourceURL})
-			}
-		}
-		title := site.Title
-		if title == "" {
-			title = disc.SiteTitle
-		}
-		if disc.SourceURL != site.SourceURL || title != site.Title {
-			if err := h.store.UpdateSiteSource(dbctx, site.ID, disc.SourceURL, title); err != nil {
-				return nil, err
-			}
-			site.SourceURL, site.Title = disc.SourceURL, title
-		}
-		if cols, err = h.store.SyncCollections(dbctx, site.ID, disc.Collections); err != nil {
-			return nil, err
-		}
-	}
-	siteRun.Documents, siteRun.NotModified = s.documents, s.notModified
-	siteRun.FinishedAt = h.opts.Now()
-	if siteRun, err = h.store.SaveSiteHarvest(dbctx, siteRun, s.states); err != nil {
-		return nil, err
-	}
-	rep := &SiteReport{Site: site, Run: siteRun}
-	wait := s.retryAfter
-	failed := siteRun.Error != ""
-	allFailed := len(cols) > 0
-	for _, c := range cols {
-		if err := ctx.Err(); err != nil {
-			if errors.Is(context.Cause(ctx), errSiteTimeout) {
-				// The collections left wait for the next try, soon.
-				failed = true
-				cut := db.Run{SiteID: site.ID, StartedAt: started, FinishedAt: h.opts.Now(), Error: fmt.Sprintf(
-					"tidings stopped harvesting this site after %s (the limit for one site); %d collection(s) wait for the next try",
-					h.opts.SiteTimeout, len(cols)-len(rep.Collections))}
-				if rep.Run, err = h.store.SaveSiteHarvest(dbctx, cut, nil); err != nil {
-					return rep, err
-				}
-				break
-			}
-			return rep, err
-		}
-		run, ra, err := h.harvestCollection(ctx, site, c, known, budget)
-		if err != nil {
-			return rep, err
-		}
-		wait = max(wait, ra)
-		allFailed = allFailed && run.Error != ""
-		rep.Collections = append(rep.Collections, CollectionReport{Collection: c, Run: run})
-	}
-	next := h.nextHarvest(started, failed || allFailed, site.Failures, wait)
-	if _, _, err := h.store.FinishSiteHarvest(dbctx, site.ID, started, failed || allFailed, next); err != nil {
-		return rep, err
-	}
-	rep.Site.NextHarvestAt = &next
-	if h.opts.AfterHarvest != nil {
-		h.opts.AfterHarvest(ctx, rep)
-	}
-	h.opts.Logger.Info("harvested site", "site", site.URL, "collections", len(rep.Collections), "documents", rep.Documents(),
-		"changes", rep.Changes(), "warnings", rep.Warnings(), "duration", h.opts.Now().Sub(started).String(), "error", siteRun.Error)
-	if discErr != nil && len(stored) == 0 {
-		return rep, discErr
-	}
-	return rep, nil
-}
-
-// HarvestSites harvests the given sites one after another.
-func (h *Harvester) HarvestSites(ctx context.Context, sites []db.Site, report func(*SiteReport, error)) error {
-	for _, site := range sites {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rep, err := h.HarvestSite(ctx, site)
-		if report != nil {
-			report(rep, err)
-		}
-	}
-	return nil
+	return h.harvest(ctx, site, nil, false)
 }
 
 // CheckAddress reports whether the client's address policy refuses the

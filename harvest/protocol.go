@@ -27,6 +27,24 @@ type protocol interface {
 	harvest(ctx context.Context, j *job) error
 }
 
+// rechecker is a protocol that, between two full discoveries of a site,
+// re-reads what the site pointed to before, conditionally (ResourceSync:
+// the Source Description, which IFCC-0001 reads at every check, so new
+// capability lists become collections at the next harvest). The
+// collections of a protocol that is no rechecker are kept as they are
+// until the next full discovery; their harvests re-read their own
+// documents anyway.
+type rechecker interface {
+	// recheck adds the protocol's collections to d from what d.site
+	// records. errRediscover asks for a full discovery now: what was
+	// known is gone.
+	recheck(ctx context.Context, d *siteDiscovery) error
+}
+
+// errRediscover: a recheck found the site changed beyond what it can
+// follow, so the harvest runs a full discovery instead.
+var errRediscover = errors.New("harvest: what was known of the site is gone; discover it again")
+
 var protocols = map[string]protocol{}
 
 func register(p protocol) { protocols[p.name()] = p }
@@ -58,13 +76,18 @@ type siteDiscovery struct {
 	known     map[string]bool
 	wantTitle bool
 
-	d                    *Discovery
-	byKey                map[string]bool
-	unsure               map[string]bool // protocols whose discovery failed this time
-	refused              error           // the address policy refused a fetch
-	cache                map[string]cached
-	robots               []string
-	robotsOK, robotsDone bool
+	// quick: between full discoveries, only rechecker protocols look,
+	// and only at what is known; the others' collections are kept.
+	quick bool
+
+	d          *Discovery
+	byKey      map[string]bool
+	keep       map[string]bool // protocols whose stored collections stay: not looked for, or the look failed
+	rediscover bool            // a recheck asked for a full discovery
+	refused    error           // the address policy refused a fetch
+	cache      map[string]cached
+	robots     []string
+	robotsDone bool
 }
 
 type cached struct {
@@ -75,22 +98,44 @@ type cached struct {
 func newSiteDiscovery(s *session, root, input string, site db.Site, known map[string]bool, wantTitle bool) *siteDiscovery {
 	return &siteDiscovery{
 		s: s, root: root, input: input, site: site, known: known, wantTitle: wantTitle,
-		d: &Discovery{}, byKey: map[string]bool{}, unsure: map[string]bool{}, cache: map[string]cached{},
+		d: &Discovery{}, byKey: map[string]bool{}, keep: map[string]bool{}, cache: map[string]cached{},
 	}
 }
 
 // run asks every protocol, then says what was found.
 func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
+	var recheckErr error
 	for _, n := range protocolNames() {
-		if err := protocols[n].discover(ctx, d); err != nil {
+		var err error
+		if r, ok := protocols[n].(rechecker); ok && d.quick {
+			err = r.recheck(ctx, d)
+			if err != nil && recheckErr == nil {
+				recheckErr = err
+			}
+		} else if d.quick {
+			d.keep[n] = true
+			continue
+		} else {
+			err = protocols[n].discover(ctx, d)
+		}
+		if errors.Is(err, errRediscover) {
+			d.rediscover = true
+			return d.d, err
+		}
+		if err != nil {
 			// Already among what was tried; remembered so that this
 			// protocol's stored collections are kept.
-			d.unsure[n] = true
+			d.keep[n] = true
 		}
 		if d.refused != nil {
 			// Every other fetch would be refused the same way.
 			return d.d, d.refused
 		}
+	}
+	if d.quick {
+		// What was known could not be read: the site's page says so,
+		// and its stored collections are harvested as they are.
+		return d.d, recheckErr
 	}
 	if len(d.d.Collections) == 0 {
 		return d.d, problemf("no change information (ResourceSync, SCP or ARC) was found; tried: %s", strings.Join(d.d.Tried, "; "))
@@ -149,19 +194,27 @@ func (d *siteDiscovery) get(ctx context.Context, u string) (*Response, error) {
 	return resp, err
 }
 
-// robotsSitemaps returns the Sitemap lines of robots.txt, fetched once; a
-// missing robots.txt is noted among what was tried.
+// robotsSitemaps returns the Sitemap lines of robots.txt, read from the
+// client's copy, which also judges every fetch: one robots.txt request
+// serves both. A missing robots.txt is noted among what was tried.
 func (d *siteDiscovery) robotsSitemaps(ctx context.Context) []string {
 	if d.robotsDone {
 		return d.robots
 	}
 	d.robotsDone = true
-	resp, err := d.get(ctx, d.root+"robots.txt")
+	origin, u, ok := robotsOrigin(d.root)
+	if !ok {
+		return nil
+	}
+	e, err := d.s.c.robots.get(ctx, d.s.c, origin)
+	if err == nil && e.status/100 != 2 {
+		err = &FetchError{URL: u, Status: e.status, Reason: e.reason}
+	}
 	if err != nil {
 		d.failed(err)
 		return nil
 	}
-	d.robots = rsync.RobotsSitemaps(bytes.NewReader(resp.Body), resp.URL)
+	d.robots = rsync.RobotsSitemaps(bytes.NewReader(e.body), e.url)
 	if len(d.robots) == 0 {
 		d.triedf("robots.txt lists no sitemaps")
 	}

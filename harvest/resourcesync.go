@@ -66,6 +66,29 @@ func (resourceSync) discover(ctx context.Context, sd *siteDiscovery) error {
 	return nil
 }
 
+// recheck re-reads the Source Description found last time, conditionally
+// (IFCC-0001's step 1 of every check). When it no longer leads to a
+// Source Description, or none was ever found, the places to look for one
+// are searched again now.
+func (resourceSync) recheck(ctx context.Context, sd *siteDiscovery) error {
+	last := sd.site.SourceURL
+	if last == "" {
+		sd.keep[ProtocolResourceSync] = true
+		return nil
+	}
+	d := &rsDiscovery{siteDiscovery: sd, seen: map[string]bool{}}
+	d.tryKnown(ctx, last)
+	if len(d.descs) == 0 && len(d.fallbacks) == 0 {
+		if d.knownErr != nil && !isGone(d.knownErr) {
+			// Likely passing (a 500, a timeout): keep the collections.
+			return d.knownErr
+		}
+		return errRediscover
+	}
+	d.collections(ctx)
+	return nil
+}
+
 // tryKnown fetches the Source Description found last time, conditionally.
 func (d *rsDiscovery) tryKnown(ctx context.Context, u string) {
 	d.seen[u] = true
@@ -103,7 +126,17 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 		d.triedf("%s is not a ResourceSync document: %s", u, trimRsync(err))
 		return
 	}
+	d.keepDescription(resp, doc)
 	d.classify(ctx, doc, u, hops)
+}
+
+// keepDescription keeps the validators of a Source Description (or its
+// index) found by looking for one, so that the next harvest, which reads
+// it again, asks conditionally.
+func (d *rsDiscovery) keepDescription(resp *Response, doc *rsync.Document) {
+	if doc.Capability == rsync.CapDescription {
+		d.s.keepDoc(doc.URL, resp, doc, bodyDigest(resp.Body))
+	}
 }
 
 func (d *rsDiscovery) classify(ctx context.Context, doc *rsync.Document, label string, hops int) {
@@ -181,6 +214,7 @@ func (d *rsDiscovery) fromPage(ctx context.Context) {
 	}
 	if doc, err := rsync.Parse(bytes.NewReader(resp.Body), resp.URL); err == nil {
 		d.seen[d.input] = true
+		d.keepDescription(resp, doc)
 		d.classify(ctx, doc, d.input, 0)
 		return
 	}

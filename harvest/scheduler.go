@@ -2,8 +2,6 @@ package harvest
 
 import (
 	"context"
-	"net/url"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,13 +28,7 @@ type Scheduler struct {
 	h    *Harvester
 	opts SchedulerOptions
 	beat atomic.Int64
-
-	mu       sync.Mutex
-	inFlight map[int64]bool
-	hosts    map[string]bool
-	wg       sync.WaitGroup
-	sem      chan struct{}
-	done     chan struct{}
+	pool *hostPool
 }
 
 // NewScheduler builds a scheduler over h.
@@ -47,10 +39,7 @@ func (h *Harvester) NewScheduler(o SchedulerOptions) *Scheduler {
 	if o.Tick <= 0 {
 		o.Tick = time.Minute
 	}
-	return &Scheduler{
-		h: h, opts: o, inFlight: map[int64]bool{}, hosts: map[string]bool{},
-		sem: make(chan struct{}, o.Workers), done: make(chan struct{}, 1),
-	}
+	return &Scheduler{h: h, opts: o, pool: newHostPool(o.Workers)}
 }
 
 // Heartbeat returns when the scheduler last looked for due sites.
@@ -67,14 +56,14 @@ func (s *Scheduler) Heartbeat() time.Time {
 func (s *Scheduler) Run(ctx context.Context) {
 	t := time.NewTicker(s.opts.Tick)
 	defer t.Stop()
-	defer s.wg.Wait()
+	defer s.pool.wait()
 	for {
 		s.Dispatch(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-		case <-s.done: // a worker freed up: more due sites may start
+		case <-s.pool.freed: // a worker freed up: more due sites may start
 		}
 	}
 }
@@ -92,54 +81,18 @@ func (s *Scheduler) Dispatch(ctx context.Context) {
 		return
 	}
 	for _, site := range sites {
-		host := hostOf(site.URL)
-		s.mu.Lock()
-		busy := s.inFlight[site.ID] || s.hosts[host]
-		s.mu.Unlock()
-		if busy {
-			continue
-		}
-		select {
-		case s.sem <- struct{}{}:
-		default:
+		if s.pool.tryGo(hostOf(site.URL), func() { s.harvest(ctx, site) }) == poolFull {
 			return // every worker is busy; a finishing one calls again
 		}
-		s.start(ctx, site, host)
 	}
 }
 
-func (s *Scheduler) start(ctx context.Context, site db.Site, host string) {
-	s.mu.Lock()
-	s.inFlight[site.ID], s.hosts[host] = true, true
-	s.mu.Unlock()
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		rep, err := s.h.HarvestSite(ctx, site)
-		s.mu.Lock()
-		delete(s.inFlight, site.ID)
-		delete(s.hosts, host)
-		s.mu.Unlock()
-		<-s.sem
-		if s.opts.Report != nil && ctx.Err() == nil {
-			s.opts.Report(rep, err)
-		}
-		select {
-		case s.done <- struct{}{}:
-		default:
-		}
-	}()
+func (s *Scheduler) harvest(ctx context.Context, site db.Site) {
+	rep, err := s.h.HarvestSite(ctx, site)
+	if s.opts.Report != nil && ctx.Err() == nil {
+		s.opts.Report(rep, err)
+	}
 }
 
 // Wait returns when every harvest the scheduler started has ended.
-func (s *Scheduler) Wait() { s.wg.Wait() }
-
-// hostOf is the politeness key of a site: its host and port, as each port
-// may be another server.
-func hostOf(siteURL string) string {
-	u, err := url.Parse(siteURL)
-	if err != nil {
-		return siteURL
-	}
-	return u.Host
-}
+func (s *Scheduler) Wait() { s.pool.wait() }

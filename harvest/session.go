@@ -105,8 +105,7 @@ func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, e
 	if resp.NotModified {
 		return s.remembered(ctx, role, url, memo)
 	}
-	sum := sha256.Sum256(resp.Body)
-	digest := hex.EncodeToString(sum[:])
+	digest := bodyDigest(resp.Body)
 	if prev, ok := s.known[url]; ok && prev.Digest == digest {
 		// Many servers send no validators. The digest does their work and
 		// spares the parse of an unchanged 50,000-entry list.
@@ -117,16 +116,27 @@ func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, e
 	if err != nil {
 		return nil, roleError(role, err)
 	}
-	// Change lists are not remembered: unchanged, they add nothing, and they
-	// are the big documents.
-	memo = ""
+	s.keepDoc(url, resp, d, digest)
+	return d, nil
+}
+
+// keepDoc keeps a ResourceSync document's validators and the digest of its
+// body, with the document as memo. Change lists are not remembered:
+// unchanged, they add nothing, and they are the big documents.
+func (s *session) keepDoc(url string, resp *Response, d *rsync.Document, digest string) {
+	memo := ""
 	if d.IsIndex() || d.Capability != rsync.CapChangeList {
 		if b, err := json.Marshal(d); err == nil {
 			memo = string(b)
 		}
 	}
 	s.remember(url, resp, memo, digest)
-	return d, nil
+}
+
+// bodyDigest is what fetch_state keeps of a body to recognise it again.
+func bodyDigest(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:])
 }
 
 // remembered returns the document memo describes, or nil for a change list,

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -137,7 +138,7 @@ func (f *Fleet) handler(s *site) http.Handler {
 			http.NotFound(cw, r)
 		} else {
 			cw.Header().Set("ETag", d.etag)
-			cw.Header().Set("Content-Type", "application/xml")
+			cw.Header().Set("Content-Type", contentType(r.URL.Path))
 			// ServeContent answers If-None-Match and If-Modified-Since.
 			http.ServeContent(cw, r, "", d.modtime, bytes.NewReader(d.body))
 		}
@@ -153,6 +154,13 @@ func (f *Fleet) handler(s *site) http.Handler {
 		}
 		f.mu.Unlock()
 	})
+}
+
+func contentType(path string) string {
+	if strings.HasSuffix(path, ".txt") {
+		return "text/plain; charset=utf-8"
+	}
+	return "application/xml"
 }
 
 type countingWriter struct {

@@ -12,8 +12,8 @@ var testShape = Shape{Collections: 2, Lists: 2, Entries: 20}
 func TestSiteDocsDeterministic(t *testing.T) {
 	a := siteDocs(7, 3, 1, testShape, "http://h")
 	b := siteDocs(7, 3, 1, testShape, "http://h")
-	if len(a) != 1+2*(1+1+2) {
-		t.Fatalf("got %d documents, want 9", len(a))
+	if len(a) != 2+2*(1+1+2) {
+		t.Fatalf("got %d documents, want 10", len(a))
 	}
 	for p, body := range a {
 		if !bytes.Equal(body, b[p]) {

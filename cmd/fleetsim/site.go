@@ -41,6 +41,9 @@ func siteDocs(seed int64, i, gen int, sh Shape, base string) map[string][]byte {
 	}
 	sd.WriteString("</urlset>\n")
 	docs["/.well-known/resourcesync"] = sd.Bytes()
+	// A robots.txt with a rule, so a harvester that honours it has one to
+	// read, and one that asks conditionally can be answered 304.
+	docs["/robots.txt"] = []byte("User-agent: *\nDisallow: /private/\n")
 	return docs
 }
 

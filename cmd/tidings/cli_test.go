@@ -303,7 +303,7 @@ func TestBadSettingsAreRefused(t *testing.T) {
 		{"env not a bool", []string{"TIDINGS_STRICT_DATETIME", "maybe"}, []string{"feeds"}, "TIDINGS_STRICT_DATETIME"},
 		{"env not a duration", []string{"TIDINGS_INTERVAL", "daily"}, []string{"feeds"}, "TIDINGS_INTERVAL"},
 		{"base URL not http", nil, []string{"feeds", "--base-url", "ftp://tidings.test/"}, "--base-url"},
-		{"follow without URL", nil, []string{"follow"}, "exactly one URL"},
+		{"follow without URL", nil, []string{"follow"}, "follow needs a URL"},
 		{"harvest all and site", nil, []string{"harvest", "--all", "--site", "http://127.0.0.1:9/"}, "--all or --site"},
 		{"log format unknown", []string{"TIDINGS_LOG_FORMAT", "xml"}, []string{"feeds"}, `--log-format must be text or json, not "xml"`},
 	}
@@ -525,15 +525,15 @@ func TestHarvestUnknownSite(t *testing.T) {
 
 func TestSubcommandHelp(t *testing.T) {
 	t.Parallel()
-	common := []string{"db", "addr", "base-url", "allow-private-addresses", "strict-datetime", "initial-window", "interval", "max-body"}
+	common := []string{"db", "addr", "base-url", "allow-private-addresses", "strict-datetime", "initial-window", "interval", "discovery-interval", "max-body"}
 	tests := []struct {
 		args  []string
 		usage string
 		own   []string
 	}{
-		{[]string{"serve"}, "serve", []string{"no-scheduler", "registration"}},
-		{[]string{"follow"}, "follow [--user NAME] URL", []string{"user"}},
-		{[]string{"harvest"}, "harvest [--all | --site URL]", []string{"all", "site"}},
+		{[]string{"serve"}, "serve", []string{"no-scheduler", "registration", "workers"}},
+		{[]string{"follow"}, "follow [--user NAME] [--workers N] [--from FILE] URL...", []string{"user", "workers", "from"}},
+		{[]string{"harvest"}, "harvest [--all | --site URL] [--workers N]", []string{"all", "site", "workers"}},
 		{[]string{"feeds"}, "feeds [--json]", []string{"json"}},
 		{[]string{"export", "changes"}, "export changes [--site URL] [--collection ID]", []string{"site", "collection"}},
 	}

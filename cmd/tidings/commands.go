@@ -13,50 +13,6 @@ import (
 	"tidings/harvest"
 )
 
-func cmdFollow(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var cfg Config
-	fs := newFlagSet("follow [--user NAME] URL", stderr)
-	globalFlags(fs, &cfg)
-	userName := fs.String("user", "", "also add the site to this user's follows")
-	if err := parseFlags(fs, args, getenv); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		return usageError{"follow needs exactly one URL"}
-	}
-	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
-	if err != nil {
-		return err
-	}
-	defer a.store.Close()
-	var user db.User
-	if *userName != "" {
-		if user, err = a.store.UserByName(ctx, *userName); errors.Is(err, db.ErrNotFound) {
-			return fmt.Errorf("there is no user %q; create one with: tidings user add %s", *userName, *userName)
-		} else if err != nil {
-			return err
-		}
-	}
-	rep, err := a.harvester.Follow(ctx, fs.Arg(0))
-	if errors.Is(err, db.ErrAlreadyExists) {
-		if rep != nil {
-			fmt.Fprintf(stdout, "%s is already followed; harvested it now.\n", rep.Site.URL)
-		}
-		err = stripExists(err)
-	}
-	if rep != nil {
-		a.printReport(stdout, rep, true)
-		if user.ID != 0 {
-			if ferr := a.store.Follow(ctx, user.ID, rep.Site.ID); ferr == nil {
-				fmt.Fprintf(stdout, "%s now follows %s.\n", user.Name, rep.Site.URL)
-			} else if !errors.Is(ferr, db.ErrAlreadyExists) {
-				return ferr
-			}
-		}
-	}
-	return err
-}
-
 // stripExists removes db.ErrAlreadyExists from a joined error, keeping the
 // rest (a harvest failure) to report.
 func stripExists(err error) error {
@@ -107,15 +63,19 @@ func (a *app) printReport(w io.Writer, rep *harvest.SiteReport, withFeeds bool) 
 
 func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var cfg Config
-	fs := newFlagSet("harvest [--all | --site URL]", stderr)
+	fs := newFlagSet("harvest [--all | --site URL] [--workers N]", stderr)
 	globalFlags(fs, &cfg)
 	all := fs.Bool("all", false, "harvest every site, due or not")
 	siteURL := fs.String("site", "", "harvest only this site")
+	workers := workersFlag(fs)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
 	if *all && *siteURL != "" {
 		return usageError{"give --all or --site, not both"}
+	}
+	if *workers < 1 {
+		return usageError{"--workers must be at least 1"}
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
 	if err != nil {
@@ -151,25 +111,24 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	failed, done := 0, 0
 	prog := newProgress(stdout, len(sites), isTerminal(stdout))
-	for _, site := range sites {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		prog.start(site.URL)
-		rep, herr := a.harvester.HarvestSite(ctx, site)
-		done++
-		prog.done(func(w io.Writer) {
-			if rep != nil {
-				a.printReport(w, rep, false)
-			}
-			if herr != nil {
-				failed++
-				if rep == nil || rep.Run.Error == "" {
-					fmt.Fprintf(w, "  problem: %v\n", herr)
+	err = a.harvester.HarvestSites(ctx, sites, harvest.Batch{
+		Workers: *workers,
+		Started: prog.start,
+		Done: func(_ string, rep *harvest.SiteReport, herr error) {
+			done++
+			prog.done(func(w io.Writer) {
+				if rep != nil {
+					a.printReport(w, rep, false)
 				}
-			}
-		})
-	}
+				if herr != nil {
+					failed++
+					if rep == nil || rep.Run.Error == "" {
+						fmt.Fprintf(w, "  problem: %v\n", herr)
+					}
+				}
+			})
+		},
+	})
 	prog.close(done)
 	if err == nil && failed > 0 {
 		err = fmt.Errorf("%d of %d site(s) could not be harvested", failed, len(sites))

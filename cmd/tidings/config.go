@@ -29,6 +29,7 @@ type Config struct {
 	StrictDatetime bool
 	InitialWindow  time.Duration
 	Interval       time.Duration
+	Discovery      time.Duration
 	MaxBody        int64
 	LogFormat      string // text or json
 	SCP            scpConfig
@@ -51,6 +52,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.BoolVar(&c.StrictDatetime, "strict-datetime", false, "ignore change list entries without rs:md datetime, as IFCC-0001 says, instead of dating them by lastmod")
 	fs.DurationVar(&c.InitialWindow, "initial-window", harvest.DefaultInitialWindow, "on a collection's first harvest, changes older than this are stored as already seen")
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
+	fs.DurationVar(&c.Discovery, "discovery-interval", harvest.DefaultDiscoveryInterval, "how often a harvest looks for a site's change information everywhere, not only where it was found")
 	fs.Int64Var(&c.MaxBody, "max-body", harvest.DefaultMaxBody, "largest document accepted, in bytes after decompression")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
 	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
@@ -84,6 +86,7 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		Interval:       c.Interval,
 		Logger:         log,
 
+		DiscoveryInterval:   c.Discovery,
 		SiteTimeout:         c.SiteTimeout,
 		MaxDocuments:        c.MaxDocuments,
 		SCPMaxCompressed:    c.SCP.MaxCompressed,
@@ -103,7 +106,7 @@ func envName(flagName string) string {
 // invocationFlags say what one command run should do rather than how
 // tidings is set up, so no environment variable stands for them: a
 // TIDINGS_SITE left in the environment must not narrow every harvest.
-var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true}
+var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true}
 
 // parseFlags parses args, then fills every setting not given on the command
 // line from its environment variable.
@@ -170,8 +173,8 @@ func (c *Config) validate() error {
 	if !strings.HasSuffix(c.BaseURL, "/") {
 		c.BaseURL += "/"
 	}
-	if c.InitialWindow < 0 || c.Interval <= 0 || c.MaxBody <= 0 {
-		return errors.New("--initial-window, --interval and --max-body must be positive")
+	if c.InitialWindow < 0 || c.Interval <= 0 || c.Discovery <= 0 || c.MaxBody <= 0 {
+		return errors.New("--initial-window, --interval, --discovery-interval and --max-body must be positive")
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)

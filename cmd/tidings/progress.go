@@ -12,8 +12,8 @@ import (
 )
 
 // progress shows `tidings harvest` under way. On a terminal a bar at the
-// bottom says how many sites are done, which one is harvested now and for
-// how long it has run, with each site's report printed above it; anywhere
+// bottom says how many sites are done, which one began last and for how
+// long the run has gone on, with each site's report printed above it; anywhere
 // else only the reports are written, one site after another.
 type progress struct {
 	w       io.Writer
@@ -69,7 +69,8 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// start says which site is being harvested now.
+// start names the site whose harvest began last (several may be under
+// way).
 func (p *progress) start(site string) {
 	if p.bar == nil {
 		return

@@ -48,7 +48,8 @@ Usage: tidings <command> [flags]
 
 Commands:
   serve                 run the web server (feeds and an index page) and the scheduler
-  follow URL            discover a site, record it and harvest it now
+  follow URL... [--from FILE]
+                        discover sites, record them and harvest them now
   harvest [--all | --site URL]
                         harvest the sites that are due (or all, or one) now
   feeds [--json]        list collections and their feed URLs
@@ -77,7 +78,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "serve":
 		return cmdServe(ctx, rest, getenv, stdout, stderr)
 	case "follow":
-		return cmdFollow(ctx, rest, getenv, stdout, stderr)
+		return cmdFollow(ctx, rest, getenv, stdin, stdout, stderr)
 	case "harvest":
 		return cmdHarvest(ctx, rest, getenv, stdout, stderr)
 	case "feeds":

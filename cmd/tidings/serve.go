@@ -23,7 +23,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	globalFlags(fs, &cfg)
 	feedFlags(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
-	workers := fs.Int("workers", harvest.DefaultWorkers, "sites harvested at once by the scheduler")
+	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
 	registration := fs.String("registration", web.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")

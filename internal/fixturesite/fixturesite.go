@@ -31,8 +31,19 @@ type Site struct {
 	mu       sync.Mutex
 	docs     map[string][]byte
 	requests []string
+	answers  []Answer
 	statuses map[string]int
 	delay    time.Duration
+	inFlight int
+	overlaps int
+}
+
+// Answer is one request the site answered: its path, its status and
+// whether it carried a validator (If-None-Match or If-Modified-Since).
+type Answer struct {
+	Path        string
+	Status      int
+	Conditional bool
 }
 
 // New starts the fixture site; its documents' dates are relative to now.
@@ -92,6 +103,13 @@ func (s *Site) Set(path, text string) {
 	s.docs[path] = s.render(text)
 }
 
+// Get returns the document at path as served, or "".
+func (s *Site) Get(path string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.docs[path])
+}
+
 // Remove deletes the document at path: it then answers 404.
 func (s *Site) Remove(path string) {
 	s.mu.Lock()
@@ -128,6 +146,21 @@ func (s *Site) Requests(path string) int {
 	return n
 }
 
+// Answers returns every request answered, in order.
+func (s *Site) Answers() []Answer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Answer(nil), s.answers...)
+}
+
+// Overlaps counts the requests that arrived while another was being
+// answered: a polite client, one request to a host at a time, makes none.
+func (s *Site) Overlaps() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.overlaps
+}
+
 // Log returns every request path received, in order.
 func (s *Site) Log() []string {
 	s.mu.Lock()
@@ -136,6 +169,34 @@ func (s *Site) Log() []string {
 }
 
 func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	s.mu.Lock()
+	s.inFlight++
+	if s.inFlight > 1 {
+		s.overlaps++
+	}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		cond := r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Modified-Since") != ""
+		s.answers = append(s.answers, Answer{Path: r.URL.Path, Status: sw.status, Conditional: cond})
+		s.mu.Unlock()
+	}()
+	s.answer(sw, r)
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Site) answer(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r.URL.Path)
 	code := s.statuses[r.URL.Path]
