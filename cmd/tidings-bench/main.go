@@ -7,8 +7,12 @@
 //
 // Scenario 2 follows every site (one `tidings follow` each, --parallel at
 // once), which is its first harvest; scenario 3 runs `tidings harvest --all`
-// over the unchanged fleet. Scenario 1 is BenchmarkBigChangeList in
-// ./harvest; scenarios 4–6 are not run yet.
+// over the unchanged fleet. Scenario 4 loads one feed of `tidings serve`
+// with wrk, beside a bare net/http handler and nginx serving the same
+// bytes; scenario 5 does so while the rest of the fleet is followed;
+// scenario 6 reads serve's memory with 10,000 sites followed. Scenario 1
+// is BenchmarkBigChangeList in ./harvest. --only and --skip pick
+// scenarios: --only 4,6.
 package main
 
 import (
@@ -22,9 +26,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -51,7 +54,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	parallel := fs.Int("parallel", 4, "follows run at once in scenario 2 (as serve's --workers)")
 	seed := fs.Int64("seed", 1, "the fleet's seed")
 	out := fs.String("out", "BENCHMARKS.md", "file the table is written to; empty for none")
+	only := fs.String("only", "", "comma-separated scenarios to run (default: all)")
+	skip := fs.String("skip", "", "comma-separated scenarios not to run")
+	l := load{threads: 2}
+	fs.IntVar(&l.connections, "connections", 64, "wrk's connections")
+	fs.DurationVar(&l.duration, "duration", 20*time.Second, "how long wrk loads each server in scenarios 4 and 6")
+	rounds := fs.Int("rounds", 4, "turns scenario 4's servers take, sharing --duration")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	sel, err := selectScenarios(*only, *skip)
+	if err != nil {
+		return err
+	}
+	if err := checkTools(sel); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "tidings-bench-")
@@ -74,60 +90,66 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	env := append(os.Environ(), "TIDINGS_DB="+filepath.Join(dir, "tidings.db"), "TIDINGS_ALLOW_PRIVATE_ADDRESSES=1")
 	bin := filepath.Join(dir, "tidings")
 
-	fmt.Fprintf(stderr, "scenario 2: following %d sites\n", len(fleet.urls))
-	fleet.send("reset")
-	start := time.Now()
-	var failed atomic.Int64
-	work := make(chan string)
-	var wg sync.WaitGroup
-	for range *parallel {
-		wg.Go(func() {
-			for u := range work {
-				cmd := exec.CommandContext(ctx, bin, "follow", u)
-				cmd.Env = env
-				if b, err := cmd.CombinedOutput(); err != nil {
-					failed.Add(1)
-					fmt.Fprintf(stderr, "follow %s: %v\n%s", u, err, b)
-				}
-			}
-		})
-	}
-	for _, u := range fleet.urls {
-		work <- u
-	}
-	close(work)
-	wg.Wait()
-	cycle1 := time.Since(start)
-	s2, err := fleet.stats()
-	if err != nil {
-		return err
-	}
+	var rows []Row
+	if sel.has(2) {
+		fmt.Fprintf(stderr, "scenario 2: following %d sites\n", len(fleet.urls))
+		fleet.send("reset")
+		start := time.Now()
+		_, failed := followAll(ctx, bin, env, fleet.urls, *parallel, stderr)
+		cycle1 := time.Since(start)
+		s2, err := fleet.stats()
+		if err != nil {
+			return err
+		}
 
-	fmt.Fprintln(stderr, "scenario 3: harvesting the unchanged fleet")
-	fleet.send("reset")
-	start = time.Now()
-	cmd := exec.CommandContext(ctx, bin, "harvest", "--all")
-	cmd.Env = env
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("harvest --all: %w\n%s", err, b)
-	}
-	cycle2 := time.Since(start)
-	s3, err := fleet.stats()
-	if err != nil {
-		return err
-	}
+		fmt.Fprintln(stderr, "scenario 3: harvesting the unchanged fleet")
+		fleet.send("reset")
+		start = time.Now()
+		cmd := exec.CommandContext(ctx, bin, "harvest", "--all")
+		cmd.Env = env
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("harvest --all: %w\n%s", err, b)
+		}
+		cycle2 := time.Since(start)
+		s3, err := fleet.stats()
+		if err != nil {
+			return err
+		}
 
-	n := float64(len(fleet.urls))
-	pct304 := 100 * float64(s3.NotModified) / float64(max(s3.Requests, 1))
-	pctBytes := 100 * float64(s3.Bytes) / float64(max(s2.Bytes, 1))
-	rows := []Row{
-		{"2. fleet cycle", fmt.Sprintf("%d sites followed in %.1f s (%d failed)", len(fleet.urls), cycle1.Seconds(), failed.Load()), "< 60 s", check(cycle1 < time.Minute && failed.Load() == 0)},
-		{"2. fleet cycle", fmt.Sprintf("%.1f sites/s, %.1f documents/s, %.1f MB", n/cycle1.Seconds(), float64(s2.Requests)/cycle1.Seconds(), float64(s2.Bytes)/1e6), "", nil},
-		{"3. unchanged cycle", fmt.Sprintf("%.1f %% of %d requests answered 304 (%.1f s)", pct304, s3.Requests, cycle2.Seconds()), "≥ 95 %", check(pct304 >= 95)},
-		{"3. unchanged cycle", fmt.Sprintf("%.2f %% of the first cycle's bytes", pctBytes), "< 5 %", check(pctBytes < 5)},
+		n := float64(len(fleet.urls))
+		pct304 := 100 * float64(s3.NotModified) / float64(max(s3.Requests, 1))
+		pctBytes := 100 * float64(s3.Bytes) / float64(max(s2.Bytes, 1))
+		rows = []Row{
+			{"2. fleet cycle", fmt.Sprintf("%d sites followed in %.1f s (%d failed)", len(fleet.urls), cycle1.Seconds(), failed), "< 60 s", check(cycle1 < time.Minute && failed == 0)},
+			{"2. fleet cycle", fmt.Sprintf("%.1f sites/s, %.1f documents/s, %.1f MB", n/cycle1.Seconds(), float64(s2.Requests)/cycle1.Seconds(), float64(s2.Bytes)/1e6), "", nil},
+			{"3. unchanged cycle", fmt.Sprintf("%.1f %% of %d requests answered 304 (%.1f s)", pct304, s3.Requests, cycle2.Seconds()), "≥ 95 %", check(pct304 >= 95)},
+			{"3. unchanged cycle", fmt.Sprintf("%.2f %% of the first cycle's bytes", pctBytes), "< 5 %", check(pctBytes < 5)},
+		}
 	}
-	md := fmt.Sprintf("# Benchmarks\n\n`go run ./cmd/tidings-bench --sites %d --parallel %d`, %s.\n\n%s",
-		len(fleet.urls), *parallel, time.Now().UTC().Format("2006-01-02"), table(rows))
+	h := &harness{dir: dir, bin: bin, fleet: fleet, parallel: *parallel, load: l, rounds: max(*rounds, 1), stderr: stderr}
+	if sel.has(4) || sel.has(5) {
+		more, err := h.servingScenarios(ctx, sel)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
+	if sel.has(6) {
+		more, err := h.memory(ctx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
+	command := "go run ./cmd/tidings-bench"
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		if v == "" || strings.ContainsAny(v, " \t") {
+			v = strconv.Quote(v)
+		}
+		command += " --" + f.Name + " " + v
+	})
+	md := fmt.Sprintf("# Benchmarks\n\n`%s`, %s.\n\n%s", command, time.Now().UTC().Format("2006-01-02"), table(rows))
 	fmt.Fprint(stdout, md)
 	if *out != "" {
 		return os.WriteFile(*out, []byte(md), 0o644)
