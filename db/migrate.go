@@ -182,20 +182,45 @@ func (d *DB) migrate(ctx context.Context) error {
 	if err := d.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		return fmt.Errorf("db: read schema version: %w", err)
 	}
+	if err := checkVersion(v); err != nil || v == len(migrations) {
+		return err
+	}
+	for {
+		if done, err := d.migrateOne(ctx); done || err != nil {
+			return err
+		}
+	}
+}
+
+// migrateOne applies the next pending migration, reading the version in
+// the same immediate transaction: several processes started at once on a
+// new database (`tidings follow` run in parallel) take turns, and each
+// finds what the others applied instead of applying it again.
+func (d *DB) migrateOne(ctx context.Context) (done bool, err error) {
+	var v int
+	err = d.inTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			return fmt.Errorf("db: read schema version: %w", err)
+		}
+		if err := checkVersion(v); err != nil || v == len(migrations) {
+			done = true
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("db: migration %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			return fmt.Errorf("db: migration %d: %w", v+1, err)
+		}
+		return nil
+	})
+	return done || err != nil, err
+}
+
+// checkVersion refuses a schema newer than this binary's.
+func checkVersion(v int) error {
 	if v > len(migrations) {
 		return fmt.Errorf("db: the database has schema version %d but this tidings knows only up to %d; run a newer tidings or restore a backup", v, len(migrations))
-	}
-	for i := v; i < len(migrations); i++ {
-		err := d.inTx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1))
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("db: migration %d: %w", i+1, err)
-		}
 	}
 	return nil
 }
