@@ -23,8 +23,9 @@ var (
 // one writer at a time; funnelling writes through a single connection with
 // immediate transactions avoids SQLITE_BUSY on read-to-write upgrades.
 type DB struct {
-	w *sql.DB
-	r *sql.DB
+	w   writer
+	r   *sql.DB
+	gen generation
 }
 
 // Open opens (creating if needed) the database file at path and applies
@@ -37,7 +38,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	d := &DB{w: w}
+	d := &DB{}
+	d.w = writer{DB: w, gen: &d.gen}
 	if err := d.migrate(ctx); err != nil {
 		w.Close()
 		return nil, err
@@ -49,12 +51,22 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	r.SetMaxOpenConns(4)
 	d.r = r
+	// Opened lazily by its first query, like the others.
+	watch, err := sql.Open("sqlite3", base+"&_query_only=on")
+	if err != nil {
+		r.Close()
+		w.Close()
+		return nil, fmt.Errorf("db: open %s to watch for writes: %w", path, err)
+	}
+	watch.SetMaxOpenConns(1)
+	watch.SetConnMaxIdleTime(0)
+	d.gen.watch = watch
 	return d, nil
 }
 
-// Close closes both pools.
+// Close closes the pools.
 func (d *DB) Close() error {
-	return errors.Join(d.r.Close(), d.w.Close())
+	return errors.Join(d.gen.watch.Close(), d.r.Close(), d.w.Close())
 }
 
 // inTx runs fn in one immediate transaction on the writer.
@@ -67,7 +79,9 @@ func (d *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	err = tx.Commit()
+	d.gen.n.Add(1)
+	return err
 }
 
 // timeFormat has a fixed width so that stored times sort as text and equal

@@ -42,6 +42,37 @@ func TestOpenMigratesOnceAndRefusesNewerSchema(t *testing.T) {
 	}
 }
 
+// TestOpenAtOnceOnANewDatabase: processes started together on a new
+// database (`tidings follow` run in parallel) all open it, each migration
+// applied once.
+func TestOpenAtOnceOnANewDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tidings.db")
+	errs := make(chan error, 8)
+	for range cap(errs) {
+		go func() {
+			d, err := Open(context.Background(), path)
+			if err == nil {
+				err = d.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range cap(errs) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	d, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var v int
+	if err := d.r.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
+		t.Errorf("user_version = %d, %v; want %d", v, err, SchemaVersion)
+	}
+}
+
 func TestReadPoolIsReadOnly(t *testing.T) {
 	d, _ := openTest(t)
 	_, err := d.r.ExecContext(context.Background(), `INSERT INTO sites (url, input_url, created_at) VALUES ('x', 'x', 'x')`)

@@ -3,7 +3,11 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+	"time"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
 // migrations is append-only: a released step is never edited, only followed
@@ -188,24 +192,72 @@ ALTER TABLE fetch_state ADD COLUMN digest TEXT NOT NULL DEFAULT '';
 var SchemaVersion = len(migrations)
 
 func (d *DB) migrate(ctx context.Context) error {
-	var v int
-	if err := d.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+	v, err := d.firstVersion(ctx)
+	if err != nil {
 		return fmt.Errorf("db: read schema version: %w", err)
 	}
+	if err := checkVersion(v); err != nil || v == len(migrations) {
+		return err
+	}
+	for {
+		if done, err := d.migrateOne(ctx); done || err != nil {
+			return err
+		}
+	}
+}
+
+// firstVersion reads the schema version on the writer's first connection.
+// Connecting switches a new database to WAL, which needs the file to
+// itself; when another process is doing the same, SQLite answers "database
+// is locked" at once rather than through the busy timeout, so the attempt
+// is repeated for a while.
+func (d *DB) firstVersion(ctx context.Context) (int, error) {
+	var v int
+	var err error
+	for range 100 {
+		err = d.w.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v)
+		var se sqlite3.Error
+		if !errors.As(err, &se) || se.Code != sqlite3.ErrBusy {
+			return v, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return 0, err
+}
+
+// migrateOne applies the next pending migration, reading the version in
+// the same immediate transaction: several processes started at once on a
+// new database (`tidings follow` run in parallel) take turns, and each
+// finds what the others applied instead of applying it again.
+func (d *DB) migrateOne(ctx context.Context) (done bool, err error) {
+	var v int
+	err = d.inTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			return fmt.Errorf("db: read schema version: %w", err)
+		}
+		if err := checkVersion(v); err != nil || v == len(migrations) {
+			done = true
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("db: migration %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			return fmt.Errorf("db: migration %d: %w", v+1, err)
+		}
+		return nil
+	})
+	return done || err != nil, err
+}
+
+// checkVersion refuses a schema newer than this binary's.
+func checkVersion(v int) error {
 	if v > len(migrations) {
 		return fmt.Errorf("db: the database has schema version %d but this tidings knows only up to %d; run a newer tidings or restore a backup", v, len(migrations))
-	}
-	for i := v; i < len(migrations); i++ {
-		err := d.inTx(ctx, func(tx *sql.Tx) error {
-			if _, err := tx.ExecContext(ctx, migrations[i]); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", i+1))
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("db: migration %d: %w", i+1, err)
-		}
 	}
 	return nil
 }

@@ -53,6 +53,7 @@ func (s *Server) collectionFeed(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
+	gen := s.store.Generation(ctx)
 	col, err := s.store.CollectionByID(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
@@ -60,7 +61,7 @@ func (s *Server) collectionFeed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.serveFeed(c, &feedSpec{
+	return s.serveFeed(c, gen, &feedSpec{
 		scope:  db.Scope{CollectionID: col.ID},
 		path:   collectionFeedBase(col.ID),
 		format: format,
@@ -84,6 +85,7 @@ func (s *Server) siteFeed(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
+	gen := s.store.Generation(ctx)
 	site, err := s.store.SiteByID(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
@@ -95,7 +97,7 @@ func (s *Server) siteFeed(c echo.Context) error {
 	if title == "" {
 		title = site.URL
 	}
-	return s.serveFeed(c, &feedSpec{
+	return s.serveFeed(c, gen, &feedSpec{
 		scope:  db.Scope{SiteID: site.ID},
 		path:   siteFeedBase(site.ID),
 		format: format,

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -42,8 +41,9 @@ type feedSpec struct {
 
 // serveFeed answers a request for a feed: from the cache when the stored
 // data has not changed since it was rendered, with 304 when the reader's
-// copy is current, gzip'd when the reader accepts it.
-func (s *Server) serveFeed(c echo.Context, spec *feedSpec) error {
+// copy is current, gzip'd when the reader accepts it. gen is the store's
+// Generation, read before anything the handler loaded.
+func (s *Server) serveFeed(c echo.Context, gen uint64, spec *feedSpec) error {
 	q := c.Request().URL.Query()
 	perPage := q.Get("entries") == "page"
 	var before *cursor
@@ -59,20 +59,26 @@ func (s *Server) serveFeed(c echo.Context, spec *feedSpec) error {
 	if err != nil {
 		return err
 	}
-	key := ""
+	// Only the newest page of each feed is cached: older pages are rarely
+	// read, and their cursors are unbounded in number.
+	key := feedCacheKey(spec.path+"."+spec.format.Ext(), perPage)
+	var r *rendered
 	if before == nil {
-		// Only the newest page of each feed is cached: older pages are
-		// rarely read, and their cursors are unbounded in number.
-		key = spec.path + "." + spec.format.Ext() + "?page=" + strconv.FormatBool(perPage)
+		if e := s.feedCache.get(key); e != nil && e.r.version == stamp.Version {
+			r = e.r
+		}
 	}
-	r := s.feedCache.get(key, stamp.Version)
 	if r == nil {
 		if r, err = s.renderFeed(c, spec, perPage, before, stamp); err != nil {
 			return err
 		}
-		s.feedCache.put(key, r)
 	}
-	return s.writeFeed(c, spec, r, stamp)
+	e := &cached{r: r, gen: gen, next: stamp.NextHarvest, public: spec.public}
+	if before == nil {
+		s.feedCache.put(key, e)
+	}
+	s.writeFeed(c.Response(), c.Request(), e)
+	return nil
 }
 
 func (s *Server) renderFeed(c echo.Context, spec *feedSpec, perPage bool, before *cursor, stamp db.FeedStamp) (*rendered, error) {
@@ -100,12 +106,8 @@ func (s *Server) renderFeed(c echo.Context, spec *feedSpec, perPage bool, before
 		return nil, err
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	return &rendered{
-		version: stamp.Version,
-		body:    buf.Bytes(),
-		etag:    `W/"` + hex.EncodeToString(sum[:16]) + `"`,
-		lastMod: p.updated.UTC().Truncate(time.Second),
-	}, nil
+	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+	return newRendered(stamp.Version, buf.Bytes(), etag, spec.format.MediaType()+"; charset=utf-8", p.updated), nil
 }
 
 // feedURL is the absolute URL of one page of a feed in spec's format.
@@ -124,27 +126,48 @@ func (s *Server) feedURL(spec *feedSpec, perPage bool, before *cursor) string {
 	return u
 }
 
-func (s *Server) writeFeed(c echo.Context, spec *feedSpec, r *rendered, stamp db.FeedStamp) error {
-	h := c.Response().Header()
-	h.Set("ETag", r.etag)
-	h.Set("Last-Modified", r.lastMod.Format(http.TimeFormat))
-	scope := "private"
-	if spec.public {
-		scope = "public"
+// writeFeed answers with a cached document: its validators, how long to
+// keep it, and the body unless the reader's copy is current. It returns
+// the status code sent. Header values are set as prepared slices under
+// canonical keys: this runs for every feed request.
+func (s *Server) writeFeed(w http.ResponseWriter, req *http.Request, e *cached) int {
+	r := e.r
+	h := w.Header()
+	h["Etag"] = r.etagHdr
+	scope := "private, max-age="
+	if e.public {
+		scope = "public, max-age="
 	}
-	h.Set("Cache-Control", fmt.Sprintf("%s, max-age=%d", scope, int(s.feedMaxAge(stamp.NextHarvest).Seconds())))
-	h.Add("Vary", "Accept-Encoding")
-	req := c.Request()
+	h["Cache-Control"] = []string{scope + strconv.Itoa(int(s.feedMaxAge(e.next).Seconds()))}
+	if v := h["Vary"]; len(v) > 0 {
+		h["Vary"] = append(v, "Accept-Encoding")
+	} else {
+		h["Vary"] = varyAcceptEncoding
+	}
+	// A 304 carries no Last-Modified beside the ETag (RFC 9110, section
+	// 15.4.5): the reader keeps the one it has.
 	if notModified(req, r.etag, r.lastMod) {
-		return c.NoContent(http.StatusNotModified)
+		w.WriteHeader(http.StatusNotModified)
+		return http.StatusNotModified
 	}
-	body := r.body
+	h["Last-Modified"] = r.lastModHdr
+	body, length := r.body, r.lengthHdr
 	if acceptsGzip(req.Header.Get("Accept-Encoding")) {
-		body = r.gzipped()
-		h.Set("Content-Encoding", "gzip")
+		body, length = r.gzipped()
+		h["Content-Encoding"] = gzipEncoding
 	}
-	return c.Blob(http.StatusOK, spec.format.MediaType()+"; charset=utf-8", body)
+	// Sent up front, a length spares the reader chunked encoding.
+	h["Content-Length"] = length
+	h["Content-Type"] = r.contentTypeHdr
+	w.WriteHeader(http.StatusOK)
+	w.Write(body)
+	return http.StatusOK
 }
+
+var (
+	varyAcceptEncoding = []string{"Accept-Encoding"}
+	gzipEncoding       = []string{"gzip"}
+)
 
 // feedMaxAge lasts until the next harvest, within bounds: a reader asking
 // before then would get the same feed.
@@ -172,7 +195,9 @@ func notModified(r *http.Request, etag string, lastMod time.Time) bool {
 // etagMatches compares weakly, as If-None-Match does.
 func etagMatches(header, etag string) bool {
 	want := strings.TrimPrefix(etag, "W/")
-	for _, tag := range strings.Split(header, ",") {
+	for header != "" {
+		var tag string
+		tag, header, _ = strings.Cut(header, ",")
 		tag = strings.TrimSpace(tag)
 		if tag == "*" || strings.TrimPrefix(tag, "W/") == want {
 			return true
@@ -184,14 +209,18 @@ func etagMatches(header, etag string) bool {
 // acceptsGzip reads an Accept-Encoding header: gzip (or x-gzip) listed
 // without q=0.
 func acceptsGzip(header string) bool {
-	for _, part := range strings.Split(header, ",") {
+	for header != "" {
+		var part string
+		part, header, _ = strings.Cut(header, ",")
 		coding, params, _ := strings.Cut(part, ";")
-		coding = strings.ToLower(strings.TrimSpace(coding))
-		if coding != "gzip" && coding != "x-gzip" {
+		coding = strings.TrimSpace(coding)
+		if !strings.EqualFold(coding, "gzip") && !strings.EqualFold(coding, "x-gzip") {
 			continue
 		}
 		q := 1.0
-		for _, p := range strings.Split(params, ";") {
+		for params != "" {
+			var p string
+			p, params, _ = strings.Cut(params, ";")
 			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
 				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
 					q = f

@@ -33,7 +33,7 @@ type fixture struct {
 
 // newFixture starts a fixture site; prepare may change its documents
 // before it is followed.
-func newFixture(t *testing.T, prepare func(*fixturesite.Site)) *fixture {
+func newFixture(t testing.TB, prepare func(*fixturesite.Site)) *fixture {
 	t.Helper()
 	site := fixturesite.New(time.Now().UTC().Truncate(time.Second))
 	t.Cleanup(site.Close)
@@ -49,7 +49,7 @@ func newFixture(t *testing.T, prepare func(*fixturesite.Site)) *fixture {
 }
 
 // open (re)opens the database.
-func (f *fixture) open(t *testing.T) {
+func (f *fixture) open(t testing.TB) {
 	t.Helper()
 	store, err := db.Open(t.Context(), f.path)
 	if err != nil {

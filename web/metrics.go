@@ -42,6 +42,7 @@ type Metrics struct {
 	bytes        prometheus.Counter
 	responses    *prometheus.CounterVec // code
 	feeds        *prometheus.CounterVec // kind, code
+	feedSeries   map[feedSeriesKey]prometheus.Counter
 
 	sites, due, overdue prometheus.Gauge
 }
@@ -98,10 +99,11 @@ func (m *Metrics) initSeries() {
 		m.notModified.WithLabelValues(p)
 		m.changes.WithLabelValues(p)
 	}
-	for _, code := range []string{"200", "304"} {
-		m.responses.WithLabelValues(code)
-		for _, kind := range []string{"collection", "site", "user"} {
-			m.feeds.WithLabelValues(kind, code)
+	m.feedSeries = map[feedSeriesKey]prometheus.Counter{}
+	for _, code := range []int{http.StatusOK, http.StatusNotModified} {
+		m.responses.WithLabelValues(strconv.Itoa(code))
+		for _, fr := range feedRoutes {
+			m.feedSeries[feedSeriesKey{fr.kind, code}] = m.feeds.WithLabelValues(fr.kind, strconv.Itoa(code))
 		}
 	}
 }
@@ -164,10 +166,25 @@ func (m *Metrics) countFeed(kind string) echo.MiddlewareFunc {
 					code = he.Code
 				}
 			}
-			m.feeds.WithLabelValues(kind, strconv.Itoa(code)).Inc()
+			m.feedAnswered(kind, code)
 			return err
 		}
 	}
+}
+
+// feedAnswered counts one answer to a request for a feed. The series of
+// the answers a reader's poll gets are looked up once, not per request.
+func (m *Metrics) feedAnswered(kind string, code int) {
+	if c := m.feedSeries[feedSeriesKey{kind, code}]; c != nil {
+		c.Inc()
+		return
+	}
+	m.feeds.WithLabelValues(kind, strconv.Itoa(code)).Inc()
+}
+
+type feedSeriesKey struct {
+	kind string
+	code int
 }
 
 // feedMiddleware is what the route of one kind of feed runs through.

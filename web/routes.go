@@ -27,11 +27,12 @@ func (s *Server) routes() {
 	e.HTTPErrorHandler = s.errorHandler
 	e.Pre(s.stripBasePath)
 	e.Use(middleware.Recover())
-	e.Use(middleware.SecureWithConfig(middleware.SecureConfig{
-		ContentTypeNosniff: "nosniff", XFrameOptions: "DENY",
-		ContentSecurityPolicy: "default-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-		ReferrerPolicy:        "same-origin",
-	}))
+	e.Use(func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			setSecurityHeaders(c.Response().Header())
+			return next(c)
+		}
+	})
 
 	// Feeds are public: readers cannot sign in.
 	feed := []string{http.MethodGet, http.MethodHead}
@@ -110,13 +111,22 @@ func (s *Server) csrfError(err error, c echo.Context) error {
 // proxy_pass without a URI): /tidings/feeds/1.atom is routed as
 // /feeds/1.atom. A proxy that strips the prefix works as well.
 func (s *Server) stripBasePath(next echo.HandlerFunc) echo.HandlerFunc {
-	prefix := strings.TrimSuffix(s.base.Path, "/")
 	return func(c echo.Context) error {
 		r := c.Request()
-		if prefix != "" && (r.URL.Path == prefix || strings.HasPrefix(r.URL.Path, prefix+"/")) {
-			r.URL.Path = "/" + strings.TrimPrefix(strings.TrimPrefix(r.URL.Path, prefix), "/")
+		if p := s.routedPath(r.URL.Path); p != r.URL.Path {
+			r.URL.Path = p
 			r.URL.RawPath = ""
 		}
 		return next(c)
 	}
+}
+
+// routedPath is a request's path without the base URL's path prefix, if
+// it carries it.
+func (s *Server) routedPath(path string) string {
+	prefix := strings.TrimSuffix(s.base.Path, "/")
+	if prefix != "" && (path == prefix || strings.HasPrefix(path, prefix+"/")) {
+		return "/" + strings.TrimPrefix(strings.TrimPrefix(path, prefix), "/")
+	}
+	return path
 }

@@ -126,7 +126,7 @@ func New(store *db.DB, o Options) (*Server, error) {
 }
 
 // Handler returns the server as an http.Handler.
-func (s *Server) Handler() http.Handler { return s.echo }
+func (s *Server) Handler() http.Handler { return s }
 
 func (s *Server) errorHandler(err error, c echo.Context) {
 	code, msg := http.StatusInternalServerError, "Something went wrong on our side."
@@ -158,7 +158,7 @@ func SiteFeedPath(id int64) string { return fmt.Sprintf("sites/%d.atom", id) }
 // gracefully.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
-		Handler:           s.echo,
+		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}

@@ -26,6 +26,7 @@ func (s *Server) userFeed(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
+	gen := s.store.Generation(ctx)
 	u, err := s.store.UserByFeedToken(ctx, token)
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
@@ -33,8 +34,8 @@ func (s *Server) userFeed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set("X-Robots-Tag", "noindex")
-	return s.serveFeed(c, &feedSpec{
+	c.Response().Header()["X-Robots-Tag"] = noindex
+	return s.serveFeed(c, gen, &feedSpec{
 		scope:  db.Scope{UserID: u.ID},
 		path:   userFeedBase(token),
 		format: format,

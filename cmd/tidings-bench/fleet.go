@@ -83,11 +83,16 @@ func (b *bench) tidings(ctx context.Context, stdin *strings.Reader, args ...stri
 	return nil
 }
 
-// followed counts the sites that have collections, and the collections,
-// from `tidings feeds --json`.
+// followed counts the sites that have collections, and the collections.
 func (b *bench) followed(ctx context.Context) (sites, cols int, err error) {
-	cmd := exec.CommandContext(ctx, b.bin, "feeds", "--json")
-	cmd.Env = b.env
+	return followedSites(ctx, b.bin, b.env)
+}
+
+// followedSites counts the sites with a collection harvested without
+// error, and all collections, from `tidings feeds --json`.
+func followedSites(ctx context.Context, bin string, env []string) (sites, cols int, err error) {
+	cmd := exec.CommandContext(ctx, bin, "feeds", "--json")
+	cmd.Env = env
 	out, err := cmd.Output()
 	if err != nil {
 		return 0, 0, fmt.Errorf("feeds --json: %w", err)

@@ -5,11 +5,15 @@
 //
 //	go run ./cmd/tidings-bench [--sites 2000] [--workers 256]
 //
+// Scenario 1 runs the harvest package's big change list benchmarks.
 // Scenario 2 follows every site in one `tidings follow --from -`, which is
 // its first harvest; scenario 3 runs `tidings harvest --all` over the
 // unchanged fleet. Both keep tidings' politeness: the default delay between
-// two requests to a host, and robots.txt. Scenario 1 is
-// BenchmarkBigChangeList in ./harvest.
+// two requests to a host, and robots.txt. Scenario 4 loads one feed of
+// `tidings serve` with wrk, beside a bare net/http handler and nginx
+// serving the same bytes; scenario 5 does so while the rest of the fleet is
+// followed; scenario 6 reads serve's memory with 10,000 sites followed.
+// --only and --skip pick scenarios: --only 4,6.
 package main
 
 import (
@@ -24,6 +28,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,7 +57,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	workers := fs.Int("workers", defaultWorkers, "sites tidings harvests at once in scenarios 2 and 3 (its --workers)")
 	seed := fs.Int64("seed", 1, "the fleet's seed")
 	out := fs.String("out", "BENCHMARKS.md", "file the table is written to; empty for none")
+	only := fs.String("only", "", "comma-separated scenarios to run (default: all)")
+	skip := fs.String("skip", "", "comma-separated scenarios not to run")
+	l := load{threads: 2}
+	fs.IntVar(&l.connections, "connections", 64, "wrk's connections")
+	fs.DurationVar(&l.duration, "duration", 20*time.Second, "how long wrk loads each server in scenarios 4 and 6")
+	rounds := fs.Int("rounds", 4, "turns scenario 4's servers take, sharing --duration")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	sel, err := selectScenarios(*only, *skip)
+	if err != nil {
+		return err
+	}
+	if err := checkTools(sel); err != nil {
 		return err
 	}
 	dir, err := os.MkdirTemp("", "tidings-bench-")
@@ -72,17 +90,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer fleet.close()
-	b := &bench{
-		bin: filepath.Join(dir, "tidings"), fleet: fleet, stderr: stderr, workers: *workers,
-		env: tidingsEnv("TIDINGS_DB="+filepath.Join(dir, "tidings.db"), "TIDINGS_ALLOW_PRIVATE_ADDRESSES=1"),
+	env := tidingsEnv("TIDINGS_DB="+filepath.Join(dir, "tidings.db"), "TIDINGS_ALLOW_PRIVATE_ADDRESSES=1")
+	bin := filepath.Join(dir, "tidings")
+
+	var rows []Row
+	if sel.has(1) {
+		fmt.Fprintln(stderr, "scenario 1: a 50,000-entry change list (go test -bench BigChangeList ./harvest/)")
+		more, err := bigListRows(ctx, 5, stderr)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
 	}
-	rows, err := b.fleetCycles(ctx)
-	if err != nil {
-		return err
+	if sel.has(2) {
+		b := &bench{bin: bin, fleet: fleet, stderr: stderr, workers: *workers, env: env}
+		more, err := b.fleetCycles(ctx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
 	}
-	md := fmt.Sprintf("# Benchmarks\n\n`go run ./cmd/tidings-bench --sites %d --workers %d`, %s, on %d CPU cores shared with the fleet; "+
+	h := &harness{dir: dir, bin: bin, fleet: fleet, workers: *workers, load: l, rounds: max(*rounds, 1), stderr: stderr}
+	if sel.has(4) || sel.has(5) {
+		more, err := h.servingScenarios(ctx, sel)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
+	if sel.has(6) {
+		more, err := h.memory(ctx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
+	command := "go run ./cmd/tidings-bench"
+	fs.Visit(func(f *flag.Flag) {
+		v := f.Value.String()
+		if v == "" || strings.ContainsAny(v, " \t") {
+			v = strconv.Quote(v)
+		}
+		command += " --" + f.Name + " " + v
+	})
+	md := fmt.Sprintf("# Benchmarks\n\n`%s`, %s, on %d CPU cores shared by tidings, the fleet and the load generators; "+
 		"tidings' default politeness (250 ms between two requests to a host, robots.txt honoured).\n\n%s",
-		len(fleet.urls), *workers, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), table(rows))
+		command, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), table(rows))
 	fmt.Fprint(stdout, md)
 	if *out != "" {
 		return os.WriteFile(*out, []byte(md), 0o644)

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"path/filepath"
+	"time"
+)
+
+// feedEntries is how many entries scenario 4's feed carries: serve's
+// default --feed-entries.
+const feedEntries = 50
+
+// servingScenarios runs scenarios 4 and 5 on one database: the fleet's
+// first site followed with its whole change lists in its feeds, so that a
+// per-page feed is full; scenario 5 then follows the rest of the fleet
+// while that feed is served.
+func (h *harness) servingScenarios(ctx context.Context, sel scenarios) ([]Row, error) {
+	dbPath := filepath.Join(h.dir, "serve.db")
+	// The fleet's changes are dated early in 2026: a wide first-harvest
+	// window puts them in the feed rather than in its history.
+	wide := h.env(dbPath, "TIDINGS_INITIAL_WINDOW=876000h")
+	cmd := exec.CommandContext(ctx, h.bin, "follow", h.fleet.urls[0])
+	cmd.Env = wide
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("follow %s: %w\n%s", h.fleet.urls[0], err, b)
+	}
+	path, err := firstFeedPath(ctx, h.bin, wide)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := startServe(ctx, h.bin, h.env(dbPath), filepath.Join(h.dir, "serve.log"))
+	if err != nil {
+		return nil, err
+	}
+	defer srv.close()
+	feedURL := srv.url(path + "?entries=page")
+	resp, body, err := fetch(feedURL, "")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %v, %v", feedURL, resp, err)
+	}
+	etag := resp.Header.Get("ETag")
+	if n := bytes.Count(body, []byte("<entry>")); n != feedEntries {
+		return nil, fmt.Errorf("GET %s: %d entries, want %d", feedURL, n, feedEntries)
+	}
+	var rows []Row
+	if sel.has(4) {
+		nm, _, err := fetch(feedURL, etag)
+		if err != nil || nm.StatusCode != http.StatusNotModified {
+			return nil, fmt.Errorf("GET %s with If-None-Match: %v, %v; want 304", feedURL, nm, err)
+		}
+		same := bareResponse{ok: fieldsOf(resp.Header), notModified: fieldsOf(nm.Header)}
+		r, err := h.feedServing(ctx, feedURL, body, etag, same)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	if sel.has(5) {
+		rows = append(rows, h.servingWhileHarvesting(ctx, feedURL, dbPath)...)
+	}
+	return rows, nil
+}
+
+// firstFeedPath is the path of the first feed `tidings feeds` lists.
+func firstFeedPath(ctx context.Context, bin string, env []string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, "feeds", "--json")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("tidings feeds: %w", err)
+	}
+	var f struct {
+		FeedURL string `json:"feed_url"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(out)).Decode(&f); err != nil {
+		return "", fmt.Errorf("tidings feeds --json: %w\n%s", err, out)
+	}
+	u, err := url.Parse(f.FeedURL)
+	if err != nil {
+		return "", err
+	}
+	return u.Path, nil
+}
+
+// target is one server of scenario 4, and its validator of the feed.
+type target struct{ name, url, etag string }
+
+// feedServing is scenario 4: tidings, nginx and two bare net/http
+// handlers serve the same feed to wrk, taking turns so that whatever else
+// the machine does weighs on all alike. One bare handler sends tidings'
+// own answer, header fields and all: the Go ceiling for serving it, the
+// target's measure. The other sends only ETag, type and length: what
+// those header fields cost on their own.
+func (h *harness) feedServing(ctx context.Context, feedURL string, body []byte, etag string, same bareResponse) ([]Row, error) {
+	ngx, err := startNginx(ctx, map[string][]byte{"feed.atom": body})
+	if err != nil {
+		return nil, err
+	}
+	defer ngx.close()
+	bare, bareURL, err := startBare(body, etag, same)
+	if err != nil {
+		return nil, err
+	}
+	defer bare.Close()
+	least, leastURL, err := startBare(body, etag, leastResponse(len(body), etag))
+	if err != nil {
+		return nil, err
+	}
+	defer least.Close()
+	ngxURL := "http://" + ngx.addr + "/feed.atom"
+	resp, ngxBody, err := fetch(ngxURL, "")
+	if err != nil || resp.StatusCode != http.StatusOK || !bytes.Equal(ngxBody, body) {
+		return nil, fmt.Errorf("GET %s from nginx: %v, %v", ngxURL, resp, err)
+	}
+	targets := []target{{"nginx", ngxURL, resp.Header.Get("ETag")}, {"net/http, ETag and type only", leastURL, etag},
+		{"net/http, tidings' header", bareURL, etag}, {"tidings", feedURL, etag}}
+	rows := []Row{{"4. feed serving", fmt.Sprintf("a %d-entry Atom feed, %.1f kB; wrk, %d connections, %d × %s a server, the servers in turn",
+		feedEntries, float64(len(body))/1000, h.load.connections, h.rounds, secs(h.load.duration/time.Duration(h.rounds))), "", nil}}
+	for _, revalidate := range []bool{false, true} {
+		res, err := h.compare(ctx, targets, revalidate)
+		if err != nil {
+			return nil, err
+		}
+		scenario := "4. feed serving"
+		if revalidate {
+			scenario += ", If-None-Match (304)"
+		}
+		rows = append(rows, comparisonRows(scenario, res[0], res[1], res[2], res[3])...)
+	}
+	return rows, nil
+}
+
+// compare runs wrk against each target in turn, h.rounds times, and adds
+// up each target's runs. With revalidate, requests carry the target's
+// ETag in If-None-Match, and each target must first answer one with 304.
+func (h *harness) compare(ctx context.Context, targets []target, revalidate bool) ([]wrkResult, error) {
+	runs := make([]wrkRun, len(targets))
+	for i, t := range targets {
+		runs[i].url = t.url
+		if revalidate {
+			runs[i].header = "If-None-Match: " + t.etag
+			if resp, _, err := fetch(t.url, t.etag); err != nil || resp.StatusCode != http.StatusNotModified {
+				return nil, fmt.Errorf("%s answered %v (%v) to If-None-Match: %s, not 304", t.name, resp, err, t.etag)
+			}
+		}
+	}
+	l := h.load
+	l.duration /= time.Duration(h.rounds)
+	res := make([]wrkResult, len(targets))
+	for range h.rounds {
+		for i, t := range targets {
+			fmt.Fprintf(h.stderr, "  wrk %s, %s\n", t.name, l.duration)
+			r, err := runWrk(ctx, l, runs[i], nil)
+			if err != nil {
+				return nil, err
+			}
+			res[i] = res[i].add(r)
+		}
+	}
+	return res, nil
+}
+
+// comparisonRows are scenario 4's rows for one kind of request.
+func comparisonRows(scenario string, nginx, least, bare, tidings wrkResult) []Row {
+	ratio := tidings.PerSecond() / bare.PerSecond()
+	return []Row{
+		{scenario, "nginx, static file: " + nginx.String(), "", nil},
+		{scenario, fmt.Sprintf("bare net/http, ETag and type only: %s (%.2f × nginx)", least, least.PerSecond()/nginx.PerSecond()), "", nil},
+		{scenario, fmt.Sprintf("bare net/http, tidings' header: %s (%.2f × nginx)", bare, bare.PerSecond()/nginx.PerSecond()), "", nil},
+		{scenario, fmt.Sprintf("tidings: %s (%.2f × bare with tidings' header, %.2f × ETag and type only)", tidings, ratio, tidings.PerSecond()/least.PerSecond()),
+			"≥ 0.9 × bare", check(ratio >= 0.9 && tidings.Errors == 0)},
+	}
+}
+
+// servingWhileHarvesting is scenario 5: wrk loads the feed as long as in
+// scenario 4 while the rest of the fleet is followed as in scenario 2, the
+// follows' writes landing in the database serve reads. Follows still under
+// way when wrk is done are stopped; wrk stops early if the follows end
+// first, so the load is all under harvesting.
+func (h *harness) servingWhileHarvesting(ctx context.Context, feedURL, dbPath string) []Row {
+	urls := h.fleet.urls[1:]
+	fmt.Fprintf(h.stderr, "scenario 5: serving while following %d sites\n", len(urls))
+	followCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := make(chan struct{})
+	var followed int
+	go func() {
+		defer close(stop)
+		followed = followAll(followCtx, h.bin, h.env(dbPath), urls, h.workers, h.stderr)
+	}()
+	res, err := runWrk(ctx, h.load, wrkRun{url: feedURL}, stop)
+	cancel()
+	<-stop
+	figure := fmt.Sprintf("tidings: %s, while following sites (%s of %s followed in %.1f s, %d at once)",
+		res, thousands(float64(followed)), thousands(float64(len(urls))), res.Elapsed.Seconds(), h.workers)
+	if err != nil {
+		figure = fmt.Sprintf("wrk failed: %v", err)
+	}
+	return []Row{{"5. serving while harvesting", figure, "0 errors, p99 < 50 ms",
+		check(err == nil && res.Errors == 0 && res.P99 < 50*time.Millisecond)}}
+}
+
+// plainClient asks for documents as they are stored: no gzip.
+var plainClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableCompression: true}}
+
+// fetch GETs url, with If-None-Match when inm is set.
+func fetch(url, inm string) (*http.Response, []byte, error) {
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	if inm != "" {
+		req.Header.Set("If-None-Match", inm)
+	}
+	resp, err := plainClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp, body, err
+}
