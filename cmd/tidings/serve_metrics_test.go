@@ -94,6 +94,13 @@ func TestServeHealthMetricsBackupAndSIGTERM(t *testing.T) {
 			t.Errorf("%s did not move with the harvest: %v, then %v", k, before[k], after[k])
 		}
 	}
+	// Once, under a loaded CI run, the scrape right after the harvest was
+	// counted still found the site due; a few seconds' grace keeps the
+	// check on what matters: the harvest does make it not due.
+	for due := time.Now().Add(5 * time.Second); after["tidings_sites_due"] != 0 && time.Now().Before(due); {
+		time.Sleep(100 * time.Millisecond)
+		after = scrapeMetrics(t, base, "let-me-see")
+	}
 	if after["tidings_sites_due"] != 0 || after["tidings_sites"] != 1 {
 		t.Errorf("after the harvest: %v sites, %v due; want 1 and 0", after["tidings_sites"], after["tidings_sites_due"])
 	}
