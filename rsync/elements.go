@@ -282,7 +282,7 @@ func plainAbsURL(ref string) bool {
 	for i := 0; i < len(path); i++ {
 		c := path[i]
 		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '~':
+		case isAlnum(c), c == '-', c == '_', c == '~':
 		case c == '/':
 		case c == '.':
 			if prev == '/' {
@@ -305,7 +305,7 @@ func plainHost(host string) bool {
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.') {
+		if !isAlnum(c) && c != '-' && c != '.' {
 			return false
 		}
 	}
@@ -315,6 +315,10 @@ func plainHost(host string) bool {
 		}
 	}
 	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // mdAttrs holds the rs:md attributes tidings reads. Some publishers split
