@@ -193,9 +193,9 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 }
 
 // byKey returns the changes in the order of the changes table's unique
-// index. Inserting in that order keeps the index's
-// B-tree writes local instead of scattered over the file: it took a third
-// off storing a 50,000-entry list, most of it system time.
+// index. Inserting in that order keeps the index's B-tree writes local
+// instead of scattered over the file: it took a third off storing a
+// 50,000-entry list, most of it system time.
 func byKey(changes []Change) []*Change {
 	out := make([]*Change, len(changes))
 	for i := range changes {
