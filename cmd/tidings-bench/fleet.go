@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -23,34 +24,30 @@ const defaultWorkers = 256
 
 // fleetCycles runs scenario 2 (follow every site: the first harvest) and
 // scenario 3 (harvest the unchanged fleet again).
-func (b *bench) fleetCycles(ctx context.Context) ([]Row, error) {
-	urls := b.fleet.urls
-	fmt.Fprintf(b.stderr, "scenario 2: following %d sites, %d at once\n", len(urls), b.workers)
-	b.fleet.send("reset")
+func (h *harness) fleetCycles(ctx context.Context) ([]Row, error) {
+	urls := h.fleet.urls
+	env := h.env(filepath.Join(h.dir, "tidings.db"))
+	fmt.Fprintf(h.stderr, "scenario 2: following %d sites, %d at once\n", len(urls), h.workers)
+	h.fleet.send("reset")
 	start := time.Now()
-	ferr := b.tidings(ctx, strings.NewReader(strings.Join(urls, "\n")+"\n"), "follow", "--workers", fmt.Sprint(b.workers), "--from", "-")
+	followed, cols := h.followAll(ctx, env, urls)
 	cycle1 := time.Since(start)
-	s2, err := b.fleet.stats()
-	if err != nil {
-		return nil, err
-	}
-	if ferr != nil {
-		fmt.Fprintf(b.stderr, "follow: %v\n", ferr)
-	}
-	followed, cols, err := b.followed(ctx)
+	s2, err := h.fleet.stats()
 	if err != nil {
 		return nil, err
 	}
 	failed := len(urls) - followed
 
-	fmt.Fprintln(b.stderr, "scenario 3: harvesting the unchanged fleet")
-	b.fleet.send("reset")
+	fmt.Fprintln(h.stderr, "scenario 3: harvesting the unchanged fleet")
+	h.fleet.send("reset")
 	start = time.Now()
-	if err := b.tidings(ctx, nil, "harvest", "--all", "--workers", fmt.Sprint(b.workers)); err != nil {
-		return nil, fmt.Errorf("harvest --all: %w", err)
+	cmd := exec.CommandContext(ctx, h.bin, "harvest", "--all", "--workers", fmt.Sprint(h.workers))
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("harvest --all: %w\n%s", err, lastLines(string(out), 20))
 	}
 	cycle2 := time.Since(start)
-	s3, err := b.fleet.stats()
+	s3, err := h.fleet.stats()
 	if err != nil {
 		return nil, err
 	}
@@ -65,27 +62,6 @@ func (b *bench) fleetCycles(ctx context.Context) ([]Row, error) {
 		{"3. unchanged cycle", fmt.Sprintf("%.1f %% of %d requests answered 304 (%s; %.1f s)", pct304, s3.Requests, statuses(s3), cycle2.Seconds()), "≥ 95 %", check(pct304 >= 95)},
 		{"3. unchanged cycle", fmt.Sprintf("%.2f %% of the first cycle's bytes (%d bytes)", pctBytes, s3.Bytes), "< 5 %", check(pctBytes < 5)},
 	}, nil
-}
-
-// tidings runs the binary with args; its output is kept only to explain a
-// failure.
-func (b *bench) tidings(ctx context.Context, stdin *strings.Reader, args ...string) error {
-	cmd := exec.CommandContext(ctx, b.bin, args...)
-	cmd.Env = b.env
-	if stdin != nil {
-		cmd.Stdin = stdin
-	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%w\n%s", err, lastLines(out.String(), 20))
-	}
-	return nil
-}
-
-// followed counts the sites that have collections, and the collections.
-func (b *bench) followed(ctx context.Context) (sites, cols int, err error) {
-	return followedSites(ctx, b.bin, b.env)
 }
 
 // followedSites counts the sites with a collection harvested without

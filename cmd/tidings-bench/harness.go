@@ -27,22 +27,26 @@ func (h *harness) env(db string, extra ...string) []string {
 	return tidingsEnv(append([]string{"TIDINGS_DB=" + db, "TIDINGS_ALLOW_PRIVATE_ADDRESSES=1"}, extra...)...)
 }
 
-// followAll follows urls in one `tidings follow --from -`, workers sites
-// at once, as scenario 2 does, and returns once it ends or ctx does, with
-// the number of sites then followed.
-func followAll(ctx context.Context, bin string, env, urls []string, workers int, stderr io.Writer) (followed int) {
-	cmd := exec.CommandContext(ctx, bin, "follow", "--workers", strconv.Itoa(workers), "--from", "-")
+// followAll follows urls in one `tidings follow --from -`, h.workers sites
+// at once, into the database env names, and returns once it ends or ctx
+// does, with how many sites and collections it added.
+func (h *harness) followAll(ctx context.Context, env, urls []string) (sites, cols int) {
+	sitesBefore, colsBefore, err := followedSites(ctx, h.bin, env)
+	if err != nil {
+		fmt.Fprintf(h.stderr, "counting the sites followed: %v\n", err)
+	}
+	cmd := exec.CommandContext(ctx, h.bin, "follow", "--workers", strconv.Itoa(h.workers), "--from", "-")
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(strings.Join(urls, "\n") + "\n")
 	out, err := cmd.CombinedOutput()
 	if err != nil && ctx.Err() == nil {
-		fmt.Fprintf(stderr, "follow: %v\n%s\n", err, lastLines(string(out), 20))
+		fmt.Fprintf(h.stderr, "follow: %v\n%s\n", err, lastLines(string(out), 20))
 	}
-	sites, _, err := followedSites(context.WithoutCancel(ctx), bin, env)
+	sites, cols, err = followedSites(context.WithoutCancel(ctx), h.bin, env)
 	if err != nil {
-		fmt.Fprintf(stderr, "counting the sites followed: %v\n", err)
+		fmt.Fprintf(h.stderr, "counting the sites followed: %v\n", err)
 	}
-	return sites
+	return sites - sitesBefore, cols - colsBefore
 }
 
 // scenarios is the set --only and --skip leave to run.

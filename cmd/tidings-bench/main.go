@@ -90,9 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer fleet.close()
-	env := tidingsEnv("TIDINGS_DB="+filepath.Join(dir, "tidings.db"), "TIDINGS_ALLOW_PRIVATE_ADDRESSES=1")
-	bin := filepath.Join(dir, "tidings")
-
+	h := &harness{dir: dir, bin: filepath.Join(dir, "tidings"), fleet: fleet, workers: *workers, load: l, rounds: max(*rounds, 1), stderr: stderr}
 	var rows []Row
 	if sel.has(1) {
 		fmt.Fprintln(stderr, "scenario 1: a 50,000-entry change list (go test -bench BigChangeList ./harvest/)")
@@ -103,14 +101,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		rows = append(rows, more...)
 	}
 	if sel.has(2) {
-		b := &bench{bin: bin, fleet: fleet, stderr: stderr, workers: *workers, env: env}
-		more, err := b.fleetCycles(ctx)
+		more, err := h.fleetCycles(ctx)
 		if err != nil {
 			return err
 		}
 		rows = append(rows, more...)
 	}
-	h := &harness{dir: dir, bin: bin, fleet: fleet, workers: *workers, load: l, rounds: max(*rounds, 1), stderr: stderr}
 	if sel.has(4) || sel.has(5) {
 		more, err := h.servingScenarios(ctx, sel)
 		if err != nil {
@@ -141,16 +137,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return os.WriteFile(*out, []byte(md), 0o644)
 	}
 	return nil
-}
-
-// bench is what the scenarios share: the tidings binary and its
-// environment, and the running fleet.
-type bench struct {
-	bin     string
-	env     []string
-	fleet   *fleetProc
-	stderr  io.Writer
-	workers int
 }
 
 // tidingsEnv is this process's environment without TIDINGS_* variables, so

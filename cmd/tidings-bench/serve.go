@@ -193,7 +193,7 @@ func (h *harness) servingWhileHarvesting(ctx context.Context, feedURL, dbPath st
 	var followed int
 	go func() {
 		defer close(stop)
-		followed = followAll(followCtx, h.bin, h.env(dbPath), urls, h.workers, h.stderr)
+		followed, _ = h.followAll(followCtx, h.env(dbPath), urls)
 	}()
 	res, err := runWrk(ctx, h.load, wrkRun{url: feedURL}, stop)
 	cancel()
