@@ -1,4 +1,4 @@
-package harvest
+package fetch
 
 import (
 	"context"
@@ -89,7 +89,7 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (*S
 	if resp.ContentLength > o.MaxBytes {
 		resp.Body.Close()
 		cancel()
-		return nil, &FetchError{URL: rawURL, Reason: fmt.Sprintf("announces %s, more than the limit of %s", sizeString(resp.ContentLength), sizeString(o.MaxBytes))}
+		return nil, &FetchError{URL: rawURL, Reason: fmt.Sprintf("announces %s, more than the limit of %s", SizeString(resp.ContentLength), SizeString(o.MaxBytes))}
 	}
 	return &Stream{
 		URL:           resp.Request.URL.String(),

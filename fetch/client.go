@@ -1,7 +1,11 @@
-// Package harvest fetches what sites publish and turns it into stored
-// changes: the one safe HTTP client, discovery, and the per-protocol harvest
-// of a site.
-package harvest
+// Package fetch is the one safe HTTP client: every outbound request of
+// tidings goes through it. It holds the address policy (no loopback,
+// private, link-local or translated addresses unless allowed), timeouts,
+// size caps, the redirect limit, conditional GET, streamed downloads,
+// per-host pacing and robots.txt. It imports no package of tidings: what a
+// caller keeps between runs (a host's robots.txt) goes in and out as plain
+// values.
+package fetch
 
 import (
 	"bufio"
@@ -44,14 +48,18 @@ type ClientOptions struct {
 	// OnResponse, when set, hears of every answer Get receives: the host,
 	// the status and the body's bytes after decompression (0 unless 2xx).
 	OnResponse func(host string, status int, bytes int64)
+	// Now and Sleep, when set, replace the real clock of the per-host
+	// pacing, so tests can see the waits without waiting.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Client is the one HTTP client every outbound request goes through.
 type Client struct {
 	hc     *http.Client
 	opts   ClientOptions
-	pace   pacer       // per-host minimum delays (client_rate.go)
-	robots robotsCache // per-host robots.txt (client_robots.go)
+	pace   pacer       // per-host minimum delays (pace.go)
+	robots robotsCache // per-host robots.txt (robots.go)
 	// allowAddr lets tests treat one loopback server as a public host, to
 	// prove what happens on the way to another.
 	allowAddr func(address string) bool
@@ -108,6 +116,7 @@ func NewClient(o ClientOptions) *Client {
 	}
 	c := &Client{opts: o}
 	c.pace.def = min(o.MinHostDelay, MaxHostDelay)
+	c.pace.now, c.pace.sleep = o.Now, o.Sleep
 	dialer := &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second, Control: c.control}
 	transport := &http.Transport{
 		// No proxy from the environment: the address policy must judge the
@@ -291,12 +300,13 @@ func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 		return nil, fmt.Errorf("could not be read completely: %v", err)
 	}
 	if int64(len(body)) > c.opts.MaxBody {
-		return nil, fmt.Errorf("is larger than the limit of %s (--max-body)", sizeString(c.opts.MaxBody))
+		return nil, fmt.Errorf("is larger than the limit of %s (--max-body)", SizeString(c.opts.MaxBody))
 	}
 	return body, nil
 }
 
-func sizeString(n int64) string {
+// SizeString writes a byte count for people: "50 MiB", or "1234 bytes".
+func SizeString(n int64) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
@@ -349,4 +359,26 @@ func retryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// Gone reports whether err is an answer saying the document is not there:
+// 404 Not Found or 410 Gone, as opposed to a failure that may pass.
+func Gone(err error) bool {
+	var fe *FetchError
+	return errors.As(err, &fe) && (fe.Status == http.StatusNotFound || fe.Status == http.StatusGone)
+}
+
+// Transient reports whether a request that failed with err may work when
+// tried again later: no answer came, or a 429 or 5xx one. A refused
+// address never will.
+func Transient(err error) bool {
+	var ae *AddressError
+	if errors.As(err, &ae) {
+		return false
+	}
+	var fe *FetchError
+	if !errors.As(err, &fe) {
+		return true
+	}
+	return fe.Status == 0 || fe.Status == http.StatusTooManyRequests || fe.Status >= 500
 }
