@@ -7,9 +7,9 @@ import (
 	"net/url"
 	"time"
 
+	"tidings/arc"
 	"tidings/db"
 	"tidings/fetch"
-	"tidings/harvest/arc"
 )
 
 // maxDeltaDays is how many daily delta feeds one harvest probes at most.

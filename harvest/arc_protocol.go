@@ -7,9 +7,9 @@ import (
 	"path"
 	"strings"
 
+	"tidings/arc"
 	"tidings/db"
 	"tidings/fetch"
-	"tidings/harvest/arc"
 )
 
 // ProtocolARC names ARC sitemap collections in the store: one ARC sitemap

@@ -11,7 +11,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
-	"tidings/rsync"
+	"tidings/hints"
 )
 
 // protocol is one kind of change information a site may publish. A new
@@ -215,7 +215,7 @@ func (d *siteDiscovery) robotsSitemaps(ctx context.Context) []string {
 		d.failed(err)
 		return nil
 	}
-	d.robots = rsync.RobotsSitemaps(bytes.NewReader(r.Body), r.URL)
+	d.robots = hints.RobotsSitemaps(bytes.NewReader(r.Body), r.URL)
 	if len(d.robots) == 0 {
 		d.triedf("robots.txt lists no sitemaps")
 	}
@@ -237,7 +237,7 @@ func (d *siteDiscovery) htmlTitle(ctx context.Context, u string) string {
 	if !strings.Contains(strings.ToLower(resp.ContentType), "html") {
 		return ""
 	}
-	_, t := rsync.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
+	_, t := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
 	return t
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/hints"
 	"tidings/rsync"
 )
 
@@ -217,8 +218,8 @@ func (d *rsDiscovery) fromPage(ctx context.Context) {
 		d.classify(ctx, doc, d.input, 0)
 		return
 	}
-	links := rsync.LinkHeader(resp.Header.Values("Link"), resp.URL, "resourcesync")
-	html, _ := rsync.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
+	links := hints.LinkHeader(resp.Header.Values("Link"), resp.URL, "resourcesync")
+	html, _ := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
 	links = append(links, html...)
 	if len(links) == 0 {
 		d.triedf("%s has no Link header or <link rel=\"resourcesync\"> naming a ResourceSync document", d.input)
