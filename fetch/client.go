@@ -131,18 +131,19 @@ func NewClient(o ClientOptions) *Client {
 		// decompressed bytes.
 		DisableCompression: true,
 	}
-	c.hc = &http.Client{Transport: transport, Timeout: o.Timeout, CheckRedirect: checkRedirect}
+	c.hc = &http.Client{Transport: transport, Timeout: o.Timeout, CheckRedirect: c.checkRedirect}
 	return c
 }
 
-func checkRedirect(req *http.Request, via []*http.Request) error {
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
 	}
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return fmt.Errorf("redirected to a %s: URL, which tidings does not follow", req.URL.Scheme)
 	}
-	return nil
+	canonicalizeHost(req.URL)
+	return c.checkName(req.URL.Hostname())
 }
 
 // control runs after the address is resolved and before connecting, so a
@@ -164,37 +165,13 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// RestrictedKind says what kind of non-public address ip is ("a loopback
-// address", …), or "" for an address tidings may connect to.
-func RestrictedKind(ip netip.Addr) string {
-	ip = ip.Unmap()
-	switch {
-	case ip.IsLoopback():
-		return "a loopback address"
-	case ip.IsPrivate():
-		return "a private address"
-	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
-		return "a link-local address"
-	case ip.IsUnspecified():
-		return "an unspecified address"
-	case ip.IsMulticast():
-		return "a multicast address"
-	case cgnat.Contains(ip):
-		return "a carrier-grade NAT address"
-	}
-	return ""
-}
-
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
 // Get fetches rawURL. A 304 answer to the validators in cond yields
 // NotModified; any other non-2xx answer is a *FetchError.
 func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Response, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &FetchError{URL: rawURL, Reason: "is not an http or https URL", Err: err}
+	u, err := c.target(rawURL)
+	if err != nil {
+		return nil, err
 	}
-	canonicalizeHost(u)
 	if u.Path != "/robots.txt" {
 		if err := c.robots.allowed(ctx, c, u); err != nil {
 			return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
@@ -327,6 +304,9 @@ func (c *Client) CheckAddress(ctx context.Context, rawURL string) error {
 	}
 	canonicalizeHost(u)
 	host := u.Hostname()
+	if err := c.checkName(host); err != nil {
+		return &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
+	}
 	addrs := []netip.Addr{}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = append(addrs, ip)
