@@ -144,17 +144,19 @@ func TestHarvestErrorsRollBack(t *testing.T) {
 		"UPDATE OF last_harvest_at ON collections",
 	} {
 		t.Run(step, func(t *testing.T) {
-			if _, err := d.w.ExecContext(ctx, `CREATE TRIGGER refuse BEFORE `+step+` BEGIN SELECT RAISE(ABORT, 'refused'); END`); err != nil {
-				t.Fatal(err)
-			}
-			defer d.w.ExecContext(ctx, `DROP TRIGGER refuse`)
-			if step == "DELETE ON pages" {
-				// Gone deletes only a page that is there.
-				defer d.w.ExecContext(ctx, `DELETE FROM pages`)
-				if _, err := d.w.ExecContext(ctx, `INSERT INTO pages (collection_id, url) VALUES (?, 'https://shrine.example/b')`, col.ID); err != nil {
+			exec := func(q string, args ...any) {
+				t.Helper()
+				if _, err := d.w.ExecContext(ctx, q, args...); err != nil {
 					t.Fatal(err)
 				}
 			}
+			if step == "DELETE ON pages" {
+				// Gone deletes only a page that is there.
+				exec(`INSERT INTO pages (collection_id, url) VALUES (?, 'https://shrine.example/b')`, col.ID)
+				t.Cleanup(func() { exec(`DELETE FROM pages`) })
+			}
+			exec(`CREATE TRIGGER refuse BEFORE ` + step + ` BEGIN SELECT RAISE(ABORT, 'refused'); END`)
+			t.Cleanup(func() { exec(`DROP TRIGGER refuse`) })
 			_, err := d.SaveCollectionHarvest(ctx, h)
 			if err == nil || !strings.Contains(err.Error(), "refused") {
 				t.Fatalf("save with %s refused: %v", step, err)
