@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -180,5 +181,56 @@ func TestInvitesValidity(t *testing.T) {
 	}
 	if live.Token != "live" || live.UsedBy != bob.Name || live.UsedAt == nil || !live.ExpiresAt.After(now) {
 		t.Errorf("used invite %+v", live)
+	}
+}
+
+// TestSimultaneousSignUps: of sign-ups racing on a new database, one
+// becomes the admin, and without an invite only one gets in at all.
+func TestSimultaneousSignUps(t *testing.T) {
+	ctx := context.Background()
+	for _, first := range []bool{true, false} {
+		d, _ := openTest(t)
+		errs := make(chan error, 8)
+		for i := range cap(errs) {
+			go func() {
+				name, token := fmt.Sprintf("user%d", i), fmt.Sprintf("token%d", i)
+				var err error
+				if first {
+					_, err = d.CreateFirstUser(ctx, name, "h", token)
+				} else {
+					_, err = d.CreateUser(ctx, name, "h", token, "")
+				}
+				errs <- err
+			}()
+		}
+		refused := 0
+		for range cap(errs) {
+			err := <-errs
+			switch {
+			case errors.Is(err, ErrInvalidInvite):
+				refused++
+			case err != nil:
+				t.Fatal(err)
+			}
+		}
+		users, err := d.Users(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		admins := 0
+		for _, u := range users {
+			if u.Admin {
+				admins++
+			}
+		}
+		if first && (len(users) != 1 || refused != cap(errs)-1) {
+			t.Errorf("first sign-ups at once: %d users, %d refused; want 1 and %d", len(users), refused, cap(errs)-1)
+		}
+		if !first && (len(users) != cap(errs) || refused != 0) {
+			t.Errorf("sign-ups at once: %d users, %d refused; want %d and 0", len(users), refused, cap(errs))
+		}
+		if admins != 1 || !users[0].Admin {
+			t.Errorf("first only %v: %d admins, first user %+v; want only the first an admin", first, admins, users[0])
+		}
 	}
 }

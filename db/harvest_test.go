@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +178,58 @@ func TestHarvestErrorsRollBack(t *testing.T) {
 	}
 	if got, _ := d.CollectionByID(ctx, col.ID); got.State != state || got.Changes != 1 || got.LastError != "partly failed" {
 		t.Errorf("stored harvest: %+v", got)
+	}
+}
+
+// TestHarvestsAtOnceDuplicateNothing: the same changes stored at once by
+// two processes (serve's scheduler and `tidings harvest`) are stored once,
+// and counted as new once.
+func TestHarvestsAtOnceDuplicateNothing(t *testing.T) {
+	ctx := context.Background()
+	d, path := openTest(t)
+	other, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	col := testCollection(t, d, "shrine")
+	at := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	changes := make([]Change, 200)
+	for i := range changes {
+		changes[i] = Change{URL: fmt.Sprintf("https://shrine.example/%d", i), Kind: "updated", Datetime: at}
+	}
+	type result struct {
+		run Run
+		err error
+	}
+	results := make(chan result, 6)
+	for i := range cap(results) {
+		store := d
+		if i%2 == 1 {
+			store = other
+		}
+		go func() {
+			run, err := store.SaveCollectionHarvest(ctx, CollectionHarvest{
+				Run:     Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: at, FinishedAt: at.Add(time.Duration(i) * time.Second)},
+				Changes: changes,
+			})
+			results <- result{run, err}
+		}()
+	}
+	fresh := 0
+	for range cap(results) {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		fresh += r.run.Changes
+	}
+	got, err := d.CollectionByID(ctx, col.ID)
+	if err != nil || got.Changes != len(changes) || fresh != len(changes) {
+		t.Errorf("stored %d changes, %d counted new, %v; want %d of each", got.Changes, fresh, err, len(changes))
+	}
+	digests, _ := d.Digests(ctx, Scope{CollectionID: col.ID}, 10)
+	if len(digests) != 1 || len(digests[0].Changes) != len(changes) {
+		t.Errorf("%d digests; want one run with every change", len(digests))
 	}
 }
