@@ -32,7 +32,11 @@ func (resourceSync) harvest(ctx context.Context, j *job) error {
 	}
 	switch len(lists) {
 	case 0:
-		return problemf("capability list %s names no change list, so no changes can be determined", j.col.SourceURL)
+		// IFCC-0001: "Otherwise, no changes can be determined." The list
+		// was read as asked; there is nothing to harvest, which is no
+		// failure of the harvest.
+		j.warn.add("capability list %s names no change list, so no changes can be determined", j.col.SourceURL)
+		return nil
 	case 1:
 	default:
 		j.warn.add("capability list %s names %d change lists; only the first is read", j.col.SourceURL, len(lists))
