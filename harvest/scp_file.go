@@ -2,7 +2,6 @@ package harvest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -226,25 +225,17 @@ func (h *scpHarvest) deletions(st *scpStaged) {
 	}
 }
 
-// A stored page keeps its title and description beside the content hash,
-// so that a deleted page's entry can still be titled: the Hash column is
-// the protocol's to define, and holds "<sha256 hex> <JSON [title, desc]>".
+// A stored page keeps its title and description, so that a deleted
+// page's entry can still be titled.
 func encodeSCPPage(u string, p scpPage) db.Page {
-	td, _ := json.Marshal([2]string{p.title, p.summary})
 	mod := p.modified
-	return db.Page{URL: u, Modified: &mod, Hash: p.hash + " " + string(td)}
+	return db.Page{URL: u, Modified: &mod, Hash: p.hash, Title: p.title, Summary: p.summary}
 }
 
 func decodeSCPPage(p db.Page) scpPage {
-	out := scpPage{}
+	out := scpPage{hash: p.Hash, title: p.Title, summary: p.Summary}
 	if p.Modified != nil {
 		out.modified = *p.Modified
-	}
-	hash, td, _ := strings.Cut(p.Hash, " ")
-	out.hash = hash
-	var pair [2]string
-	if json.Unmarshal([]byte(td), &pair) == nil {
-		out.title, out.summary = pair[0], pair[1]
 	}
 	return out
 }
