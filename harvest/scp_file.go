@@ -60,16 +60,16 @@ func (h *scpHarvest) readDelta(ctx context.Context, d scpItem) {
 // readFile downloads and decodes one file into a staging area. A fatal
 // problem is recorded as the run's error and ok is false.
 func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (st *scpStaged, ok bool) {
-	opts := h.j.h.opts
+	cfg := h.j.h.opts.Protocols.SCP
 	role := it.Type
-	if it.Size > opts.SCPMaxCompressed {
+	if it.Size > cfg.MaxCompressed {
 		h.reject(role, it.URL, fmt.Sprintf("it declares %s, more than the limit of %s (--scp-max-compressed)",
-			sizeString(it.Size), sizeString(opts.SCPMaxCompressed)))
+			sizeString(it.Size), sizeString(cfg.MaxCompressed)))
 		return nil, false
 	}
 	h.j.s.documents++
 	stream, err := h.j.h.client.Stream(ctx, it.URL, StreamOptions{
-		MaxBytes: opts.SCPMaxCompressed, Timeout: opts.SCPDownloadTimeout,
+		MaxBytes: cfg.MaxCompressed, Timeout: cfg.DownloadTimeout,
 		Accept: "application/x-ndjson+zstd, application/x-ndjson+gzip;q=0.9, */*;q=0.1",
 	})
 	if err != nil {
@@ -79,8 +79,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	defer stream.Body.Close()
 	r := scpbridge.NewReader(stream.Body, scpbridge.Options{
 		SitemapURL: h.sitemap,
-		Limits: scpbridge.Limits{MaxCompressed: opts.SCPMaxCompressed, MaxDecompressed: opts.SCPMaxDecompressed,
-			MaxLine: opts.SCPMaxLine},
+		Limits:     cfg.limits(),
 	})
 	defer r.Close()
 	st = &scpStaged{item: it, generated: it.Generated, snapshot: it.Type == scpbridge.TypeSnapshot, initial: initial,

@@ -147,7 +147,7 @@ func (h *scpHarvest) snapshotDue(snap *scpItem, haveDeltas bool) bool {
 	if h.st.SnapshotGenerated != nil && !snap.Generated.After(*h.st.SnapshotGenerated) {
 		return false
 	}
-	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.h.opts.SCPSnapshotInterval
+	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.h.opts.Protocols.SCP.SnapshotInterval
 }
 
 // offered groups the section's files, leaving out expired ones and deltas

@@ -32,7 +32,7 @@ type Config struct {
 	Discovery      time.Duration
 	MaxBody        int64
 	LogFormat      string // text or json
-	SCP            scpConfig
+	Protocols      harvest.ProtocolSettings
 	SiteTimeout    time.Duration
 	HostDelay      time.Duration
 	MaxDocuments   int
@@ -58,7 +58,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
-	scpFlags(fs, &c.SCP)
+	c.Protocols.RegisterFlags(fs)
 }
 
 // feedFlags registers the settings of the feeds serve answers.
@@ -86,14 +86,10 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		Interval:       c.Interval,
 		Logger:         log,
 
-		DiscoveryInterval:   c.Discovery,
-		SiteTimeout:         c.SiteTimeout,
-		MaxDocuments:        c.MaxDocuments,
-		SCPMaxCompressed:    c.SCP.MaxCompressed,
-		SCPMaxDecompressed:  c.SCP.MaxDecompressed,
-		SCPMaxLine:          c.SCP.MaxLine,
-		SCPSnapshotInterval: c.SCP.SnapshotInterval,
-		SCPDownloadTimeout:  c.SCP.DownloadTimeout,
+		DiscoveryInterval: c.Discovery,
+		SiteTimeout:       c.SiteTimeout,
+		MaxDocuments:      c.MaxDocuments,
+		Protocols:         c.Protocols,
 	}
 }
 
