@@ -13,9 +13,6 @@ import (
 
 // Options tune a Harvester.
 type Options struct {
-	// StrictDatetime follows IFCC-0001 literally: entries without
-	// rs:md datetime are ignored rather than dated by their lastmod.
-	StrictDatetime bool
 	// InitialWindow: on a collection's first harvest, changes older than
 	// this are stored as already seen instead of flooding the feed.
 	InitialWindow time.Duration

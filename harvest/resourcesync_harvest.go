@@ -102,7 +102,7 @@ func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
 		return
 	}
 	at, fromLastmod := e.Datetime, false
-	if at == nil && e.Lastmod != nil && !j.h.opts.StrictDatetime {
+	if at == nil && e.Lastmod != nil && !j.h.opts.Protocols.ResourceSync.StrictDatetime {
 		at, fromLastmod = e.Lastmod, true
 	}
 	if at == nil {

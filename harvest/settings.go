@@ -6,12 +6,14 @@ import "flag"
 // per adapter that has any, so that Options holds none of a single
 // protocol's.
 type ProtocolSettings struct {
-	SCP SCPSettings
+	ResourceSync ResourceSyncSettings
+	SCP          SCPSettings
 }
 
 // RegisterFlags registers every protocol's flags on fs: the one place a
 // command line learns them.
 func (p *ProtocolSettings) RegisterFlags(fs *flag.FlagSet) {
+	p.ResourceSync.RegisterFlags(fs)
 	p.SCP.RegisterFlags(fs)
 }
 

@@ -25,6 +25,7 @@ func TestProtocolSettingsFlagsAndDefaults(t *testing.T) {
 	fs.SetOutput(io.Discard)
 	p.RegisterFlags(fs)
 	for name, want := range map[string]string{
+		"strict-datetime":       "false",
 		"scp-max-compressed":    strconv.FormatInt(lim.MaxCompressed, 10),
 		"scp-max-decompressed":  strconv.FormatInt(lim.MaxDecompressed, 10),
 		"scp-max-line":          strconv.FormatInt(lim.MaxLine, 10),
