@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/scpbridge"
 )
 
@@ -64,11 +65,11 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	role := it.Type
 	if it.Size > cfg.MaxCompressed {
 		h.reject(role, it.URL, fmt.Sprintf("it declares %s, more than the limit of %s (--scp-max-compressed)",
-			sizeString(it.Size), sizeString(cfg.MaxCompressed)))
+			fetch.SizeString(it.Size), fetch.SizeString(cfg.MaxCompressed)))
 		return nil, false
 	}
 	h.j.s.documents++
-	stream, err := h.j.h.client.Stream(ctx, it.URL, StreamOptions{
+	stream, err := h.j.h.client.Stream(ctx, it.URL, fetch.StreamOptions{
 		MaxBytes: cfg.MaxCompressed, Timeout: cfg.DownloadTimeout,
 		Accept: "application/x-ndjson+zstd, application/x-ndjson+gzip;q=0.9, */*;q=0.1",
 	})

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tidings/hints"
 )
 
 // parser reads a Document from the token stream, collecting warnings as it
@@ -85,7 +87,7 @@ func (p *parser) rootDate(name, v string) *time.Time {
 	if v == "" {
 		return nil
 	}
-	t, err := parseW3C(v)
+	t, err := hints.ParseW3CDatetime(v)
 	if err != nil {
 		p.warnf("root rs:md: %s %q is not a W3C datetime", name, v)
 		return nil
@@ -211,7 +213,7 @@ func (p *parser) entryDate(e *Entry, name, v string, where fmt.Stringer) *time.T
 	if v == "" {
 		return nil
 	}
-	t, err := parseW3C(v)
+	t, err := hints.ParseW3CDatetime(v)
 	if err != nil {
 		bad := fmt.Sprintf("%s %q", name, v)
 		if e.BadDate == "" {

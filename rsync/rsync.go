@@ -1,7 +1,7 @@
-// Package rsync reads ResourceSync documents (ANSI/NISO Z39.99-2017) and the
-// small discovery hints that point at them: robots.txt Sitemap lines, HTML
-// <link rel="resourcesync"> and HTTP Link headers. It never performs I/O
-// beyond the io.Reader it is given.
+// Package rsync reads ResourceSync documents (ANSI/NISO Z39.99-2017): Source
+// Descriptions, capability lists, change lists and their indexes, streamed.
+// It never performs I/O beyond the io.Reader it is given; the hints that
+// point at such documents are package hints'.
 package rsync
 
 import "time"

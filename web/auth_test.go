@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -42,7 +43,7 @@ func newUIApp(t *testing.T, store *db.DB, o Options) *uiApp {
 		o.BaseURL = testBase
 	}
 	if o.Harvester == nil {
-		o.Harvester = harvest.New(harvest.NewClient(harvest.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
+		o.Harvester = harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
 	}
 	s, err := New(store, o)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/web"
 )
@@ -52,7 +53,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	metrics := web.NewMetrics()
 	co := a.cfg.clientOptions()
 	co.OnResponse = metrics.OnResponse
-	client := harvest.NewClient(co)
+	client := fetch.NewClient(co)
 	ho := a.cfg.harvestOptions(a.log)
 	ho.AfterHarvest = metrics.AfterHarvest
 	var srv *web.Server
@@ -125,7 +126,7 @@ type pinger struct {
 // newPinger builds a pinger that publishes through client; its
 // afterHarvest goes into the harvester's AfterHarvest. changed lists the
 // feeds a harvest changed; it is called only once serving has begun.
-func newPinger(ctx context.Context, a *app, client *harvest.Client, changed func(context.Context, *harvest.SiteReport) ([]string, error)) *pinger {
+func newPinger(ctx context.Context, a *app, client *fetch.Client, changed func(context.Context, *harvest.SiteReport) ([]string, error)) *pinger {
 	return &pinger{
 		ctx: ctx, log: a.log, changed: changed,
 		pub: harvest.NewPublisher(client, a.cfg.WebSubHub, harvest.PublisherOptions{Logger: a.log}),

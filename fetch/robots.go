@@ -1,4 +1,4 @@
-package harvest
+package fetch
 
 import (
 	"context"
@@ -235,4 +235,71 @@ func inetAton(host string) (netip.Addr, bool) {
 	}
 	n |= last
 	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
+}
+
+// RobotsCopy is a host's robots.txt as the client last read it, in plain
+// values a caller can keep between runs and give back with SeedRobots, so
+// that another process trusts it as long as this one would.
+type RobotsCopy struct {
+	URL          string // where it was read, after redirects
+	Status       int    // of the answer that gave it
+	Reason       string // "returned 404 Not Found" when not 2xx
+	Body         []byte // 2xx only, at most 512 KiB
+	ETag         string
+	LastModified string
+	FetchedAt    time.Time // when it was read, or confirmed unchanged
+}
+
+// RobotsURL returns the address of the robots.txt that governs siteURL.
+func RobotsURL(siteURL string) (string, bool) {
+	origin, ok := robotsOrigin(siteURL)
+	return origin + "/robots.txt", ok
+}
+
+func robotsOrigin(siteURL string) (string, bool) {
+	u, err := url.Parse(siteURL)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	canonicalizeHost(u)
+	return originOf(u), true
+}
+
+// SeedRobots gives the client a copy of the robots.txt of siteURL's host
+// kept from an earlier run; a copy the client read later wins.
+func (c *Client) SeedRobots(siteURL string, r RobotsCopy) {
+	origin, ok := robotsOrigin(siteURL)
+	if !ok || r.Status == 0 {
+		return
+	}
+	e := robotsEntry{url: r.URL, status: r.Status, reason: r.Reason, body: r.Body, etag: r.ETag, lastMod: r.LastModified}
+	c.robots.seed(origin, e.parsed(r.FetchedAt))
+}
+
+// Robots returns the robots.txt of siteURL's host: the copy kept, or read
+// anew (conditionally when it can) once that copy is a day old. An error
+// means no HTTP answer came; a 4xx or 5xx answer is a copy with that
+// status.
+func (c *Client) Robots(ctx context.Context, siteURL string) (RobotsCopy, error) {
+	origin, ok := robotsOrigin(siteURL)
+	if !ok {
+		return RobotsCopy{}, &FetchError{URL: siteURL, Reason: "is not an http or https URL"}
+	}
+	e, err := c.robots.get(ctx, c, origin)
+	return e.copy(), err
+}
+
+// KeptRobots returns the copy of the robots.txt of siteURL's host that the
+// client keeps, reading nothing.
+func (c *Client) KeptRobots(siteURL string) (RobotsCopy, bool) {
+	origin, ok := robotsOrigin(siteURL)
+	if !ok {
+		return RobotsCopy{}, false
+	}
+	e, ok := c.robots.peek(origin)
+	return e.copy(), ok
+}
+
+func (e robotsEntry) copy() RobotsCopy {
+	return RobotsCopy{URL: e.url, Status: e.status, Reason: e.reason, Body: e.body, ETag: e.etag, LastModified: e.lastMod, FetchedAt: e.fetched}
 }

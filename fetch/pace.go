@@ -1,4 +1,4 @@
-package harvest
+package fetch
 
 import (
 	"context"
@@ -19,7 +19,7 @@ type pacer struct {
 	def   time.Duration // for every host: ClientOptions.MinHostDelay
 	mu    sync.Mutex
 	hosts map[string]*hostSlot
-	// now and sleep are replaced by tests; nil means the real clock.
+	// now and sleep come from ClientOptions; nil means the real clock.
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 }
