@@ -168,6 +168,17 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 // Get fetches rawURL. A 304 answer to the validators in cond yields
 // NotModified; any other non-2xx answer is a *FetchError.
 func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Response, error) {
+	return c.get(ctx, rawURL, cond, bodyLimit{max: c.opts.MaxBody})
+}
+
+// bodyLimit caps a body after decompression: past max it is an error, or,
+// with truncate, the rest is dropped unread.
+type bodyLimit struct {
+	max      int64
+	truncate bool
+}
+
+func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit bodyLimit) (*Response, error) {
 	u, err := c.target(rawURL)
 	if err != nil {
 		return nil, err
@@ -221,7 +232,7 @@ func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Res
 		}
 		return nil, fe
 	}
-	out.Body, err = c.readBody(resp)
+	out.Body, err = readBody(resp, limit)
 	read = int64(len(out.Body))
 	if err != nil {
 		return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
@@ -247,7 +258,7 @@ func transportError(rawURL string, err error) error {
 // readBody inflates gzip, whether announced by Content-Encoding or only by
 // its magic bytes (.xml.gz files, often served as application/octet-stream),
 // and caps the decompressed size.
-func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+func readBody(resp *http.Response, limit bodyLimit) ([]byte, error) {
 	var r io.Reader = resp.Body
 	if ce := resp.Header.Get("Content-Encoding"); ce == "gzip" || ce == "x-gzip" {
 		zr, err := gzip.NewReader(r)
@@ -272,12 +283,15 @@ func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 		defer zr.Close()
 		r = zr
 	}
-	body, err := io.ReadAll(io.LimitReader(r, c.opts.MaxBody+1))
+	body, err := io.ReadAll(io.LimitReader(r, limit.max+1))
 	if err != nil {
 		return nil, fmt.Errorf("could not be read completely: %v", err)
 	}
-	if int64(len(body)) > c.opts.MaxBody {
-		return nil, fmt.Errorf("is larger than the limit of %s (--max-body)", SizeString(c.opts.MaxBody))
+	if int64(len(body)) > limit.max {
+		if limit.truncate {
+			return body[:limit.max:limit.max], nil
+		}
+		return nil, fmt.Errorf("is larger than the limit of %s (--max-body)", SizeString(limit.max))
 	}
 	return body, nil
 }
