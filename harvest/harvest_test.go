@@ -195,7 +195,7 @@ func TestNewChangeMakesANewDigest(t *testing.T) {
 }
 
 func TestStrictDatetimeIgnoresLastmodOnlyEntries(t *testing.T) {
-	e := newEnv(t, Options{StrictDatetime: true})
+	e := newEnv(t, Options{Protocols: ProtocolSettings{ResourceSync: ResourceSyncSettings{StrictDatetime: true}}})
 	rep := e.follow()
 	r := collectionRun(t, rep, "/shrine/").Run
 	if r.Changes != 3 || r.LastmodOnly != 0 {

@@ -109,7 +109,7 @@ func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
 	if at == nil && e.HasBadDate("datetime") {
 		return
 	}
-	if at == nil && !j.h.opts.StrictDatetime {
+	if at == nil && !j.h.opts.Protocols.ResourceSync.StrictDatetime {
 		if e.HasBadDate("lastmod") {
 			return
 		}

@@ -23,20 +23,19 @@ const maxFeedEntries = 1000
 // Config is every setting, built once from flags and the environment
 // (flag > TIDINGS_* variable > default) and passed down.
 type Config struct {
-	DB             string
-	Addr           string
-	BaseURL        string
-	AllowPrivate   bool
-	StrictDatetime bool
-	InitialWindow  time.Duration
-	Interval       time.Duration
-	Discovery      time.Duration
-	MaxBody        int64
-	LogFormat      string // text or json
-	SCP            scpConfig
-	SiteTimeout    time.Duration
-	HostDelay      time.Duration
-	MaxDocuments   int
+	DB            string
+	Addr          string
+	BaseURL       string
+	AllowPrivate  bool
+	InitialWindow time.Duration
+	Interval      time.Duration
+	Discovery     time.Duration
+	MaxBody       int64
+	LogFormat     string // text or json
+	Protocols     harvest.ProtocolSettings
+	SiteTimeout   time.Duration
+	HostDelay     time.Duration
+	MaxDocuments  int
 
 	// Feeds, set by serve's flags (see feedFlags).
 	FeedEntries  int
@@ -50,7 +49,6 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address the web server listens on")
 	fs.StringVar(&c.BaseURL, "base-url", "", "public URL of this tidings, used in feeds and the User-Agent (default: http://<addr>/)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private-addresses", false, "allow fetching from loopback, private and link-local addresses")
-	fs.BoolVar(&c.StrictDatetime, "strict-datetime", false, "ignore change list entries without rs:md datetime, as IFCC-0001 says, instead of dating them by lastmod")
 	fs.DurationVar(&c.InitialWindow, "initial-window", harvest.DefaultInitialWindow, "on a collection's first harvest, changes older than this are stored as already seen")
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
 	fs.DurationVar(&c.Discovery, "discovery-interval", harvest.DefaultDiscoveryInterval, "how often a harvest looks for a site's change information everywhere, not only where it was found")
@@ -59,7 +57,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
-	scpFlags(fs, &c.SCP)
+	c.Protocols.RegisterFlags(fs)
 }
 
 // feedFlags registers the settings of the feeds serve answers.
@@ -82,19 +80,14 @@ func (c *Config) clientOptions() fetch.ClientOptions {
 // harvestOptions are the settings of the harvester.
 func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 	return harvest.Options{
-		StrictDatetime: c.StrictDatetime,
-		InitialWindow:  c.InitialWindow,
-		Interval:       c.Interval,
-		Logger:         log,
+		InitialWindow: c.InitialWindow,
+		Interval:      c.Interval,
+		Logger:        log,
 
-		DiscoveryInterval:   c.Discovery,
-		SiteTimeout:         c.SiteTimeout,
-		MaxDocuments:        c.MaxDocuments,
-		SCPMaxCompressed:    c.SCP.MaxCompressed,
-		SCPMaxDecompressed:  c.SCP.MaxDecompressed,
-		SCPMaxLine:          c.SCP.MaxLine,
-		SCPSnapshotInterval: c.SCP.SnapshotInterval,
-		SCPDownloadTimeout:  c.SCP.DownloadTimeout,
+		DiscoveryInterval: c.Discovery,
+		SiteTimeout:       c.SiteTimeout,
+		MaxDocuments:      c.MaxDocuments,
+		Protocols:         c.Protocols,
 	}
 }
 
