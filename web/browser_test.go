@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/mmcdole/gofeed"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/feeds"
 	"tidings/harvest"
@@ -165,7 +166,7 @@ func startBrowserApp(t *testing.T) *browserApp {
 	client := harvest.NewClient(harvest.ClientOptions{AllowPrivate: true, UserAgent: "tidings-browser-test"})
 	srv, err := web.New(store, web.Options{
 		BaseURL:      app.base,
-		Registration: web.RegistrationInvite,
+		Registration: accounts.RegistrationInvite,
 		Harvester:    gatedHarvester{harvest.New(client, store, harvest.Options{}), gate},
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/harvest"
 	"tidings/templates"
@@ -23,7 +24,7 @@ import (
 type Options struct {
 	BaseURL      string // public URL of this tidings, ending in "/"
 	FeedEntries  int    // entries per feed page; 0 = DefaultFeedEntries
-	Registration string // open, invite (the default) or closed
+	Registration string // an accounts.Registration mode; invite by default
 	Logger       *slog.Logger
 	// Harvester discovers and harvests sites added through the UI.
 	Harvester Harvester
@@ -57,13 +58,6 @@ type Harvester interface {
 	HarvestSite(ctx context.Context, site db.Site) (*harvest.SiteReport, error)
 	CheckAddress(ctx context.Context, rawURL string) error
 }
-
-// Registration modes.
-const (
-	RegistrationOpen   = "open"
-	RegistrationInvite = "invite"
-	RegistrationClosed = "closed"
-)
 
 // Defaults of Options.
 const (
@@ -99,7 +93,7 @@ func New(store *db.DB, o Options) (*Server, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Registration == "" {
-		o.Registration = RegistrationInvite
+		o.Registration = accounts.RegistrationInvite
 	}
 	if o.AuthRate <= 0 {
 		o.AuthRate = DefaultAuthRate

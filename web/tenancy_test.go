@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"tidings/accounts"
 	"tidings/db"
 )
 
@@ -17,12 +18,12 @@ import (
 // token for them.
 func sessionFor(t *testing.T, store *db.DB, name string) string {
 	t.Helper()
-	u, err := store.CreateUser(t.Context(), name, "x", NewToken(), "")
+	u, err := store.CreateUser(t.Context(), name, "x", accounts.NewToken(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := NewToken()
-	if err := store.CreateSession(t.Context(), hashToken(token), u.ID, time.Now().Add(time.Hour)); err != nil {
+	token := accounts.NewToken()
+	if err := store.CreateSession(t.Context(), accounts.HashToken(token), u.ID, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	return token

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/feeds"
 )
@@ -52,7 +53,7 @@ func (s *Server) userFeed(c echo.Context) error {
 }
 
 func (s *Server) feedTokenRegenerate(c echo.Context) error {
-	if err := s.store.SetFeedToken(c.Request().Context(), currentUser(c).ID, NewToken()); err != nil {
+	if err := s.store.SetFeedToken(c.Request().Context(), currentUser(c).ID, accounts.NewToken()); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, s.abs(""))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/harvest"
 	"tidings/web"
@@ -29,7 +30,7 @@ func seedSites(ctx context.Context, path string, n int) ([]string, error) {
 		return nil, err
 	}
 	defer d.Close()
-	token := web.NewToken()
+	token := accounts.NewToken()
 	u, err := d.CreateUser(ctx, "bench", "not a password hash: nobody signs in", token, "")
 	if err != nil {
 		return nil, err

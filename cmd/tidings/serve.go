@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"tidings/accounts"
 	"tidings/harvest"
 	"tidings/web"
 )
@@ -25,7 +26,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
 	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
-	registration := fs.String("registration", web.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
+	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -35,7 +36,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{err.Error()}
 	}
 	switch *registration {
-	case web.RegistrationOpen, web.RegistrationInvite, web.RegistrationClosed:
+	case accounts.RegistrationOpen, accounts.RegistrationInvite, accounts.RegistrationClosed:
 	default:
 		return usageError{fmt.Sprintf("--registration must be open, invite or closed, not %q", *registration)}
 	}

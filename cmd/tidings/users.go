@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/term"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/web"
 )
@@ -69,18 +70,18 @@ func cmdUser(ctx context.Context, args []string, getenv func(string) string, std
 }
 
 func (a *app) userAdd(ctx context.Context, name string, stdin io.Reader, stdout io.Writer) error {
-	if msg := web.ValidateName(name); msg != "" {
+	if msg := accounts.ValidateName(name); msg != "" {
 		return usageError{fmt.Sprintf("the name %q is not allowed: %s", name, msg)}
 	}
 	pw, err := readPassword(stdin, stdout)
 	if err != nil {
 		return err
 	}
-	hash, err := web.HashPassword(pw)
+	hash, err := accounts.HashPassword(pw)
 	if err != nil {
 		return err
 	}
-	u, err := a.store.CreateUser(ctx, name, hash, web.NewToken(), "")
+	u, err := a.store.CreateUser(ctx, name, hash, accounts.NewToken(), "")
 	if errors.Is(err, db.ErrAlreadyExists) {
 		return fmt.Errorf("the name %q is taken", name)
 	}
