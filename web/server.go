@@ -17,6 +17,7 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/harvest"
+	"tidings/metrics"
 	"tidings/templates"
 )
 
@@ -48,7 +49,7 @@ type Options struct {
 	FailingAfter time.Duration
 	// Metrics, when set, counts feed requests and answers /metrics;
 	// MetricsToken, when set, is the bearer token /metrics then requires.
-	Metrics      *Metrics
+	Metrics      *metrics.Metrics
 	MetricsToken string
 }
 

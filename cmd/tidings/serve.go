@@ -12,6 +12,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/harvest"
+	"tidings/metrics"
 	"tidings/web"
 )
 
@@ -50,12 +51,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer a.store.Close()
 	// One client and one harvester for everything serve fetches, so the
 	// metrics see every fetch and every harvest.
-	metrics := web.NewMetrics()
+	m := metrics.New()
 	co := a.cfg.clientOptions()
-	co.OnResponse = metrics.OnResponse
+	co.OnResponse = m.OnResponse
 	client := harvest.NewClient(co)
 	ho := a.cfg.harvestOptions(a.log)
-	ho.AfterHarvest = metrics.AfterHarvest
+	ho.AfterHarvest = m.AfterHarvest
 	var srv *web.Server
 	if a.cfg.WebSubHub != "" {
 		p := newPinger(ctx, a, client, func(ctx context.Context, rep *harvest.SiteReport) ([]string, error) {
@@ -72,7 +73,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	opts := web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
-		Metrics: metrics, MetricsToken: *metricsToken, TrustedProxies: proxies,
+		Metrics: m, MetricsToken: *metricsToken, TrustedProxies: proxies,
 	}
 	if !*noScheduler {
 		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest})
