@@ -15,8 +15,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
-	"tidings/feeds"
 	"tidings/harvest"
+	"tidings/opml"
 )
 
 // maxOPMLBytes bounds an uploaded OPML file.
@@ -37,7 +37,7 @@ func WriteUserOPML(ctx context.Context, store *db.DB, baseURL string, u db.User,
 	if err != nil {
 		return err
 	}
-	var out []feeds.OPMLSite
+	var out []opml.Site
 	for _, site := range sites {
 		cols, err := store.Collections(ctx, db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
 		if err != nil {
@@ -47,13 +47,13 @@ func WriteUserOPML(ctx context.Context, store *db.DB, baseURL string, u db.User,
 		if title == "" {
 			title = site.URL
 		}
-		entry := feeds.OPMLSite{Title: title, HTMLURL: site.URL}
+		entry := opml.Site{Title: title, HTMLURL: site.URL}
 		for _, col := range cols {
-			entry.Feeds = append(entry.Feeds, feeds.OPMLFeed{Title: col.Title, XMLURL: base.JoinPath(CollectionFeedPath(col.ID)).String(), HTMLURL: collectionHome(col)})
+			entry.Feeds = append(entry.Feeds, opml.Feed{Title: col.Title, XMLURL: base.JoinPath(CollectionFeedPath(col.ID)).String(), HTMLURL: collectionHome(col)})
 		}
 		out = append(out, entry)
 	}
-	return feeds.WriteOPML(w, "Feeds "+u.Name+" follows on tidings", u.Name, time.Now(), out)
+	return opml.Write(w, "Feeds "+u.Name+" follows on tidings", u.Name, time.Now(), out)
 }
 
 func (s *Server) opmlExport(c echo.Context) error {
@@ -92,7 +92,7 @@ func (s *Server) opmlImport(c echo.Context) error {
 		return fail("The file could not be read.")
 	}
 	defer f.Close()
-	outlines, skipped, err := feeds.ParseOPML(f, maxOPMLBytes)
+	outlines, skipped, err := opml.Parse(f, maxOPMLBytes)
 	if err != nil {
 		return fail(capitalize(trimPrefix(err.Error(), "opml: ")) + ".")
 	}
@@ -118,7 +118,7 @@ func (s *Server) opmlImport(c echo.Context) error {
 
 // importURLs picks one address per site from the outlines: the page
 // (htmlUrl) when given, else the feed (xmlUrl), whose site is the same.
-func (s *Server) importURLs(outlines []feeds.OPMLOutline) (urls, skipped []string) {
+func (s *Server) importURLs(outlines []opml.Outline) (urls, skipped []string) {
 	seen := map[string]bool{}
 	for _, o := range outlines {
 		addr := o.HTMLURL

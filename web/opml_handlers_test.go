@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"tidings/db"
-	"tidings/feeds"
 	"tidings/harvest"
+	"tidings/opml"
 )
 
 // wantOPML is the export of what user follows, built from the store.
@@ -78,16 +78,16 @@ func TestOPMLExport(t *testing.T) {
 		}
 	}
 
-	outlines, skipped, err := feeds.ParseOPML(bytes.NewReader(rec.Body.Bytes()), 1<<20)
+	outlines, skipped, err := opml.Parse(bytes.NewReader(rec.Body.Bytes()), 1<<20)
 	if err != nil || len(skipped) != 0 {
-		t.Fatalf("feeds.ParseOPML of the export: %v %q", err, skipped)
+		t.Fatalf("opml.Parse of the export: %v %q", err, skipped)
 	}
-	wantOutlines := []feeds.OPMLOutline{
+	wantOutlines := []opml.Outline{
 		{Title: "My Shrine & Co", XMLURL: testBase + "feeds/1.atom", HTMLURL: fx.url("/shrine/")},
 		{Title: fx.url("/gallery/"), XMLURL: testBase + "feeds/2.atom", HTMLURL: fx.url("/gallery/")},
 	}
 	if !slices.Equal(outlines, wantOutlines) {
-		t.Errorf("feeds.ParseOPML of the export:\n got %+v\nwant %+v", outlines, wantOutlines)
+		t.Errorf("opml.Parse of the export:\n got %+v\nwant %+v", outlines, wantOutlines)
 	}
 
 	// The CLI's path: the same document, under any base URL.
