@@ -2,15 +2,11 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -25,41 +21,10 @@ const maxOPMLBytes = 2 << 20
 // maxImportSites bounds the sites one import may start discovering.
 const maxImportSites = 500
 
-// WriteUserOPML writes the OPML 2.0 export of everything a user follows:
-// one outline per site holding one per collection feed. The web page and
-// the CLI's opml export share it.
-func WriteUserOPML(ctx context.Context, store *db.DB, baseURL string, u db.User, w io.Writer) error {
-	base, err := url.Parse(baseURL)
-	if err != nil {
-		return fmt.Errorf("web: base URL %q: %w", baseURL, err)
-	}
-	sites, err := store.FollowedSites(ctx, u.ID)
-	if err != nil {
-		return err
-	}
-	var out []opml.Site
-	for _, site := range sites {
-		cols, err := store.Collections(ctx, db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
-		if err != nil {
-			return err
-		}
-		title := site.Title
-		if title == "" {
-			title = site.URL
-		}
-		entry := opml.Site{Title: title, HTMLURL: site.URL}
-		for _, col := range cols {
-			entry.Feeds = append(entry.Feeds, opml.Feed{Title: col.Title, XMLURL: base.JoinPath(CollectionFeedPath(col.ID)).String(), HTMLURL: collectionHome(col)})
-		}
-		out = append(out, entry)
-	}
-	return opml.Write(w, "Feeds "+u.Name+" follows on tidings", u.Name, time.Now(), out)
-}
-
 func (s *Server) opmlExport(c echo.Context) error {
 	u := currentUser(c)
 	var buf bytes.Buffer
-	if err := WriteUserOPML(c.Request().Context(), s.store, s.base.String(), *u, &buf); err != nil {
+	if err := opml.WriteUser(c.Request().Context(), s.store, s.base.String(), *u, &buf); err != nil {
 		return err
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="tidings.opml"`)

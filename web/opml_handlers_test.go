@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"tidings/db"
+	"tidings/feedbuild"
 	"tidings/harvest"
 	"tidings/opml"
 )
@@ -36,7 +37,7 @@ func wantOPML(t *testing.T, store *db.DB, base string, user db.User) opmlFile {
 		}
 		folder := opmlFolder{Text: title}
 		for _, c := range cols {
-			folder.Feeds = append(folder.Feeds, opmlSub{"rss", c.Title, base + CollectionFeedPath(c.ID), c.Key})
+			folder.Feeds = append(folder.Feeds, opmlSub{"rss", c.Title, base + feedbuild.CollectionFeedPath(c.ID), c.Key})
 		}
 		want.Folders = append(want.Folders, folder)
 	}
@@ -92,22 +93,22 @@ func TestOPMLExport(t *testing.T) {
 
 	// The CLI's path: the same document, under any base URL.
 	var buf bytes.Buffer
-	if err := WriteUserOPML(t.Context(), fx.store, testBase, annUser, &buf); err != nil {
+	if err := opml.WriteUser(t.Context(), fx.store, testBase, annUser, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if direct := parseOPMLFile(t, buf.Bytes()); !reflect.DeepEqual(direct, got) {
-		t.Errorf("WriteUserOPML differs from GET /opml:\n%+v\n%+v", direct, got)
+		t.Errorf("opml.WriteUser differs from GET /opml:\n%+v\n%+v", direct, got)
 	}
 	const other = "https://feeds.example/tidings/"
 	buf.Reset()
-	if err := WriteUserOPML(t.Context(), fx.store, other, annUser, &buf); err != nil {
+	if err := opml.WriteUser(t.Context(), fx.store, other, annUser, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if direct := parseOPMLFile(t, buf.Bytes()); !reflect.DeepEqual(direct, wantOPML(t, fx.store, other, annUser)) {
-		t.Errorf("WriteUserOPML under %s:\n%s", other, buf.Bytes())
+		t.Errorf("opml.WriteUser under %s:\n%s", other, buf.Bytes())
 	}
-	if err := WriteUserOPML(t.Context(), fx.store, "http://[::1", annUser, &buf); err == nil {
-		t.Error("WriteUserOPML accepted a malformed base URL")
+	if err := opml.WriteUser(t.Context(), fx.store, "http://[::1", annUser, &buf); err == nil {
+		t.Error("opml.WriteUser accepted a malformed base URL")
 	}
 
 	// Unfollowing empties the export.

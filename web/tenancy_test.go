@@ -12,6 +12,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/db"
+	"tidings/feedbuild"
 )
 
 // sessionFor creates a user who follows nothing and returns a session
@@ -136,7 +137,7 @@ func TestUsersSeeOnlyTheirOwn(t *testing.T) {
 	}
 
 	bobUser := a.user(t, "bob")
-	if f := feed(t, a.h, "/"+UserFeedPath(bobUser.FeedToken)); len(f.Items) != 0 {
+	if f := feed(t, a.h, "/"+feedbuild.UserFeedPath(bobUser.FeedToken)); len(f.Items) != 0 {
 		t.Errorf("bob's aggregate feed has ann's entries: %q", titles(f))
 	}
 	wrong := []byte(annUser.FeedToken)
@@ -153,7 +154,7 @@ func TestUserFeed(t *testing.T) {
 	fx := newFixture(t, nil)
 	a := newUIApp(t, fx.store, Options{})
 	ann := a.signedIn(t, signIn(t, fx.store, "ann"))
-	oldPath := "/" + UserFeedPath(a.user(t, "ann").FeedToken)
+	oldPath := "/" + feedbuild.UserFeedPath(a.user(t, "ann").FeedToken)
 
 	userFeed := regexp.MustCompile(`id="user-feed" type="text" readonly value="([^"]+)"`)
 	m := userFeed.FindStringSubmatch(ann.get("/").Body.String())
@@ -183,7 +184,7 @@ func TestUserFeed(t *testing.T) {
 		t.Errorf("the old user feed URL after a new token: %d, want 404", rec.Code)
 	}
 	m = userFeed.FindStringSubmatch(ann.get("/").Body.String())
-	newPath := "/" + UserFeedPath(a.user(t, "ann").FeedToken)
+	newPath := "/" + feedbuild.UserFeedPath(a.user(t, "ann").FeedToken)
 	if m == nil || m[1] != testBase+strings.TrimPrefix(newPath, "/") || newPath == oldPath {
 		t.Fatalf("dashboard user feed URL after a new token %q, want %s", m, newPath)
 	}

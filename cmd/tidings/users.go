@@ -14,7 +14,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/db"
-	"tidings/web"
+	"tidings/opml"
 )
 
 func cmdUser(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -159,5 +159,5 @@ func cmdOPML(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	return web.WriteUserOPML(ctx, a.store, a.cfg.BaseURL, u, stdout)
+	return opml.WriteUser(ctx, a.store, a.cfg.BaseURL, u, stdout)
 }
