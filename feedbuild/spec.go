@@ -11,7 +11,7 @@ import (
 )
 
 // Spec is one feed, whatever its format and page: what it holds and how
-// it is named.
+// it is named. Specs come from CollectionSpec, SiteSpec and UserSpec.
 type Spec struct {
 	Scope db.Scope
 	// Path is the feed's address relative to the base URL, without the
@@ -75,8 +75,8 @@ func (b *Builder) SiteSpec(ctx context.Context, id int64) (*Spec, error) {
 	}, nil
 }
 
-// UserSpec is the aggregate feed of everything the user whose feed token
-// this is follows; an unknown or replaced token is db.ErrNotFound.
+// UserSpec is the aggregate feed of everything one user follows, found by
+// its secret token; an unknown or replaced token is db.ErrNotFound.
 func (b *Builder) UserSpec(ctx context.Context, token string) (*Spec, error) {
 	u, err := b.store.UserByFeedToken(ctx, token)
 	if err != nil {

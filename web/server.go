@@ -1,4 +1,8 @@
-// Package web serves tidings over HTTP: the feeds and the pages.
+// Package web serves tidings over HTTP: the feeds, as feedbuild builds
+// them, cached and answered with validators, compression and 304s; the
+// pages, sessions, CSRF and forms of the web UI; OPML import and export;
+// /healthz and /metrics. It holds HTTP concerns only: the accounts,
+// feedbuild, opml and metrics packages hold the rules it applies.
 package web
 
 import (
