@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -147,12 +148,14 @@ type arcEnv struct {
 	t      *testing.T
 	site   *arcSite
 	clock  *clock
-	client *harvest.Client
+	client *fetch.Client
 	store  *db.DB
 	h      *harvest.Harvester
 }
 
-func newARCEnv(t *testing.T, now time.Time) *arcEnv {
+// newARCEnv builds an arcEnv at now; each of with may change the client's
+// options (a fake pacing clock).
+func newARCEnv(t *testing.T, now time.Time, with ...func(*fetch.ClientOptions)) *arcEnv {
 	t.Helper()
 	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
 	if err != nil {
@@ -160,7 +163,11 @@ func newARCEnv(t *testing.T, now time.Time) *arcEnv {
 	}
 	t.Cleanup(func() { store.Close() })
 	c := &clock{t: now}
-	client := harvest.NewClient(harvest.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	o := fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}
+	for _, w := range with {
+		w(&o)
+	}
+	client := fetch.NewClient(o)
 	return &arcEnv{t: t, site: newARCSite(t), clock: c, client: client, store: store,
 		h: harvest.New(client, store, harvest.Options{Now: c.Now})}
 }

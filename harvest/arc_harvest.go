@@ -7,8 +7,9 @@ import (
 	"net/url"
 	"time"
 
+	"tidings/arc"
 	"tidings/db"
-	"tidings/harvest/arc"
+	"tidings/fetch"
 )
 
 // maxDeltaDays is how many daily delta feeds one harvest probes at most.
@@ -165,7 +166,7 @@ func (h *arcHarvest) deltas(ctx context.Context) {
 func (h *arcHarvest) delta(ctx context.Context, u string) (ok, retry bool) {
 	resp, _, err := h.s.fetch(ctx, "delta feed", u)
 	switch {
-	case isGone(err):
+	case fetch.Gone(err):
 		return false, false
 	case err != nil:
 		h.warn.add("%s; it will be tried again at the next harvest", err)

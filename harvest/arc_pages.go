@@ -6,8 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"tidings/arc"
 	"tidings/db"
-	"tidings/harvest/arc"
 )
 
 // maxHashLen: a longer ai_checksum is stored as its digest.

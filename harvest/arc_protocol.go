@@ -7,8 +7,9 @@ import (
 	"path"
 	"strings"
 
+	"tidings/arc"
 	"tidings/db"
-	"tidings/harvest/arc"
+	"tidings/fetch"
 )
 
 // ProtocolARC names ARC sitemap collections in the store: one ARC sitemap
@@ -155,7 +156,7 @@ func (d *arcDiscovery) try(ctx context.Context, u string) bool {
 func (d *arcDiscovery) tryKnown(ctx context.Context, u string) bool {
 	resp, _, err := d.s.fetch(ctx, "", u)
 	if err != nil {
-		if !isGone(err) {
+		if !fetch.Gone(err) {
 			d.unsure = err
 		}
 		d.failed(err)
@@ -170,7 +171,7 @@ func (d *arcDiscovery) tryKnown(ctx context.Context, u string) bool {
 	return d.accept(ctx, u, resp)
 }
 
-func (d *arcDiscovery) accept(ctx context.Context, u string, resp *Response) bool {
+func (d *arcDiscovery) accept(ctx context.Context, u string, resp *fetch.Response) bool {
 	sm, err := arc.Parse(bytes.NewReader(resp.Body), arc.DetectFormat(resp.ContentType, u, resp.Body))
 	if err != nil {
 		d.triedf("%s is not an ARC sitemap: %s", u, trimARC(err))

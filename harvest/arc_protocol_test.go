@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"tidings/db"
-	"tidings/harvest"
+	"tidings/fetch"
 )
 
 const jsonType = "application/json"
@@ -374,13 +374,16 @@ func TestARCPagesOnOtherHostsAreSkipped(t *testing.T) {
 // asks for 10 requests a minute, every later request to its host waits
 // 6 s after the one before.
 func TestARCCrawlRateSlowsTheClient(t *testing.T) {
-	e := newARCEnv(t, ts("2026-03-12T12:00:00Z"))
+	start := ts("2026-03-12T12:00:00Z")
 	var slept []time.Duration
-	fake := e.clock.Now()
-	harvest.SetPacerClock(e.client, func() time.Time { return fake }, func(_ context.Context, d time.Duration) error {
-		slept = append(slept, d)
-		fake = fake.Add(d)
-		return nil
+	fake := start
+	e := newARCEnv(t, start, func(o *fetch.ClientOptions) {
+		o.Now = func() time.Time { return fake }
+		o.Sleep = func(_ context.Context, d time.Duration) error {
+			slept = append(slept, d)
+			fake = fake.Add(d)
+			return nil
+		}
 	})
 	e.site.Set("/arc-sitemap.json", jsonType, e.site.sitemapJSON(ts("2026-03-10T06:00:00Z"), "10/m",
 		page{"url": "/a.html", "ai_indexable": true}))

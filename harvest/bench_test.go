@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 )
 
 // benchEntries is the sitemap protocol's limit of entries in one list.
@@ -99,7 +100,7 @@ func benchHarvester(b *testing.B, dir string) (*Harvester, *db.DB) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	client := NewClient(ClientOptions{UserAgent: "tidings/bench", AllowPrivate: true})
+	client := fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/bench", AllowPrivate: true})
 	return New(client, store, Options{}), store
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/internal/fixturesite"
 )
 
@@ -408,9 +409,9 @@ func TestHostileSiteLimits(t *testing.T) {
 			}
 		}))
 		defer srv.Close()
-		c := NewClient(ClientOptions{AllowPrivate: true, Timeout: 500 * time.Millisecond})
+		c := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, Timeout: 500 * time.Millisecond})
 		start := time.Now()
-		_, err := c.Get(context.Background(), srv.URL+"/changes.xml", Conditional{})
+		_, err := c.Get(context.Background(), srv.URL+"/changes.xml", fetch.Conditional{})
 		if err == nil || time.Since(start) > 3*time.Second {
 			t.Errorf("a server sending a byte every 100ms: %v after %v; want cut off by the 500ms deadline", err, time.Since(start))
 		}

@@ -1,3 +1,9 @@
+// Package harvest turns what sites publish into stored changes: discovery
+// of a site's sources, the scheduler and host pool, the orchestration of a
+// site's harvest, and one adapter per source of change information
+// (ResourceSync, SCP, ARC), each reading its documents through the fetch
+// client, parsing them with its own parsing package, and storing the
+// changes through db.
 package harvest
 
 import (
@@ -9,6 +15,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/scpbridge"
 )
 
@@ -65,13 +72,13 @@ const (
 
 // Harvester discovers and harvests sites into the store.
 type Harvester struct {
-	client *Client
+	client *fetch.Client
 	store  *db.DB
 	opts   Options
 }
 
 // New builds a Harvester.
-func New(client *Client, store *db.DB, o Options) *Harvester {
+func New(client *fetch.Client, store *db.DB, o Options) *Harvester {
 	if o.InitialWindow <= 0 {
 		o.InitialWindow = DefaultInitialWindow
 	}

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"tidings/db"
-	"tidings/rsync"
+	"tidings/fetch"
+	"tidings/hints"
 )
 
 // protocol is one kind of change information a site may publish. A new
@@ -91,7 +92,7 @@ type siteDiscovery struct {
 }
 
 type cached struct {
-	resp *Response
+	resp *fetch.Response
 	err  error
 }
 
@@ -153,7 +154,7 @@ func (d *siteDiscovery) warnf(format string, args ...any) {
 
 // failed records a fetch that went wrong.
 func (d *siteDiscovery) failed(err error) {
-	var ae *AddressError
+	var ae *fetch.AddressError
 	if errors.As(err, &ae) && d.refused == nil {
 		d.refused = err
 	}
@@ -179,7 +180,7 @@ func (d *siteDiscovery) add(spec db.CollectionSpec) {
 func (d *siteDiscovery) isKnown(key string) bool { return d.known[key] }
 
 // get fetches a URL once per discovery, unconditionally.
-func (d *siteDiscovery) get(ctx context.Context, u string) (*Response, error) {
+func (d *siteDiscovery) get(ctx context.Context, u string) (*fetch.Response, error) {
 	if c, ok := d.cache[u]; ok {
 		return c.resp, c.err
 	}
@@ -188,7 +189,7 @@ func (d *siteDiscovery) get(ctx context.Context, u string) (*Response, error) {
 		return nil, err
 	}
 	d.s.documents++
-	resp, err := d.s.c.Get(ctx, u, Conditional{})
+	resp, err := d.s.c.Get(ctx, u, fetch.Conditional{})
 	d.s.noteRetryAfter(err)
 	d.cache[u] = cached{resp, err}
 	return resp, err
@@ -202,19 +203,19 @@ func (d *siteDiscovery) robotsSitemaps(ctx context.Context) []string {
 		return d.robots
 	}
 	d.robotsDone = true
-	origin, u, ok := robotsOrigin(d.root)
+	u, ok := fetch.RobotsURL(d.root)
 	if !ok {
 		return nil
 	}
-	e, err := d.s.c.robots.get(ctx, d.s.c, origin)
-	if err == nil && e.status/100 != 2 {
-		err = &FetchError{URL: u, Status: e.status, Reason: e.reason}
+	r, err := d.s.c.Robots(ctx, d.root)
+	if err == nil && r.Status/100 != 2 {
+		err = &fetch.FetchError{URL: u, Status: r.Status, Reason: r.Reason}
 	}
 	if err != nil {
 		d.failed(err)
 		return nil
 	}
-	d.robots = rsync.RobotsSitemaps(bytes.NewReader(e.body), e.url)
+	d.robots = hints.RobotsSitemaps(bytes.NewReader(r.Body), r.URL)
 	if len(d.robots) == 0 {
 		d.triedf("robots.txt lists no sitemaps")
 	}
@@ -222,7 +223,7 @@ func (d *siteDiscovery) robotsSitemaps(ctx context.Context) []string {
 }
 
 // page returns the page that was given (the site's root when none was).
-func (d *siteDiscovery) page(ctx context.Context) (*Response, error) {
+func (d *siteDiscovery) page(ctx context.Context) (*fetch.Response, error) {
 	return d.get(ctx, d.input)
 }
 
@@ -236,7 +237,7 @@ func (d *siteDiscovery) htmlTitle(ctx context.Context, u string) string {
 	if !strings.Contains(strings.ToLower(resp.ContentType), "html") {
 		return ""
 	}
-	_, t := rsync.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
+	_, t := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
 	return t
 }
 

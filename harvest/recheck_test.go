@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/internal/fixturesite"
 )
 
@@ -36,7 +37,7 @@ func TestUnchangedSiteIsHarvestedWithConditionalRequestsOnly(t *testing.T) {
 
 	// Another process (tidings harvest) with the same database: a new
 	// client, which knows nothing but what was stored.
-	h := New(NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
+	h := New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
 	rep := harvestURL(t, e.store, h, e.site.URL+"/")
 	got := answersSince(e.site, n)
 	if len(got) == 0 {
@@ -113,7 +114,7 @@ func TestMovedSourceDescriptionIsFoundAgain(t *testing.T) {
 	site, _ := e.store.SiteByURL(context.Background(), e.site.URL+"/")
 	e.site.Set("/rs/index.xml", e.site.Get("/.well-known/resourcesync"))
 	e.site.Remove("/.well-known/resourcesync")
-	h := New(NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
+	h := New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
 	rep := harvestURL(t, e.store, h, site.URL)
 	if rep.Run.Error != "" || len(rep.Collections) != 2 {
 		t.Fatalf("harvest after the move: error %q, %d collections", rep.Run.Error, len(rep.Collections))
@@ -148,7 +149,7 @@ func TestStaleRobotsTxtIsAskedConditionally(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := len(e.site.Answers())
-	h := New(NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
+	h := New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
 	harvestURL(t, e.store, h, site.URL)
 	var robots []fixturesite.Answer
 	for _, a := range answersSince(e.site, n) {

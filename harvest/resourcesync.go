@@ -3,10 +3,10 @@ package harvest
 import (
 	"bytes"
 	"context"
-	"errors"
-	"net/http"
 
 	"tidings/db"
+	"tidings/fetch"
+	"tidings/hints"
 	"tidings/rsync"
 )
 
@@ -54,7 +54,7 @@ func (resourceSync) discover(ctx context.Context, sd *siteDiscovery) error {
 		step()
 	}
 	d.collections(ctx)
-	if d.knownErr != nil && len(d.descs) == 0 && len(d.fallbacks) == 0 && !isGone(d.knownErr) {
+	if d.knownErr != nil && len(d.descs) == 0 && len(d.fallbacks) == 0 && !fetch.Gone(d.knownErr) {
 		// Likely passing (a 500, a timeout): keep the collections.
 		return d.knownErr
 	}
@@ -79,7 +79,7 @@ func (resourceSync) recheck(ctx context.Context, sd *siteDiscovery) error {
 	d := &rsDiscovery{siteDiscovery: sd, seen: map[string]bool{}}
 	d.tryKnown(ctx, last)
 	if len(d.descs) == 0 && len(d.fallbacks) == 0 {
-		if d.knownErr != nil && !isGone(d.knownErr) {
+		if d.knownErr != nil && !fetch.Gone(d.knownErr) {
 			// Likely passing (a 500, a timeout): keep the collections.
 			return d.knownErr
 		}
@@ -133,7 +133,7 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 // keepDescription keeps the validators of a Source Description (or its
 // index) found by looking for one, so that the next harvest, which reads
 // it again, asks conditionally.
-func (d *rsDiscovery) keepDescription(resp *Response, doc *rsync.Document) {
+func (d *rsDiscovery) keepDescription(resp *fetch.Response, doc *rsync.Document) {
 	if doc.Capability == rsync.CapDescription {
 		d.s.keepDoc(doc.URL, resp, doc, bodyDigest(resp.Body))
 	}
@@ -218,8 +218,8 @@ func (d *rsDiscovery) fromPage(ctx context.Context) {
 		d.classify(ctx, doc, d.input, 0)
 		return
 	}
-	links := rsync.LinkHeader(resp.Header.Values("Link"), resp.URL, "resourcesync")
-	html, _ := rsync.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
+	links := hints.LinkHeader(resp.Header.Values("Link"), resp.URL, "resourcesync")
+	html, _ := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
 	links = append(links, html...)
 	if len(links) == 0 {
 		d.triedf("%s has no Link header or <link rel=\"resourcesync\"> naming a ResourceSync document", d.input)
@@ -285,11 +285,4 @@ func trimRsync(err error) string {
 		msg = msg[7:]
 	}
 	return msg
-}
-
-// isGone reports whether a fetch failed because the document is no longer
-// published (404 or 410), as opposed to a failure that may pass.
-func isGone(err error) bool {
-	var fe *FetchError
-	return errors.As(err, &fe) && (fe.Status == http.StatusNotFound || fe.Status == http.StatusGone)
 }

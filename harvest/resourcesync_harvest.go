@@ -88,10 +88,6 @@ func rsAddEntries(j *job, doc *rsync.Document) {
 }
 
 func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
-	if e.BadDate != "" {
-		// The parser has already warned about it.
-		return
-	}
 	switch e.Change {
 	case rsync.ChangeCreated, rsync.ChangeUpdated, rsync.ChangeDeleted:
 	case "":
@@ -101,15 +97,29 @@ func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
 		j.warn.add("skipped %s in %s: unknown change %q", e.Loc, doc.URL, e.Change)
 		return
 	}
+	// Only the date the change is dated by matters: a bad lastmod beside a
+	// good datetime, or a bad from or until, costs nothing. A bad one that
+	// is needed skips the entry rather than misdate it; the parser has
+	// warned about it.
 	at, fromLastmod := e.Datetime, false
-	if at == nil && e.Lastmod != nil && !j.h.opts.StrictDatetime {
-		at, fromLastmod = e.Lastmod, true
+	if at == nil && e.HasBadDate("datetime") {
+		return
+	}
+	if at == nil && !j.h.opts.StrictDatetime {
+		if e.HasBadDate("lastmod") {
+			return
+		}
+		at, fromLastmod = e.Lastmod, e.Lastmod != nil
 	}
 	if at == nil {
 		j.warn.add("ignored %s in %s: no datetime", e.Loc, doc.URL)
 		return
 	}
-	if wm := j.col.LastProcessedAt; wm != nil && !at.After(*wm) {
+	// A change dated exactly at the last processing time may be new: with
+	// date-only datetimes every change of that day has that time. The
+	// uniqueness of (page, kind, datetime) keeps what was stored from
+	// counting twice.
+	if wm := j.col.LastProcessedAt; wm != nil && at.Before(*wm) {
 		return
 	}
 	j.record(db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: doc.URL, FromLastmod: fromLastmod})

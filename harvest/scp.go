@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/scpbridge"
 )
 
@@ -75,7 +76,7 @@ func (d *scpDiscovery) try(ctx context.Context, u string, top bool) {
 	d.seen[u] = true
 	resp, err := d.get(ctx, u)
 	if err != nil {
-		if !isGone(err) {
+		if !fetch.Gone(err) {
 			d.unsure = err
 		}
 		d.failed(err)

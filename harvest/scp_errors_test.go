@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tidings/fetch"
 	"tidings/internal/scpsite"
 )
 
@@ -263,8 +264,8 @@ func TestSCPFromSitemapIndexAndRobots(t *testing.T) {
 
 // siteDoc returns what the test site serves at path.
 func (e *scpEnv) siteDoc(path string) ([]byte, error) {
-	c := NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
-	resp, err := c.Get(context.Background(), e.site.URL+path, Conditional{})
+	c := fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	resp, err := c.Get(context.Background(), e.site.URL+path, fetch.Conditional{})
 	if err != nil {
 		e.t.Fatal(err)
 	}

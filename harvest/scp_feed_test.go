@@ -10,6 +10,7 @@ import (
 	"github.com/mmcdole/gofeed"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/scpsite"
 )
@@ -37,7 +38,7 @@ func TestSCPFeedsShowTitlesAndDescriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	client := harvest.NewClient(harvest.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	client := fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
 	h := harvest.New(client, store, harvest.Options{Now: func() time.Time { return now }})
 	rep, err := h.Follow(context.Background(), site.URL)
 	if err != nil || len(rep.Collections) != 1 || rep.Collections[0].Run.Changes != 2 {

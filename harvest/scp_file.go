@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/scpbridge"
 )
 
@@ -69,11 +70,11 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	role := it.Type
 	if it.Size > opts.SCPMaxCompressed {
 		h.reject(role, it.URL, fmt.Sprintf("it declares %s, more than the limit of %s (--scp-max-compressed)",
-			sizeString(it.Size), sizeString(opts.SCPMaxCompressed)))
+			fetch.SizeString(it.Size), fetch.SizeString(opts.SCPMaxCompressed)))
 		return nil, false
 	}
 	h.j.s.documents++
-	stream, err := h.j.h.client.Stream(ctx, it.URL, StreamOptions{
+	stream, err := h.j.h.client.Stream(ctx, it.URL, fetch.StreamOptions{
 		MaxBytes: opts.SCPMaxCompressed, Timeout: opts.SCPDownloadTimeout,
 		Accept: "application/x-ndjson+zstd, application/x-ndjson+gzip;q=0.9, */*;q=0.1",
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/rsync"
 )
 
@@ -20,7 +21,7 @@ import (
 // previous fetch left validators, and collects the fetch state to store with
 // the step's results.
 type session struct {
-	c           *Client
+	c           *fetch.Client
 	known       map[string]db.FetchState
 	documents   int
 	notModified int
@@ -31,7 +32,7 @@ type session struct {
 	states []db.FetchState
 }
 
-func newSession(c *Client, known map[string]db.FetchState) *session {
+func newSession(c *fetch.Client, known map[string]db.FetchState) *session {
 	if known == nil {
 		known = map[string]db.FetchState{}
 	}
@@ -41,11 +42,11 @@ func newSession(c *Client, known map[string]db.FetchState) *session {
 // fetch gets url, conditionally when an earlier fetch left validators. On
 // a 304 it returns a NotModified response and the memo stored with the
 // earlier fetch. Errors are phrased for people, naming the role.
-func (s *session) fetch(ctx context.Context, role, url string) (*Response, string, error) {
+func (s *session) fetch(ctx context.Context, role, url string) (*fetch.Response, string, error) {
 	prev, havePrev := s.known[url]
-	var cond Conditional
+	var cond fetch.Conditional
 	if havePrev {
-		cond = Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
+		cond = fetch.Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
 	}
 	if err := s.spend(); err != nil {
 		return nil, "", err
@@ -66,7 +67,7 @@ func (s *session) fetch(ctx context.Context, role, url string) (*Response, strin
 // noteRetryAfter remembers the longest wait a site asked for (429, 503),
 // which the next harvest's time honours.
 func (s *session) noteRetryAfter(err error) {
-	var fe *FetchError
+	var fe *fetch.FetchError
 	if errors.As(err, &fe) && fe.RetryAfter > s.retryAfter {
 		s.retryAfter = fe.RetryAfter
 	}
@@ -75,7 +76,7 @@ func (s *session) noteRetryAfter(err error) {
 // keep records a response's validators, with a memo of what it said, to be
 // stored with the step's results; the next fetch of the URL is then
 // conditional.
-func (s *session) keep(url string, resp *Response, memo string) {
+func (s *session) keep(url string, resp *fetch.Response, memo string) {
 	if resp.ETag == "" && resp.LastModified == "" {
 		return
 	}
@@ -83,7 +84,7 @@ func (s *session) keep(url string, resp *Response, memo string) {
 }
 
 // remember records the fetch state of url, validators or not.
-func (s *session) remember(url string, resp *Response, memo, digest string) {
+func (s *session) remember(url string, resp *fetch.Response, memo, digest string) {
 	s.states = append(s.states, db.FetchState{
 		URL: url, ETag: resp.ETag, LastModified: resp.LastModified, Memo: memo, Digest: digest, FetchedAt: time.Now(),
 	})
@@ -123,7 +124,7 @@ func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, e
 // keepDoc keeps a ResourceSync document's validators and the digest of its
 // body, with the document as memo. Change lists are not remembered:
 // unchanged, they add nothing, and they are the big documents.
-func (s *session) keepDoc(url string, resp *Response, d *rsync.Document, digest string) {
+func (s *session) keepDoc(url string, resp *fetch.Response, d *rsync.Document, digest string) {
 	memo := ""
 	if d.IsIndex() || d.Capability != rsync.CapChangeList {
 		if b, err := json.Marshal(d); err == nil {
@@ -158,7 +159,7 @@ func (s *session) remembered(ctx context.Context, role, url, memo string) (*rsyn
 // "capability list https://… returned 404 Not Found".
 func roleError(role string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "rsync: ")
-	var fe *FetchError
+	var fe *fetch.FetchError
 	if errors.As(err, &fe) {
 		msg = fe.Error()
 	}

@@ -39,7 +39,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, red
 		s := newSession(h.client, known)
 		s.budget = h.newBudget()
 		st = &siteStep{s: s, started: h.opts.Now()}
-		h.client.loadRobots(ctx, site.URL, known)
+		loadRobots(ctx, h.client, site.URL, known)
 		h.discover(ctx, st, site, stored, rediscover)
 	}
 	cols, siteRun, err := h.storeSite(dbctx, &site, stored, known, st)
@@ -125,7 +125,7 @@ func (h *Harvester) storeSite(ctx context.Context, site *db.Site, stored []db.Co
 			}
 		}
 	}
-	if rs, ok := h.client.robotsState(site.URL, known); ok {
+	if rs, ok := robotsState(h.client, site.URL, known); ok {
 		st.s.states = append(st.s.states, rs)
 	}
 	run.Documents, run.NotModified = st.s.documents, st.s.notModified

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"tidings/db"
+	"tidings/fetch"
 )
 
 // testHarvester opens a fresh database and a harvester over it whose client
@@ -17,7 +18,7 @@ func testHarvester(t *testing.T, o Options) (*db.DB, *Harvester) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	client := NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	client := fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
 	return store, New(client, store, o)
 }
 

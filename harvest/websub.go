@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"time"
+
+	"tidings/fetch"
 )
 
 // DefaultPublishAttempts is how many times a publish ping is sent before
@@ -28,13 +29,13 @@ type PublisherOptions struct {
 // (hub.mode=publish, hub.url=<topic>), one POST per topic, through the one
 // Client so the hub is held to the same address policy as every site.
 type Publisher struct {
-	client *Client
+	client *fetch.Client
 	hub    string
 	opts   PublisherOptions
 }
 
 // NewPublisher builds a Publisher for the hub at hubURL.
-func NewPublisher(client *Client, hubURL string, o PublisherOptions) *Publisher {
+func NewPublisher(client *fetch.Client, hubURL string, o PublisherOptions) *Publisher {
 	if o.Attempts <= 0 {
 		o.Attempts = DefaultPublishAttempts
 	}
@@ -74,12 +75,12 @@ func (p *Publisher) Publish(ctx context.Context, topics []string) error {
 func (p *Publisher) publish(ctx context.Context, topic string) error {
 	form := url.Values{"hub.mode": {"publish"}, "hub.url": {topic}}
 	for n := 1; ; n++ {
-		status, err := p.client.PostForm(ctx, p.hub, form)
+		_, err := p.client.PostForm(ctx, p.hub, form)
 		if err == nil {
 			p.opts.Logger.Debug("websub published", "hub", p.hub, "topic", topic)
 			return nil
 		}
-		if !retryable(status, err) || n >= p.opts.Attempts {
+		if !fetch.Transient(err) || n >= p.opts.Attempts {
 			return fmt.Errorf("harvest: websub publish of %s: %w", topic, err)
 		}
 		t := time.NewTimer(p.opts.Backoff(n))
@@ -90,14 +91,4 @@ func (p *Publisher) publish(ctx context.Context, topic string) error {
 		case <-t.C:
 		}
 	}
-}
-
-// retryable tells whether a ping that failed with err, answered with
-// status (0: no answer), may work later. A refused address never will.
-func retryable(status int, err error) bool {
-	var ae *AddressError
-	if errors.As(err, &ae) {
-		return false
-	}
-	return status == 0 || status == http.StatusTooManyRequests || status >= 500
 }

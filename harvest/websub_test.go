@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"tidings/fetch"
 )
 
 // testHub is a WebSub hub on loopback that records publish pings and
@@ -57,7 +59,7 @@ func noWait(int) time.Duration { return 0 }
 
 func TestPublishPingsEachTopicOnce(t *testing.T) {
 	hub := newTestHub(t)
-	c := NewClient(ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
+	c := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
 	p := NewPublisher(c, hub.URL+"/hub", PublisherOptions{Backoff: noWait})
 	topics := []string{"https://tidings.example/feeds/1.atom", "https://tidings.example/feeds/1.rss?entries=page"}
 	if err := p.Publish(t.Context(), topics); err != nil {
@@ -87,7 +89,7 @@ func TestPublishRetries(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hub := newTestHub(t, tt.script...)
 			var waits []int
-			p := NewPublisher(NewClient(ClientOptions{AllowPrivate: true}), hub.URL, PublisherOptions{
+			p := NewPublisher(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), hub.URL, PublisherOptions{
 				Backoff: func(n int) time.Duration { waits = append(waits, n); return time.Millisecond },
 			})
 			err := p.Publish(t.Context(), []string{"https://tidings.example/feeds/1.atom"})
@@ -107,7 +109,7 @@ func TestPublishRetries(t *testing.T) {
 func TestPublishStopsWithTheContext(t *testing.T) {
 	hub := newTestHub(t, 500, 500, 500)
 	ctx, cancel := context.WithCancel(t.Context())
-	p := NewPublisher(NewClient(ClientOptions{AllowPrivate: true}), hub.URL, PublisherOptions{
+	p := NewPublisher(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), hub.URL, PublisherOptions{
 		Backoff: func(int) time.Duration { cancel(); return time.Hour },
 	})
 	done := make(chan error, 1)
@@ -127,12 +129,12 @@ func TestPublishStopsWithTheContext(t *testing.T) {
 func TestPublishHubOnLoopbackRefused(t *testing.T) {
 	hub := newTestHub(t)
 	var dials atomic.Int32
-	c := NewClient(ClientOptions{DialHook: func(string, string) { dials.Add(1) }})
+	c := fetch.NewClient(fetch.ClientOptions{DialHook: func(string, string) { dials.Add(1) }})
 	p := NewPublisher(c, hub.URL, PublisherOptions{Backoff: noWait})
 	err := p.Publish(t.Context(), []string{"https://tidings.example/feeds/1.atom"})
-	var ae *AddressError
+	var ae *fetch.AddressError
 	if !errors.As(err, &ae) {
-		t.Fatalf("err = %v, want an AddressError", err)
+		t.Fatalf("err = %v, want an fetch.AddressError", err)
 	}
 	if len(hub.received()) != 0 || dials.Load() != 1 {
 		t.Errorf("hub received %d pings after %d dial attempts; want none after one refused attempt", len(hub.received()), dials.Load())

@@ -157,7 +157,7 @@ func (m *Metrics) AfterHarvest(_ context.Context, rep *harvest.SiteReport) {
 }
 
 // OnResponse counts one answer to a fetch; it fits
-// harvest.ClientOptions.OnResponse. The host is not a label: there is one
+// fetch.ClientOptions.OnResponse. The host is not a label: there is one
 // per followed site.
 func (m *Metrics) OnResponse(_ string, status int, bytes int64) {
 	m.responses.WithLabelValues(strconv.Itoa(status)).Inc()

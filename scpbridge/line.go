@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"tidings/rsync"
+	"tidings/hints"
 )
 
 // lineJSON is any line: the metadata line has "collection", a page the rest.
@@ -146,13 +146,13 @@ func (p *lineParser) meta(n int, raw json.RawMessage) (*Meta, *Error) {
 	if m.Type != TypeSnapshot && m.Type != TypeDelta {
 		return bad("has type %q, neither %q nor %q", m.Type, TypeSnapshot, TypeDelta)
 	}
-	t, err := rsync.ParseW3CDatetime(*mj.Generated)
+	t, err := hints.ParseW3CDatetime(*mj.Generated)
 	if err != nil {
 		return bad("has a generated time %q that is not a date-time", *mj.Generated)
 	}
 	m.Generated = t
 	if mj.Since != nil {
-		s, err := rsync.ParseW3CDatetime(*mj.Since)
+		s, err := hints.ParseW3CDatetime(*mj.Since)
 		if err != nil {
 			return bad("has a since time %q that is not a date-time", *mj.Since)
 		}
@@ -189,7 +189,7 @@ func (p *lineParser) page(n int, lj *lineJSON, line []byte) (*Page, *Error) {
 	case lj.Content == nil:
 		return nil, &Error{Line: n, Msg: `the page has no "content"`, Err: ErrMissingField}
 	}
-	mod, err := rsync.ParseW3CDatetime(*lj.Modified)
+	mod, err := hints.ParseW3CDatetime(*lj.Modified)
 	if err != nil {
 		return nil, &Error{Line: n, Msg: fmt.Sprintf("the page's modified time %q is not a date-time", *lj.Modified), Err: ErrMissingField}
 	}
@@ -214,7 +214,7 @@ func (p *lineParser) page(n int, lj *lineJSON, line []byte) (*Page, *Error) {
 		p.warn(Warning{n, fmt.Sprintf("%s: the language %q is not a language tag; ignored", pg.URL, clip(l))})
 	}
 	if lj.Published != nil {
-		if t, err := rsync.ParseW3CDatetime(*lj.Published); err == nil {
+		if t, err := hints.ParseW3CDatetime(*lj.Published); err == nil {
 			pg.Published = &t
 		} else {
 			p.warn(Warning{n, fmt.Sprintf("%s: the published time %q is not a date-time; ignored", pg.URL, clip(*lj.Published))})

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/html/charset"
+	"tidings/hints"
 
-	"tidings/rsync"
+	"golang.org/x/net/html/charset"
 )
 
 // Sitemap is what a sitemap.xml says for SCP: the scp: elements of a
@@ -217,7 +217,7 @@ func (p *smParser) file(t xml.StartElement) {
 		p.warnf("%s %s names no section; ignored", el, f.URL)
 		return
 	}
-	gen, err := rsync.ParseW3CDatetime(attr(t, "generated"))
+	gen, err := hints.ParseW3CDatetime(attr(t, "generated"))
 	if err != nil {
 		p.warnf("%s %s has no valid generated time; ignored", el, f.URL)
 		return
@@ -239,7 +239,7 @@ func (p *smParser) optTime(el, u string, t xml.StartElement, name string) *time.
 	if v == "" {
 		return nil
 	}
-	tm, err := rsync.ParseW3CDatetime(v)
+	tm, err := hints.ParseW3CDatetime(v)
 	if err != nil {
 		p.warnf("%s %s: %s=%q is not a date-time; ignored", el, u, name, v)
 		return nil

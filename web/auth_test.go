@@ -20,6 +20,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -43,7 +44,7 @@ func newUIApp(t *testing.T, store *db.DB, o Options) *uiApp {
 		o.BaseURL = testBase
 	}
 	if o.Harvester == nil {
-		o.Harvester = harvest.New(harvest.NewClient(harvest.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
+		o.Harvester = harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
 	}
 	s, err := New(store, o)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
 	"tidings/opml"
@@ -163,7 +164,7 @@ func startBrowserApp(t *testing.T) *browserApp {
 	gate := make(chan struct{})
 	var once sync.Once
 	app := &browserApp{base: "http://" + ln.Addr().String() + "/", site: site, release: func() { once.Do(func() { close(gate) }) }}
-	client := harvest.NewClient(harvest.ClientOptions{AllowPrivate: true, UserAgent: "tidings-browser-test"})
+	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-browser-test"})
 	srv, err := web.New(store, web.Options{
 		BaseURL:      app.base,
 		Registration: accounts.RegistrationInvite,

@@ -18,6 +18,7 @@ import (
 
 	"tidings/db"
 	"tidings/feedbuild"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
 )
@@ -101,7 +102,7 @@ func TestFeedsServeWhileHarvestsWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	client := harvest.NewClient(harvest.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
+	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
 	h := harvest.New(client, store, harvest.Options{Logger: logger})
 
 	now := time.Now().UTC().Truncate(time.Second)

@@ -103,7 +103,7 @@ func TestConditionalGET(t *testing.T) {
 
 	// A harvest that adds a change to the shrine gives its feeds and the
 	// site's a new ETag, and leaves the gallery's alone.
-	current := fetch(t, fx.url("/shrine/changes-current.xml"))
+	current := getDoc(t, fx.url("/shrine/changes-current.xml"))
 	fx.site.Set("/shrine/changes-current.xml", strings.Replace(current, "</urlset>",
 		`<url><loc>{{.Base}}/shrine/new.html</loc><rs:md change="created" datetime="{{ago "1h"}}"/></url></urlset>`, 1))
 	fx.harvestAgain(t)

@@ -10,6 +10,7 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/metrics"
 )
@@ -84,14 +85,14 @@ func TestFeedShowsAnotherProcessHarvest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	current := fetch(t, fx.url("/shrine/changes-current.xml"))
+	current := getDoc(t, fx.url("/shrine/changes-current.xml"))
 	fx.site.Set("/shrine/changes-current.xml", strings.Replace(current, "</urlset>",
 		`<url><loc>{{.Base}}/shrine/elsewhere.html</loc><rs:md change="created" datetime="{{ago "1h"}}"/></url></urlset>`, 1))
 	site, err := other.SiteByURL(t.Context(), fx.site.URL+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := harvest.NewClient(harvest.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
+	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
 	if _, err := harvest.New(client, other, harvest.Options{}).HarvestSite(t.Context(), site); err != nil {
 		t.Fatal(err)
 	}

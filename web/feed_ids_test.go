@@ -61,7 +61,7 @@ func TestEntryIDsStable(t *testing.T) {
 	fx.open(t)
 	same("restart", take())
 
-	current := fetch(t, fx.url("/shrine/changes-current.xml"))
+	current := getDoc(t, fx.url("/shrine/changes-current.xml"))
 	fx.site.Set("/shrine/changes-current.xml", strings.Replace(current, "</urlset>",
 		`<url><loc>{{.Base}}/shrine/new.html</loc><rs:md change="created" datetime="{{ago "1h"}}"/></url></urlset>`, 1))
 	fx.harvestAgain(t)

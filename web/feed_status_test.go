@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tidings/feeds"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -61,7 +62,7 @@ func TestStatusEntriesOverAWeek(t *testing.T) {
 	fx := newFixture(t, nil)
 	start := time.Now().UTC().Truncate(time.Hour).Add(time.Hour)
 	clock := &fakeClock{now: start}
-	harvester := harvest.New(harvest.NewClient(harvest.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"}), fx.store, harvest.Options{Now: clock.Now})
+	harvester := harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"}), fx.store, harvest.Options{Now: clock.Now})
 	site, err := fx.store.SiteByID(t.Context(), 1)
 	if err != nil {
 		t.Fatal(err)

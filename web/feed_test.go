@@ -18,6 +18,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
 )
@@ -61,7 +62,7 @@ func (f *fixture) open(t testing.TB) {
 }
 
 func (f *fixture) harvester() *harvest.Harvester {
-	client := harvest.NewClient(harvest.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
+	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
 	return harvest.New(client, f.store, harvest.Options{})
 }
 
@@ -340,7 +341,7 @@ func TestHarvestingAgainAddsNothing(t *testing.T) {
 	check("follow again")
 
 	// The same change list under a new ETag is read again, entry by entry.
-	current := fetch(t, fx.url("/shrine/changes-current.xml"))
+	current := getDoc(t, fx.url("/shrine/changes-current.xml"))
 	fx.site.Set("/shrine/changes-current.xml", strings.Replace(current, "</urlset>", "<!-- touched --></urlset>", 1))
 	fx.harvestAgain(t)
 	check("changed ETag")
@@ -378,7 +379,7 @@ func TestRereadListsAddNoDuplicates(t *testing.T) {
 
 	fx.site.Fail("/shrine/changes-current.xml", 0)
 	for _, p := range []string{"/shrine/changes-2020.xml", "/shrine/changes-recent.xml"} {
-		fx.site.Set(p, strings.Replace(fetch(t, fx.url(p)), "</urlset>", "<!-- touched --></urlset>", 1))
+		fx.site.Set(p, strings.Replace(getDoc(t, fx.url(p)), "</urlset>", "<!-- touched --></urlset>", 1))
 	}
 	before := fx.site.Requests("/shrine/changes-recent.xml.gz")
 	fx.harvestAgain(t)
@@ -399,8 +400,8 @@ func TestRereadListsAddNoDuplicates(t *testing.T) {
 	}
 }
 
-// fetch GETs a fixture document.
-func fetch(t *testing.T, url string) string {
+// getDoc GETs a fixture document.
+func getDoc(t *testing.T, url string) string {
 	t.Helper()
 	resp, err := http.Get(url)
 	if err != nil {

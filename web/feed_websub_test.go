@@ -11,6 +11,7 @@ import (
 
 	"tidings/feedbuild"
 	"tidings/feeds"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -75,7 +76,7 @@ func TestWebSubPingsChangedFeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := harvest.NewClient(harvest.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
+	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
 	pub := harvest.NewPublisher(client, hub.URL+"/", harvest.PublisherOptions{})
 	var hookErr error
 	harvester := harvest.New(client, fx.store, harvest.Options{
@@ -117,7 +118,7 @@ func TestWebSubPingsChangedFeeds(t *testing.T) {
 		t.Errorf("a harvest that added nothing pinged %q", got)
 	}
 
-	current := fetch(t, fx.url("/shrine/changes-current.xml"))
+	current := getDoc(t, fx.url("/shrine/changes-current.xml"))
 	fx.site.Set("/shrine/changes-current.xml", strings.Replace(current, "</urlset>",
 		`<url><loc>{{.Base}}/shrine/new.html</loc><rs:md change="created" datetime="{{ago "1h"}}"/></url></urlset>`, 1))
 	if _, err := harvester.HarvestSite(t.Context(), site); err != nil || hookErr != nil {

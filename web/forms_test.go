@@ -20,6 +20,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
 )
@@ -257,7 +258,7 @@ func TestAddSiteMessages(t *testing.T) {
 func TestAddPrivateAddressRefused(t *testing.T) {
 	t.Parallel()
 	var dials atomic.Int32
-	client := harvest.NewClient(harvest.ClientOptions{DialHook: func(string, string) { dials.Add(1) }})
+	client := fetch.NewClient(fetch.ClientOptions{DialHook: func(string, string) { dials.Add(1) }})
 	store := openStore(t)
 	a := newUIApp(t, store, Options{Harvester: harvest.New(client, store, harvest.Options{})})
 	c := a.signedIn(t, signIn(t, a.store, "ann"))
@@ -296,7 +297,7 @@ func TestAddNewSite(t *testing.T) {
 	site := newSite(t)
 	store := openStore(t)
 	held := heldHarvester{
-		Harvester: harvest.New(harvest.NewClient(harvest.ClientOptions{AllowPrivate: true}), store, harvest.Options{}),
+		Harvester: harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{}),
 		release:   make(chan struct{}),
 	}
 	a := newUIApp(t, store, Options{Harvester: held})

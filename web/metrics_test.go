@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/metrics"
 )
@@ -49,7 +50,7 @@ func scrape(t *testing.T, h http.Handler, auth string) (int, map[string]float64)
 func TestMetricsCountHarvestsFetchesAndFeeds(t *testing.T) {
 	f := newFixture(t, nil)
 	m := metrics.New()
-	client := harvest.NewClient(harvest.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test", OnResponse: m.OnResponse})
+	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test", OnResponse: m.OnResponse})
 	h := harvest.New(client, f.store, harvest.Options{AfterHarvest: m.AfterHarvest})
 	site, err := f.store.SiteByURL(t.Context(), f.site.URL+"/")
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"tidings/db"
 	"tidings/feedbuild"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/opml"
 )
@@ -206,7 +207,7 @@ func TestOPMLImport(t *testing.T) {
 	site := newSite(t)
 	store := openStore(t)
 	held := heldHarvester{
-		Harvester: harvest.New(harvest.NewClient(harvest.ClientOptions{AllowPrivate: true}), store, harvest.Options{}),
+		Harvester: harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{}),
 		release:   make(chan struct{}),
 	}
 	a := newUIApp(t, store, Options{Harvester: held})

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -61,7 +62,7 @@ func (s *Server) siteAdd(c echo.Context) error {
 // addressMessage phrases a refused address for the form: the operator's
 // flag means nothing to the person typing.
 func addressMessage(err error) string {
-	var ae *harvest.AddressError
+	var ae *fetch.AddressError
 	if errors.As(err, &ae) {
 		return fmt.Sprintf("This address points to %s (%s), which tidings does not fetch from.", ae.Kind, ae.Address)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -89,7 +90,7 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	if a.cfg.WebSubHub != "" {
 		// The pings go through the client the harvests fetch with, and
 		// are waited for before the store closes.
-		client := harvest.NewClient(a.cfg.clientOptions())
+		client := fetch.NewClient(a.cfg.clientOptions())
 		p, err := newPinger(ctx, a, client)
 		if err != nil {
 			return err

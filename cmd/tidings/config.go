@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tidings/feedbuild"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -54,7 +55,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.InitialWindow, "initial-window", harvest.DefaultInitialWindow, "on a collection's first harvest, changes older than this are stored as already seen")
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
 	fs.DurationVar(&c.Discovery, "discovery-interval", harvest.DefaultDiscoveryInterval, "how often a harvest looks for a site's change information everywhere, not only where it was found")
-	fs.Int64Var(&c.MaxBody, "max-body", harvest.DefaultMaxBody, "largest document accepted, in bytes after decompression")
+	fs.Int64Var(&c.MaxBody, "max-body", fetch.DefaultMaxBody, "largest document accepted, in bytes after decompression")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
 	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
@@ -77,8 +78,8 @@ func websubFlags(fs *flag.FlagSet, c *Config) {
 }
 
 // clientOptions are the settings of the one outbound HTTP client.
-func (c *Config) clientOptions() harvest.ClientOptions {
-	return harvest.ClientOptions{
+func (c *Config) clientOptions() fetch.ClientOptions {
+	return fetch.ClientOptions{
 		MinHostDelay: c.HostDelay,
 		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", Version, c.BaseURL),
 		MaxBody:      c.MaxBody,

@@ -11,6 +11,7 @@ import (
 
 	"tidings/db"
 	"tidings/feedbuild"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -142,7 +143,7 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 	} else {
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
-	h := harvest.New(harvest.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log))
+	h := harvest.New(fetch.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log))
 	return &app{cfg: cfg, store: store, harvester: h, log: log}, nil
 }
 

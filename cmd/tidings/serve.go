@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tidings/accounts"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/metrics"
 	"tidings/web"
@@ -54,7 +55,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	m := metrics.New()
 	co := a.cfg.clientOptions()
 	co.OnResponse = m.OnResponse
-	client := harvest.NewClient(co)
+	client := fetch.NewClient(co)
 	ho := a.cfg.harvestOptions(a.log)
 	ho.AfterHarvest = m.AfterHarvest
 	if a.cfg.WebSubHub != "" {

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"tidings/feedbuild"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -26,7 +27,7 @@ type pinger struct {
 // client; its afterHarvest goes into the harvester's AfterHarvest. The
 // feeds a harvest changed are named as serve names them, from the same
 // settings.
-func newPinger(ctx context.Context, a *app, client *harvest.Client) (*pinger, error) {
+func newPinger(ctx context.Context, a *app, client *fetch.Client) (*pinger, error) {
 	build, err := feedbuild.New(a.store, feedbuild.Options{
 		BaseURL: a.cfg.BaseURL, FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
 	})

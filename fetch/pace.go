@@ -1,4 +1,4 @@
-package harvest
+package fetch
 
 import (
 	"context"
@@ -19,10 +19,15 @@ type pacer struct {
 	def   time.Duration // for every host: ClientOptions.MinHostDelay
 	mu    sync.Mutex
 	hosts map[string]*hostSlot
-	// now and sleep are replaced by tests; nil means the real clock.
+	// now and sleep come from ClientOptions; nil means the real clock.
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 }
+
+// maxPacedHosts is how many hosts the pacer remembers before it forgets
+// those whose next slot has passed: a forgotten host is paced as a new one,
+// and a site's own delay is set again at its next harvest.
+const maxPacedHosts = 4096
 
 type hostSlot struct {
 	delay time.Duration
@@ -55,14 +60,35 @@ func (p *pacer) set(host string, d time.Duration) {
 		delete(p.hosts, host)
 		return
 	}
-	if p.hosts == nil {
-		p.hosts = map[string]*hostSlot{}
-	}
 	if s := p.hosts[host]; s != nil {
 		s.delay = d
 		return
 	}
-	p.hosts[host] = &hostSlot{delay: d}
+	p.add(host, &hostSlot{delay: d})
+}
+
+// add remembers a new host, first forgetting the hosts whose slot has
+// passed when too many are remembered. p.mu is held.
+func (p *pacer) add(host string, s *hostSlot) {
+	if p.hosts == nil {
+		p.hosts = map[string]*hostSlot{}
+	}
+	if len(p.hosts) >= maxPacedHosts {
+		t := p.clock()
+		for h, old := range p.hosts {
+			if old.next.Before(t) {
+				delete(p.hosts, h)
+			}
+		}
+	}
+	p.hosts[host] = s
+}
+
+func (p *pacer) clock() time.Time {
+	if p.now != nil {
+		return p.now()
+	}
+	return time.Now()
 }
 
 // wait returns when a request to host may start, or with the context's
@@ -71,21 +97,14 @@ func (p *pacer) wait(ctx context.Context, host string) error {
 	p.mu.Lock()
 	s := p.hosts[strings.ToLower(host)]
 	if s == nil && p.def > 0 {
-		if p.hosts == nil {
-			p.hosts = map[string]*hostSlot{}
-		}
 		s = &hostSlot{delay: p.def}
-		p.hosts[strings.ToLower(host)] = s
+		p.add(strings.ToLower(host), s)
 	}
 	if s == nil {
 		p.mu.Unlock()
 		return nil
 	}
-	now := time.Now
-	if p.now != nil {
-		now = p.now
-	}
-	t := now()
+	t := p.clock()
 	at := s.next
 	if at.Before(t) {
 		at = t

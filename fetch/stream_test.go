@@ -1,4 +1,4 @@
-package harvest
+package fetch
 
 import (
 	"bytes"
@@ -10,12 +10,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"tidings/internal/scpsite"
 )
 
 func TestStreamDoesNotInflate(t *testing.T) {
-	payload := scpsite.Gzip([]byte(strings.Repeat("{}\n", 1000)))
+	payload := gzipped(t, strings.Repeat("{}\n", 1000))
 	var acceptEncoding atomic.Value
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		acceptEncoding.Store(r.Header.Get("Accept-Encoding"))

@@ -1,11 +1,10 @@
-package harvest
+package fetch
 
 import (
 	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -43,11 +42,10 @@ var errStreamTooLarge = fmt.Errorf("is larger than the limit")
 // Stream starts downloading rawURL under the client's address policy and
 // redirect rules. Non-2xx answers are a *FetchError.
 func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (*Stream, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &FetchError{URL: rawURL, Reason: "is not an http or https URL", Err: err}
+	u, err := c.target(rawURL)
+	if err != nil {
+		return nil, err
 	}
-	canonicalizeHost(u)
 	if err := c.robots.allowed(ctx, c, u); err != nil {
 		return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
 	}
@@ -74,7 +72,7 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (*S
 	req.Header.Set("Accept-Encoding", "identity")
 	// The client's own Timeout would cut a long download short: the
 	// context bounds this one instead.
-	hc := &http.Client{Transport: c.hc.Transport, CheckRedirect: checkRedirect}
+	hc := &http.Client{Transport: c.hc.Transport, CheckRedirect: c.checkRedirect}
 	resp, err := hc.Do(req)
 	if err != nil {
 		cancel()
@@ -89,7 +87,7 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (*S
 	if resp.ContentLength > o.MaxBytes {
 		resp.Body.Close()
 		cancel()
-		return nil, &FetchError{URL: rawURL, Reason: fmt.Sprintf("announces %s, more than the limit of %s", sizeString(resp.ContentLength), sizeString(o.MaxBytes))}
+		return nil, &FetchError{URL: rawURL, Reason: fmt.Sprintf("announces %s, more than the limit of %s", SizeString(resp.ContentLength), SizeString(o.MaxBytes))}
 	}
 	return &Stream{
 		URL:           resp.Request.URL.String(),

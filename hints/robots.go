@@ -1,4 +1,4 @@
-package rsync
+package hints
 
 import (
 	"bufio"
@@ -12,7 +12,7 @@ import (
 // left to the site.
 const (
 	// MaxRobotsBytes is how much of a robots.txt RobotsSitemaps reads.
-	MaxRobotsBytes = 512 << 10
+	MaxRobotsBytes = 500 << 10
 	// MaxHintURLs is the most URLs a discovery helper returns.
 	MaxHintURLs = 100
 )

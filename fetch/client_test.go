@@ -1,4 +1,4 @@
-package harvest
+package fetch
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +33,26 @@ func TestRestrictedKind(t *testing.T) {
 		{"224.0.0.251", "a link-local address"},
 		{"239.1.1.1", "a multicast address"},
 		{"100.64.0.1", "a carrier-grade NAT address"},
+		{"0.1.2.3", `a "this network" address`},
+		{"192.0.0.8", "an IETF protocol assignment address"},
+		{"198.18.0.1", "a benchmarking address"},
+		{"198.19.255.254", "a benchmarking address"},
+		{"240.0.0.1", "a reserved address"},
+		{"255.255.255.255", "a reserved address"},
+		{"64:ff9b::7f00:1", "a NAT64 address"},
+		{"64:ff9b::5db8:d822", "a NAT64 address"},
+		{"64:ff9b:1::a00:1", "a NAT64 address"},
+		{"2002:7f00:1::1", "a 6to4 address carrying a loopback address"},
+		{"2002:c0a8:101::1", "a 6to4 address carrying a private address"},
+		{"2002:a9fe:a9fe::", "a 6to4 address carrying a link-local address"},
+		{"2002:5db8:d822::1", ""},
+		{"::127.0.0.1", "an IPv4-compatible address"},
+		{"::10.0.0.1", "an IPv4-compatible address"},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", "a Teredo address"},
+		{"fec0::1", "a site-local address"},
+		{"100::1", "a discard-only address"},
+		{"198.20.0.1", ""},
+		{"192.0.1.1", ""},
 		{"93.184.216.34", ""},
 		{"2606:4700::1", ""},
 		{"172.32.0.1", ""},
@@ -207,6 +228,7 @@ func TestRedirectToAPrivateAddressIsRefused(t *testing.T) {
 }
 
 func TestANameResolvingToLoopbackIsRefused(t *testing.T) {
+	name := loopbackHostsName(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	defer srv.Close()
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
@@ -218,17 +240,105 @@ func TestANameResolvingToLoopbackIsRefused(t *testing.T) {
 		mu.Unlock()
 	}})
 	// A name, not an address: judged by what it resolves to when connecting.
-	_, err := c.Get(context.Background(), "http://localhost:"+port+"/", Conditional{})
+	_, err := c.Get(context.Background(), "http://"+name+":"+port+"/", Conditional{})
 	if err == nil || !strings.Contains(err.Error(), "is a loopback address") {
 		t.Errorf("a name resolving to loopback: %v", err)
 	}
-	if err := c.CheckAddress(context.Background(), "http://localhost/"); err == nil {
-		t.Error("CheckAddress allowed localhost")
+	if err := c.CheckAddress(context.Background(), "http://"+name+"/"); err == nil {
+		t.Errorf("CheckAddress allowed %s", name)
 	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(dialed) == 0 {
 		t.Error("the dial hook saw no attempt")
+	}
+}
+
+// loopbackHostsName returns a name /etc/hosts maps to a loopback address,
+// other than localhost, so that resolving it sends no DNS query.
+func loopbackHostsName(t *testing.T) string {
+	data, err := os.ReadFile("/etc/hosts")
+	if err != nil {
+		t.Skipf("no /etc/hosts: %v", err)
+	}
+	for line := range strings.Lines(string(data)) {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		ip, err := netip.ParseAddr(f[0])
+		if err != nil || !ip.Is4() || !ip.IsLoopback() {
+			continue
+		}
+		for _, name := range f[1:] {
+			if n := strings.ToLower(name); n != "localhost" && !strings.HasSuffix(n, ".localhost") {
+				return name
+			}
+		}
+	}
+	t.Skip("/etc/hosts maps no name but localhost to 127.0.0.0/8")
+	return ""
+}
+
+// TestLocalhostNamesAreRefusedBeforeResolving: RFC 6761 names never reach
+// the resolver or the dialer, whatever the spelling or the way in (a
+// request, a streamed download, a POST, a redirect, the form's check).
+func TestLocalhostNamesAreRefusedBeforeResolving(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		http.Redirect(w, r, "http://admin.localhost/", http.StatusFound)
+	}))
+	defer srv.Close()
+	var mu sync.Mutex
+	var dialed []string
+	c := NewClient(ClientOptions{DialHook: func(_, a string) {
+		mu.Lock()
+		dialed = append(dialed, a)
+		mu.Unlock()
+	}})
+	ctx := context.Background()
+	for _, u := range []string{"http://localhost/", "http://LOCALHOST./x", "https://app.localhost:8443/", "http://a.b.localhost/"} {
+		want := "is a name reserved for loopback (RFC 6761)"
+		if _, err := c.Get(ctx, u, Conditional{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Get %s: %v", u, err)
+		}
+		if _, err := c.Stream(ctx, u, StreamOptions{MaxBytes: 1 << 10}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Stream %s: %v", u, err)
+		}
+		if _, err := c.PostForm(ctx, u, nil); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("PostForm %s: %v", u, err)
+		}
+		if err := c.CheckAddress(ctx, u); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("CheckAddress %s: %v", u, err)
+		}
+	}
+	mu.Lock()
+	if len(dialed) != 0 {
+		t.Errorf("the dial hook saw %v; no connection may be attempted", dialed)
+	}
+	mu.Unlock()
+	for _, host := range []string{"localhost.example", "notlocalhost", "localhost-1"} {
+		if err := c.checkName(host); err != nil {
+			t.Errorf("%s: %v", host, err)
+		}
+	}
+
+	// A public host (the test server, let through) redirecting to one.
+	pub := NewClient(ClientOptions{})
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	pub.allowAddr = func(a string) bool { return a == addr }
+	if _, err := pub.Get(ctx, srv.URL+"/page", Conditional{}); err == nil || !strings.Contains(err.Error(), "admin.localhost is a name reserved for loopback") {
+		t.Errorf("redirect to admin.localhost: %v", err)
+	}
+	allowed := NewClient(ClientOptions{AllowPrivate: true})
+	if err := allowed.CheckAddress(ctx, "http://app.localhost/"); err != nil {
+		t.Errorf("with private addresses allowed: %v", err)
 	}
 }
 

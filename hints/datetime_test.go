@@ -1,4 +1,4 @@
-package rsync
+package hints
 
 import (
 	"errors"
@@ -115,7 +115,7 @@ func TestParseW3CDatetime(t *testing.T) {
 
 func TestParseW3CDatetimeError(t *testing.T) {
 	_, err := ParseW3CDatetime(" nope ")
-	if want := `rsync: "nope": not a W3C datetime`; err == nil || err.Error() != want {
+	if want := `hints: "nope": not a W3C datetime`; err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }

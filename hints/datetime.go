@@ -1,4 +1,10 @@
-package rsync
+// Package hints reads what a site says about itself outside any one
+// protocol's documents, for discovery and for every parser alike: the
+// Sitemap lines of robots.txt, an HTML page's <link rel> hints and
+// <title>, HTTP Link headers, and W3C datetimes, in which every protocol
+// dates its changes. Bytes in, values out: it performs no I/O beyond the
+// io.Reader it is given.
+package hints
 
 import (
 	"errors"
@@ -24,7 +30,7 @@ func ParseW3CDatetime(s string) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	t, err := parseW3C(s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("rsync: %q: %w", s, err)
+		return time.Time{}, fmt.Errorf("hints: %q: %w", s, err)
 	}
 	return t, nil
 }

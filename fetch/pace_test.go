@@ -1,4 +1,4 @@
-package harvest
+package fetch
 
 import (
 	"context"
@@ -14,14 +14,13 @@ import (
 // first request to a slowed host goes at once, the next ones wait their
 // slot, other hosts never wait, and a delay past the cap is capped.
 func TestPacerSpacesRequestsPerHost(t *testing.T) {
-	c := NewClient(ClientOptions{})
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	var slept []time.Duration
-	SetPacerClock(c, func() time.Time { return now }, func(_ context.Context, d time.Duration) error {
+	c := NewClient(ClientOptions{Now: func() time.Time { return now }, Sleep: func(_ context.Context, d time.Duration) error {
 		slept = append(slept, d)
 		now = now.Add(d)
 		return nil
-	})
+	}})
 	c.SetHostDelay("Example.org", 2*time.Second)
 	for range 3 {
 		if err := c.pace.wait(context.Background(), "example.org"); err != nil {

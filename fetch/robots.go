@@ -1,6 +1,8 @@
-package harvest
+package fetch
 
 import (
+	"bytes"
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -29,12 +31,39 @@ const (
 // robotsCache keeps each host's robots.txt, so that every fetch can honour
 // it without asking twice, and discovery reads its Sitemap lines from the
 // same copy. It uses temoto/robotstxt, a maintained parser that handles
-// groups, wildcards and Allow precedence as crawlers do.
+// groups, wildcards and Allow precedence as crawlers do. The copies kept
+// are bounded in number and bytes, the least recently used going first: a
+// long-running serve meets hosts without end. The zero value is ready to
+// use.
 type robotsCache struct {
 	mu    sync.Mutex
-	m     map[string]robotsEntry
-	locks map[string]*sync.Mutex // one fetch of a robots.txt at a time
+	m     map[string]*list.Element // of *robotsItem, most recent at the front
+	lru   list.List
+	bytes int                    // the bodies kept
+	locks map[string]*robotsLock // one fetch of a robots.txt at a time
+	// maxEntries and maxBytes bound what is kept; 0 takes the defaults.
+	maxEntries, maxBytes int
 }
+
+type robotsItem struct {
+	origin string
+	e      robotsEntry
+}
+
+// robotsLock is held while one origin's robots.txt is read; users counts
+// who hold or wait for it, so the lock is dropped when nobody does.
+type robotsLock struct {
+	sync.Mutex
+	users int
+}
+
+// What the robots cache keeps at most: enough for every host a harvest
+// cycle of a few thousand sites touches, and a few MiB even when each host
+// sends the 500 KiB RFC 9309 asks crawlers to read.
+const (
+	defaultRobotsEntries = 4096
+	defaultRobotsBytes   = 32 << 20
+)
 
 // robotsEntry is one host's robots.txt as last read.
 type robotsEntry struct {
@@ -49,9 +78,9 @@ type robotsEntry struct {
 	lastMod string
 }
 
-// maxRobotsBytes is how much of a robots.txt is read, kept and parsed:
-// RFC 9309 asks crawlers to parse at least 500 KiB.
-const maxRobotsBytes = 512 << 10
+// maxRobotsBytes is how much of a robots.txt is read, kept and parsed: the
+// 500 KiB RFC 9309 asks crawlers to parse at least; the rest is ignored.
+const maxRobotsBytes = 500 << 10
 
 // originOf is the key of u's host in the cache.
 func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
@@ -60,21 +89,9 @@ func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 // kept has expired; conditionally when it left validators. An error means
 // no HTTP answer came; nothing is kept then.
 func (rc *robotsCache) get(ctx context.Context, c *Client, origin string) (robotsEntry, error) {
-	rc.mu.Lock()
-	if rc.locks == nil {
-		rc.locks = map[string]*sync.Mutex{}
-	}
-	lock := rc.locks[origin]
-	if lock == nil {
-		lock = &sync.Mutex{}
-		rc.locks[origin] = lock
-	}
-	rc.mu.Unlock()
-	lock.Lock()
-	defer lock.Unlock()
-	rc.mu.Lock()
-	e, ok := rc.m[origin]
-	rc.mu.Unlock()
+	unlock := rc.lock(origin)
+	defer unlock()
+	e, ok := rc.peek(origin)
 	if ok && time.Now().Before(e.expires) {
 		return e, nil
 	}
@@ -86,34 +103,85 @@ func (rc *robotsCache) get(ctx context.Context, c *Client, origin string) (robot
 	return e, nil
 }
 
+// lock takes origin's fetch lock, and returns its release.
+func (rc *robotsCache) lock(origin string) (unlock func()) {
+	rc.mu.Lock()
+	if rc.locks == nil {
+		rc.locks = map[string]*robotsLock{}
+	}
+	l := rc.locks[origin]
+	if l == nil {
+		l = &robotsLock{}
+		rc.locks[origin] = l
+	}
+	l.users++
+	rc.mu.Unlock()
+	l.Lock()
+	return func() {
+		l.Unlock()
+		rc.mu.Lock()
+		if l.users--; l.users == 0 {
+			delete(rc.locks, origin)
+		}
+		rc.mu.Unlock()
+	}
+}
+
 func (rc *robotsCache) put(origin string, e robotsEntry) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if rc.m == nil {
-		rc.m = map[string]robotsEntry{}
-	}
-	rc.m[origin] = e
+	rc.keep(origin, e)
 }
 
 // seed keeps e for origin unless a copy read later is kept already.
 func (rc *robotsCache) seed(origin string, e robotsEntry) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if old, ok := rc.m[origin]; ok && !old.fetched.Before(e.fetched) {
+	if el, ok := rc.m[origin]; ok && !el.Value.(*robotsItem).e.fetched.Before(e.fetched) {
 		return
 	}
-	if rc.m == nil {
-		rc.m = map[string]robotsEntry{}
-	}
-	rc.m[origin] = e
+	rc.keep(origin, e)
 }
 
-// peek returns the copy kept for origin, if any.
+// keep stores e as origin's copy, the most recently used, and forgets the
+// least recently used copies past the bounds. rc.mu is held.
+func (rc *robotsCache) keep(origin string, e robotsEntry) {
+	if rc.m == nil {
+		rc.m = map[string]*list.Element{}
+	}
+	if el, ok := rc.m[origin]; ok {
+		it := el.Value.(*robotsItem)
+		rc.bytes += len(e.body) - len(it.e.body)
+		it.e = e
+		rc.lru.MoveToFront(el)
+	} else {
+		rc.m[origin] = rc.lru.PushFront(&robotsItem{origin: origin, e: e})
+		rc.bytes += len(e.body)
+	}
+	maxEntries, maxBytes := rc.maxEntries, rc.maxBytes
+	if maxEntries <= 0 {
+		maxEntries = defaultRobotsEntries
+	}
+	if maxBytes <= 0 {
+		maxBytes = defaultRobotsBytes
+	}
+	for rc.lru.Len() > 1 && (rc.lru.Len() > maxEntries || rc.bytes > maxBytes) {
+		it := rc.lru.Remove(rc.lru.Back()).(*robotsItem)
+		delete(rc.m, it.origin)
+		rc.bytes -= len(it.e.body)
+	}
+}
+
+// peek returns the copy kept for origin, if any, and counts it as used.
 func (rc *robotsCache) peek(origin string) (robotsEntry, bool) {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	e, ok := rc.m[origin]
-	return e, ok
+	el, ok := rc.m[origin]
+	if !ok {
+		return robotsEntry{}, false
+	}
+	rc.lru.MoveToFront(el)
+	return el.Value.(*robotsItem).e, true
 }
 
 // allowed reports whether tidings may fetch u under its host's robots.txt.
@@ -153,7 +221,7 @@ func fetchRobots(ctx context.Context, c *Client, origin string, prev robotsEntry
 	if prev.status/100 == 2 && prev.data != nil {
 		cond = Conditional{ETag: prev.etag, LastModified: prev.lastMod}
 	}
-	resp, err := c.Get(ctx, origin+"/robots.txt", cond)
+	resp, err := c.get(ctx, origin+"/robots.txt", cond, bodyLimit{max: maxRobotsBytes, truncate: true})
 	now := time.Now()
 	var fe *FetchError
 	switch {
@@ -161,7 +229,8 @@ func fetchRobots(ctx context.Context, c *Client, origin string, prev robotsEntry
 		prev.fetched, prev.expires = now, now.Add(robotsTTL)
 		return prev, nil
 	case err == nil:
-		body := resp.Body[:min(len(resp.Body), maxRobotsBytes)]
+		// A copy, so that the buffer the body was read into is not kept.
+		body := bytes.Clone(resp.Body)
 		e := robotsEntry{url: resp.URL, status: http.StatusOK, body: body, etag: resp.ETag, lastMod: resp.LastModified}
 		return e.parsed(now), nil
 	case errors.As(err, &fe) && fe.Status >= 400 && fe.Status < 500:
@@ -235,4 +304,71 @@ func inetAton(host string) (netip.Addr, bool) {
 	}
 	n |= last
 	return netip.AddrFrom4([4]byte{byte(n >> 24), byte(n >> 16), byte(n >> 8), byte(n)}), true
+}
+
+// RobotsCopy is a host's robots.txt as the client last read it, in plain
+// values a caller can keep between runs and give back with SeedRobots, so
+// that another process trusts it as long as this one would.
+type RobotsCopy struct {
+	URL          string // where it was read, after redirects
+	Status       int    // of the answer that gave it
+	Reason       string // "returned 404 Not Found" when not 2xx
+	Body         []byte // 2xx only, at most 512 KiB
+	ETag         string
+	LastModified string
+	FetchedAt    time.Time // when it was read, or confirmed unchanged
+}
+
+// RobotsURL returns the address of the robots.txt that governs siteURL.
+func RobotsURL(siteURL string) (string, bool) {
+	origin, ok := robotsOrigin(siteURL)
+	return origin + "/robots.txt", ok
+}
+
+func robotsOrigin(siteURL string) (string, bool) {
+	u, err := url.Parse(siteURL)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	canonicalizeHost(u)
+	return originOf(u), true
+}
+
+// SeedRobots gives the client a copy of the robots.txt of siteURL's host
+// kept from an earlier run; a copy the client read later wins.
+func (c *Client) SeedRobots(siteURL string, r RobotsCopy) {
+	origin, ok := robotsOrigin(siteURL)
+	if !ok || r.Status == 0 {
+		return
+	}
+	e := robotsEntry{url: r.URL, status: r.Status, reason: r.Reason, body: r.Body, etag: r.ETag, lastMod: r.LastModified}
+	c.robots.seed(origin, e.parsed(r.FetchedAt))
+}
+
+// Robots returns the robots.txt of siteURL's host: the copy kept, or read
+// anew (conditionally when it can) once that copy is a day old. An error
+// means no HTTP answer came; a 4xx or 5xx answer is a copy with that
+// status.
+func (c *Client) Robots(ctx context.Context, siteURL string) (RobotsCopy, error) {
+	origin, ok := robotsOrigin(siteURL)
+	if !ok {
+		return RobotsCopy{}, &FetchError{URL: siteURL, Reason: "is not an http or https URL"}
+	}
+	e, err := c.robots.get(ctx, c, origin)
+	return e.copy(), err
+}
+
+// KeptRobots returns the copy of the robots.txt of siteURL's host that the
+// client keeps, reading nothing.
+func (c *Client) KeptRobots(siteURL string) (RobotsCopy, bool) {
+	origin, ok := robotsOrigin(siteURL)
+	if !ok {
+		return RobotsCopy{}, false
+	}
+	e, ok := c.robots.peek(origin)
+	return e.copy(), ok
+}
+
+func (e robotsEntry) copy() RobotsCopy {
+	return RobotsCopy{URL: e.url, Status: e.status, Reason: e.reason, Body: e.body, ETag: e.etag, LastModified: e.lastMod, FetchedAt: e.fetched}
 }

@@ -1,4 +1,4 @@
-package harvest
+package fetch
 
 import (
 	"context"
@@ -17,11 +17,11 @@ const maxPostAnswer = 64 << 10
 // as Get. Any answer but 2xx is a *FetchError; the answer's body is read
 // (up to a small cap) and dropped, so the connection can be reused.
 func (c *Client) PostForm(ctx context.Context, rawURL string, form url.Values) (int, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return 0, &FetchError{URL: rawURL, Reason: "is not an http or https URL", Err: err}
+	u, err := c.target(rawURL)
+	if err != nil {
+		return 0, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), strings.NewReader(form.Encode()))
 	if err != nil {
 		return 0, &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
 	}

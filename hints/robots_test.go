@@ -1,4 +1,4 @@
-package rsync
+package hints
 
 import (
 	"fmt"

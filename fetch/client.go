@@ -1,7 +1,11 @@
-// Package harvest fetches what sites publish and turns it into stored
-// changes: the one safe HTTP client, discovery, and the per-protocol harvest
-// of a site.
-package harvest
+// Package fetch is the one safe HTTP client: every outbound request of
+// tidings goes through it. It holds the address policy (no loopback,
+// private, link-local or translated addresses unless allowed), timeouts,
+// size caps, the redirect limit, conditional GET, streamed downloads,
+// per-host pacing and robots.txt. It imports no package of tidings: what a
+// caller keeps between runs (a host's robots.txt) goes in and out as plain
+// values.
+package fetch
 
 import (
 	"bufio"
@@ -44,14 +48,18 @@ type ClientOptions struct {
 	// OnResponse, when set, hears of every answer Get receives: the host,
 	// the status and the body's bytes after decompression (0 unless 2xx).
 	OnResponse func(host string, status int, bytes int64)
+	// Now and Sleep, when set, replace the real clock of the per-host
+	// pacing, so tests can see the waits without waiting.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // Client is the one HTTP client every outbound request goes through.
 type Client struct {
 	hc     *http.Client
 	opts   ClientOptions
-	pace   pacer       // per-host minimum delays (client_rate.go)
-	robots robotsCache // per-host robots.txt (client_robots.go)
+	pace   pacer       // per-host minimum delays (pace.go)
+	robots robotsCache // per-host robots.txt (robots.go)
 	// allowAddr lets tests treat one loopback server as a public host, to
 	// prove what happens on the way to another.
 	allowAddr func(address string) bool
@@ -108,6 +116,7 @@ func NewClient(o ClientOptions) *Client {
 	}
 	c := &Client{opts: o}
 	c.pace.def = min(o.MinHostDelay, MaxHostDelay)
+	c.pace.now, c.pace.sleep = o.Now, o.Sleep
 	dialer := &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second, Control: c.control}
 	transport := &http.Transport{
 		// No proxy from the environment: the address policy must judge the
@@ -122,18 +131,19 @@ func NewClient(o ClientOptions) *Client {
 		// decompressed bytes.
 		DisableCompression: true,
 	}
-	c.hc = &http.Client{Transport: transport, Timeout: o.Timeout, CheckRedirect: checkRedirect}
+	c.hc = &http.Client{Transport: transport, Timeout: o.Timeout, CheckRedirect: c.checkRedirect}
 	return c
 }
 
-func checkRedirect(req *http.Request, via []*http.Request) error {
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
 	}
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return fmt.Errorf("redirected to a %s: URL, which tidings does not follow", req.URL.Scheme)
 	}
-	return nil
+	canonicalizeHost(req.URL)
+	return c.checkName(req.URL.Hostname())
 }
 
 // control runs after the address is resolved and before connecting, so a
@@ -155,37 +165,24 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// RestrictedKind says what kind of non-public address ip is ("a loopback
-// address", …), or "" for an address tidings may connect to.
-func RestrictedKind(ip netip.Addr) string {
-	ip = ip.Unmap()
-	switch {
-	case ip.IsLoopback():
-		return "a loopback address"
-	case ip.IsPrivate():
-		return "a private address"
-	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
-		return "a link-local address"
-	case ip.IsUnspecified():
-		return "an unspecified address"
-	case ip.IsMulticast():
-		return "a multicast address"
-	case cgnat.Contains(ip):
-		return "a carrier-grade NAT address"
-	}
-	return ""
-}
-
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
-
 // Get fetches rawURL. A 304 answer to the validators in cond yields
 // NotModified; any other non-2xx answer is a *FetchError.
 func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Response, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, &FetchError{URL: rawURL, Reason: "is not an http or https URL", Err: err}
+	return c.get(ctx, rawURL, cond, bodyLimit{max: c.opts.MaxBody})
+}
+
+// bodyLimit caps a body after decompression: past max it is an error, or,
+// with truncate, the rest is dropped unread.
+type bodyLimit struct {
+	max      int64
+	truncate bool
+}
+
+func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit bodyLimit) (*Response, error) {
+	u, err := c.target(rawURL)
+	if err != nil {
+		return nil, err
 	}
-	canonicalizeHost(u)
 	if u.Path != "/robots.txt" {
 		if err := c.robots.allowed(ctx, c, u); err != nil {
 			return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
@@ -235,7 +232,7 @@ func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Res
 		}
 		return nil, fe
 	}
-	out.Body, err = c.readBody(resp)
+	out.Body, err = readBody(resp, limit)
 	read = int64(len(out.Body))
 	if err != nil {
 		return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
@@ -261,7 +258,7 @@ func transportError(rawURL string, err error) error {
 // readBody inflates gzip, whether announced by Content-Encoding or only by
 // its magic bytes (.xml.gz files, often served as application/octet-stream),
 // and caps the decompressed size.
-func (c *Client) readBody(resp *http.Response) ([]byte, error) {
+func readBody(resp *http.Response, limit bodyLimit) ([]byte, error) {
 	var r io.Reader = resp.Body
 	if ce := resp.Header.Get("Content-Encoding"); ce == "gzip" || ce == "x-gzip" {
 		zr, err := gzip.NewReader(r)
@@ -286,17 +283,21 @@ func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 		defer zr.Close()
 		r = zr
 	}
-	body, err := io.ReadAll(io.LimitReader(r, c.opts.MaxBody+1))
+	body, err := io.ReadAll(io.LimitReader(r, limit.max+1))
 	if err != nil {
 		return nil, fmt.Errorf("could not be read completely: %v", err)
 	}
-	if int64(len(body)) > c.opts.MaxBody {
-		return nil, fmt.Errorf("is larger than the limit of %s (--max-body)", sizeString(c.opts.MaxBody))
+	if int64(len(body)) > limit.max {
+		if limit.truncate {
+			return body[:limit.max:limit.max], nil
+		}
+		return nil, fmt.Errorf("is larger than the limit of %s (--max-body)", SizeString(limit.max))
 	}
 	return body, nil
 }
 
-func sizeString(n int64) string {
+// SizeString writes a byte count for people: "50 MiB", or "1234 bytes".
+func SizeString(n int64) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
@@ -317,6 +318,9 @@ func (c *Client) CheckAddress(ctx context.Context, rawURL string) error {
 	}
 	canonicalizeHost(u)
 	host := u.Hostname()
+	if err := c.checkName(host); err != nil {
+		return &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
+	}
 	addrs := []netip.Addr{}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = append(addrs, ip)
@@ -349,4 +353,26 @@ func retryAfter(v string, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// Gone reports whether err is an answer saying the document is not there:
+// 404 Not Found or 410 Gone, as opposed to a failure that may pass.
+func Gone(err error) bool {
+	var fe *FetchError
+	return errors.As(err, &fe) && (fe.Status == http.StatusNotFound || fe.Status == http.StatusGone)
+}
+
+// Transient reports whether a request that failed with err may work when
+// tried again later: no answer came, or a 429 or 5xx one. A refused
+// address never will.
+func Transient(err error) bool {
+	var ae *AddressError
+	if errors.As(err, &ae) {
+		return false
+	}
+	var fe *FetchError
+	if !errors.As(err, &fe) {
+		return true
+	}
+	return fe.Status == 0 || fe.Status == http.StatusTooManyRequests || fe.Status >= 500
 }
