@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"tidings/feedbuild"
 	"tidings/feeds"
 	"tidings/fetch"
 	"tidings/harvest"
@@ -71,12 +72,16 @@ func TestWebSubPingsChangedFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := srv.Handler()
+	build, err := feedbuild.New(fx.store, feedbuild.Options{BaseURL: testBase})
+	if err != nil {
+		t.Fatal(err)
+	}
 	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
 	pub := harvest.NewPublisher(client, hub.URL+"/", harvest.PublisherOptions{})
 	var hookErr error
 	harvester := harvest.New(client, fx.store, harvest.Options{
 		AfterHarvest: func(ctx context.Context, rep *harvest.SiteReport) {
-			topics, err := srv.ChangedFeeds(ctx, rep)
+			topics, err := build.ChangedFeeds(ctx, rep)
 			if err == nil {
 				err = pub.Publish(ctx, topics)
 			}

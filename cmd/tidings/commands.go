@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -68,6 +69,7 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	all := fs.Bool("all", false, "harvest every site, due or not")
 	siteURL := fs.String("site", "", "harvest only this site")
 	workers := workersFlag(fs)
+	websubFlags(fs, &cfg)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
@@ -77,11 +79,27 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	if *workers < 1 {
 		return usageError{"--workers must be at least 1"}
 	}
+	if err := cfg.validateWebSub(); err != nil {
+		return usageError{err.Error()}
+	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
+	if a.cfg.WebSubHub != "" {
+		// The pings go through the client the harvests fetch with, and
+		// are waited for before the store closes.
+		client := fetch.NewClient(a.cfg.clientOptions())
+		p, err := newPinger(ctx, a, client)
+		if err != nil {
+			return err
+		}
+		defer p.wait()
+		ho := a.cfg.harvestOptions(a.log)
+		ho.AfterHarvest = p.afterHarvest
+		a.harvester = harvest.New(client, a.store, ho)
+	}
 	var sites []db.Site
 	switch {
 	case *siteURL != "":

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
-	"tidings/web"
 )
 
 // maxFeedEntries bounds --feed-entries: a document of more entries is
@@ -37,7 +37,8 @@ type Config struct {
 	HostDelay     time.Duration
 	MaxDocuments  int
 
-	// Feeds, set by serve's flags (see feedFlags).
+	// Feeds, set by serve's flags (see feedFlags); harvest has the
+	// WebSub ones (see websubFlags).
 	FeedEntries  int
 	FailingAfter time.Duration
 	WebSubHub    string
@@ -62,8 +63,15 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 
 // feedFlags registers the settings of the feeds serve answers.
 func feedFlags(fs *flag.FlagSet, c *Config) {
-	fs.IntVar(&c.FeedEntries, "feed-entries", web.DefaultFeedEntries, "entries per feed document; older ones are on pages linked from it")
-	fs.DurationVar(&c.FailingAfter, "failing-after", web.DefaultFailingAfter, "how long a collection's harvests fail before its feed gains an entry saying so")
+	fs.IntVar(&c.FeedEntries, "feed-entries", feedbuild.DefaultFeedEntries, "entries per feed document; older ones are on pages linked from it")
+	websubFlags(fs, c)
+}
+
+// websubFlags registers what a command that harvests needs to ping the
+// WebSub hub: the hub, and when a failing streak gives the feeds an entry,
+// which is a change to ping for too.
+func websubFlags(fs *flag.FlagSet, c *Config) {
+	fs.DurationVar(&c.FailingAfter, "failing-after", feedbuild.DefaultFailingAfter, "how long a collection's harvests fail before its feed gains an entry saying so")
 	fs.StringVar(&c.WebSubHub, "websub-hub", "", "URL of a WebSub hub: feeds name it, and it is pinged after each harvest that adds entries")
 }
 
@@ -181,6 +189,11 @@ func (c *Config) validateFeeds() error {
 	if c.FeedEntries < 1 || c.FeedEntries > maxFeedEntries {
 		return fmt.Errorf("--feed-entries must be between 1 and %d, not %d", maxFeedEntries, c.FeedEntries)
 	}
+	return c.validateWebSub()
+}
+
+// validateWebSub checks the settings websubFlags registers.
+func (c *Config) validateWebSub() error {
 	if c.FailingAfter <= 0 {
 		return fmt.Errorf("--failing-after must be positive, not %s", c.FailingAfter)
 	}

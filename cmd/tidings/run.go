@@ -10,9 +10,9 @@ import (
 	"runtime/debug"
 
 	"tidings/db"
+	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
-	"tidings/web"
 )
 
 // Version and Commit are set at build time with -ldflags.
@@ -149,5 +149,5 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 
 // feedURL is a collection's Atom feed address.
 func (a *app) feedURL(collectionID int64) string {
-	return a.cfg.BaseURL + web.CollectionFeedPath(collectionID)
+	return a.cfg.BaseURL + feedbuild.CollectionFeedPath(collectionID)
 }
