@@ -7,18 +7,24 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
-	"tidings/harvest"
 )
 
-// ChangedFeeds lists the URLs of the feeds a site harvest gave new
+// Harvested is one collection's harvest as stored: what ChangedFeeds
+// judges a harvest by. A harvest.CollectionReport converts to it.
+type Harvested struct {
+	Collection db.Collection
+	Run        db.Run
+}
+
+// ChangedFeeds lists the URLs of the feeds the harvest of site siteID gave new
 // entries, in every format and entry mode: each one's WebSub topic, to be
 // pinged once. A collection's feeds changed when its run stored new
 // changes or began or ended a failing streak its feed tells of; then so
 // did its site's feed and the aggregate feed of everyone following the
 // site.
-func (b *Builder) ChangedFeeds(ctx context.Context, rep *harvest.SiteReport) ([]string, error) {
+func (b *Builder) ChangedFeeds(ctx context.Context, siteID int64, harvested []Harvested) ([]string, error) {
 	var bases []string
-	for _, cr := range rep.Collections {
+	for _, cr := range harvested {
 		changed, err := b.collectionChanged(ctx, cr)
 		if err != nil {
 			return nil, err
@@ -30,8 +36,8 @@ func (b *Builder) ChangedFeeds(ctx context.Context, rep *harvest.SiteReport) ([]
 	if len(bases) == 0 {
 		return nil, nil
 	}
-	bases = append(bases, siteFeedBase(rep.Site.ID))
-	tokens, err := b.store.FollowerFeedTokens(ctx, rep.Site.ID)
+	bases = append(bases, siteFeedBase(siteID))
+	tokens, err := b.store.FollowerFeedTokens(ctx, siteID)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +56,7 @@ func (b *Builder) ChangedFeeds(ctx context.Context, rep *harvest.SiteReport) ([]
 
 // collectionChanged tells whether the run added entries to the
 // collection's feed: changes, or a status entry dated by this run.
-func (b *Builder) collectionChanged(ctx context.Context, cr harvest.CollectionReport) (bool, error) {
+func (b *Builder) collectionChanged(ctx context.Context, cr Harvested) (bool, error) {
 	if cr.Run.Changes > 0 {
 		return true, nil
 	}

@@ -12,7 +12,6 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
-	"tidings/harvest"
 )
 
 const testBase = "http://tidings.test/"
@@ -50,7 +49,7 @@ func newTestStore(t *testing.T) *testStore {
 
 // save stores one harvest run of col, finished at at, and reports it as
 // the harvester would.
-func (s *testStore) save(t *testing.T, col db.Collection, at time.Time, errMsg string, changes ...db.Change) harvest.CollectionReport {
+func (s *testStore) save(t *testing.T, col db.Collection, at time.Time, errMsg string, changes ...db.Change) Harvested {
 	t.Helper()
 	run, err := s.store.SaveCollectionHarvest(t.Context(), db.CollectionHarvest{
 		Run:     db.Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: at, FinishedAt: at, Error: errMsg},
@@ -59,7 +58,7 @@ func (s *testStore) save(t *testing.T, col db.Collection, at time.Time, errMsg s
 	if err != nil {
 		t.Fatal(err)
 	}
-	return harvest.CollectionReport{Collection: col, Run: run}
+	return Harvested{Collection: col, Run: run}
 }
 
 func (s *testStore) builder(t *testing.T, o Options) *Builder {
@@ -93,8 +92,8 @@ func TestURLScheme(t *testing.T) {
 		{UserFeedPath("tok"), "u/tok.atom"},
 		{InFormat(testBase+"feeds/12.atom", feeds.RSS), testBase + "feeds/12.rss"},
 		{InFormat("sites/3.atom", feeds.JSON), "sites/3.json"},
-		{CollectionHome(db.Collection{Protocol: harvest.ProtocolResourceSync, Key: "https://a.example/docs/", SiteURL: "https://a.example/"}), "https://a.example/docs/"},
-		{CollectionHome(db.Collection{Protocol: harvest.ProtocolARC, Key: "https://a.example/arc.json", SiteURL: "https://a.example/"}), "https://a.example/"},
+		{CollectionHome(db.Collection{Protocol: db.ProtocolResourceSync, Key: "https://a.example/docs/", SiteURL: "https://a.example/"}), "https://a.example/docs/"},
+		{CollectionHome(db.Collection{Protocol: db.ProtocolARC, Key: "https://a.example/arc.json", SiteURL: "https://a.example/"}), "https://a.example/"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)
@@ -254,9 +253,9 @@ func TestChangedFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := s.builder(t, Options{FailingAfter: 90 * time.Minute})
-	changed := func(crs ...harvest.CollectionReport) []string {
+	changed := func(crs ...Harvested) []string {
 		t.Helper()
-		topics, err := b.ChangedFeeds(t.Context(), &harvest.SiteReport{Site: s.site, Collections: crs})
+		topics, err := b.ChangedFeeds(t.Context(), s.site.ID, crs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,6 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
-	"tidings/harvest"
 )
 
 // Spec is one feed, whatever its format and page: what it holds and how
@@ -114,7 +113,7 @@ func (b *Builder) collectionMap(ctx context.Context, f db.CollectionFilter) (map
 // collection's describes URL; for SCP sections and ARC sitemaps, whose keys
 // name documents rather than pages, the site itself.
 func CollectionHome(col db.Collection) string {
-	if col.Protocol == harvest.ProtocolResourceSync {
+	if col.Protocol == db.ProtocolResourceSync {
 		return col.Key
 	}
 	return col.SiteURL

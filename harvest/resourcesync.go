@@ -11,7 +11,7 @@ import (
 )
 
 // ProtocolResourceSync names ResourceSync collections in the store.
-const ProtocolResourceSync = "resourcesync"
+const ProtocolResourceSync = db.ProtocolResourceSync
 
 // maxUpHops bounds how far rel="up" links are followed from a capability
 // list, change list or resource list towards the Source Description.

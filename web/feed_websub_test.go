@@ -13,6 +13,7 @@ import (
 	"tidings/feeds"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/websub"
 )
 
 // pingHub is a WebSub hub on loopback that records the topics of publish
@@ -77,11 +78,15 @@ func TestWebSubPingsChangedFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
-	pub := harvest.NewPublisher(client, hub.URL+"/", harvest.PublisherOptions{})
+	pub := websub.NewPublisher(client, hub.URL+"/", websub.PublisherOptions{})
 	var hookErr error
 	harvester := harvest.New(client, fx.store, harvest.Options{
 		AfterHarvest: func(ctx context.Context, rep *harvest.SiteReport) {
-			topics, err := build.ChangedFeeds(ctx, rep)
+			var done []feedbuild.Harvested
+			for _, cr := range rep.Collections {
+				done = append(done, feedbuild.Harvested(cr))
+			}
+			topics, err := build.ChangedFeeds(ctx, rep.Site.ID, done)
 			if err == nil {
 				err = pub.Publish(ctx, topics)
 			}

@@ -8,6 +8,7 @@ import (
 	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/websub"
 )
 
 // pinger pings the WebSub hub after each harvest that adds entries, in the
@@ -15,7 +16,7 @@ import (
 type pinger struct {
 	ctx   context.Context
 	log   *slog.Logger
-	pub   *harvest.Publisher
+	pub   *websub.Publisher
 	build *feedbuild.Builder
 
 	mu      sync.Mutex // guards closing and wg.Go against wait
@@ -36,7 +37,7 @@ func newPinger(ctx context.Context, a *app, client *fetch.Client) (*pinger, erro
 	}
 	return &pinger{
 		ctx: ctx, log: a.log, build: build,
-		pub: harvest.NewPublisher(client, a.cfg.WebSubHub, harvest.PublisherOptions{Logger: a.log}),
+		pub: websub.NewPublisher(client, a.cfg.WebSubHub, websub.PublisherOptions{Logger: a.log}),
 	}, nil
 }
 
@@ -53,7 +54,7 @@ func afterHarvests(hooks ...func(context.Context, *harvest.SiteReport)) func(con
 }
 
 func (p *pinger) afterHarvest(ctx context.Context, rep *harvest.SiteReport) {
-	topics, err := p.build.ChangedFeeds(ctx, rep)
+	topics, err := p.build.ChangedFeeds(ctx, rep.Site.ID, harvested(rep))
 	if err != nil {
 		p.log.Error("websub: list the feeds a harvest changed", "site", rep.Site.URL, "error", err)
 		return
@@ -81,4 +82,13 @@ func (p *pinger) wait() {
 	p.closing = true
 	p.mu.Unlock()
 	p.wg.Wait()
+}
+
+// harvested is what the feed builder needs of a site harvest's report.
+func harvested(rep *harvest.SiteReport) []feedbuild.Harvested {
+	out := make([]feedbuild.Harvested, len(rep.Collections))
+	for i, cr := range rep.Collections {
+		out[i] = feedbuild.Harvested(cr)
+	}
+	return out
 }
