@@ -114,3 +114,25 @@ func equalSets(a, b []int) bool {
 	}
 	return len(a) == len(b)
 }
+
+func TestRobotsPadding(t *testing.T) {
+	plain := siteDocs(1, 0, 0, testShape, "http://h")["/robots.txt"]
+	if string(plain) != "User-agent: *\nDisallow: /private/\n" {
+		t.Errorf("unpadded robots.txt = %q", plain)
+	}
+	sh := testShape
+	sh.RobotsBytes = 4096
+	a := siteDocs(1, 0, 0, sh, "http://h")["/robots.txt"]
+	b := siteDocs(1, 1, 0, sh, "http://h")["/robots.txt"]
+	if len(a) < 4096 || len(a) > 4096+40 {
+		t.Errorf("padded robots.txt is %d bytes, want 4096 or a line more", len(a))
+	}
+	if &a[0] != &b[0] {
+		t.Error("two sites hold their own copy of the padded robots.txt")
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(a)), "\n")[1:] {
+		if !strings.HasPrefix(line, "Disallow: /private/") {
+			t.Fatalf("padding line %q disallows more than /private/", line)
+		}
+	}
+}

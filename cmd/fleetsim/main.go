@@ -43,12 +43,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&sh.Collections, "collections", 2, "capability lists (collections) per site")
 	fs.IntVar(&sh.Lists, "lists", 2, "change lists per collection's change list index")
 	fs.IntVar(&sh.Entries, "entries", 200, "entries per change list")
+	fs.IntVar(&sh.RobotsBytes, "robots-bytes", 0, "pad every robots.txt with Disallow rules to at least this many bytes")
 	verbose := fs.Bool("log", false, "print every request (site, method, path, status, bytes) on standard error")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *n < 1 || sh.Collections < 1 || sh.Lists < 1 || sh.Entries < 1 || *rate < 0 || *rate > 1 {
-		return fmt.Errorf("fleetsim: --sites, --collections, --lists and --entries must be positive and --mutate within [0, 1]")
+	if *n < 1 || sh.Collections < 1 || sh.Lists < 1 || sh.Entries < 1 || *rate < 0 || *rate > 1 || sh.RobotsBytes < 0 || sh.RobotsBytes > 64<<20 {
+		return fmt.Errorf("fleetsim: --sites, --collections, --lists and --entries must be positive, --mutate within [0, 1] and --robots-bytes within [0, 64 MiB]")
 	}
 	var log io.Writer
 	if *verbose {

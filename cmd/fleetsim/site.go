@@ -5,16 +5,18 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 )
 
 // Shape is what every synthetic site publishes: Collections capability
 // lists, each with a change list index of Lists change lists of Entries
-// entries.
+// entries, and a robots.txt padded with rules to at least RobotsBytes.
 type Shape struct {
 	Collections int
 	Lists       int
 	Entries     int
+	RobotsBytes int
 }
 
 // epoch dates every generated document, so that a seed alone decides them.
@@ -43,8 +45,33 @@ func siteDocs(seed int64, i, gen int, sh Shape, base string) map[string][]byte {
 	docs["/.well-known/resourcesync"] = sd.Bytes()
 	// A robots.txt with a rule, so a harvester that honours it has one to
 	// read, and one that asks conditionally can be answered 304.
-	docs["/robots.txt"] = []byte("User-agent: *\nDisallow: /private/\n")
+	docs["/robots.txt"] = robotsTxt(sh.RobotsBytes)
 	return docs
+}
+
+var (
+	robotsMu   sync.Mutex
+	robotsBody = map[int][]byte{}
+)
+
+// robotsTxt is the robots.txt of every site: one rule, or, to load a
+// harvester's robots.txt handling, rules enough to reach size bytes. They
+// disallow only what no site links to, so harvests still go through. The
+// sites share one copy: 300 sites of 512 KiB each would otherwise hold
+// 150 MB here.
+func robotsTxt(size int) []byte {
+	robotsMu.Lock()
+	defer robotsMu.Unlock()
+	if b, ok := robotsBody[size]; ok {
+		return b
+	}
+	var b bytes.Buffer
+	b.WriteString("User-agent: *\nDisallow: /private/\n")
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "Disallow: /private/%07d/\n", i)
+	}
+	robotsBody[size] = b.Bytes()
+	return b.Bytes()
 }
 
 // collectionDocs adds collection c's index and change lists. Each list
