@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -20,11 +17,11 @@ type serveProc struct {
 	cmd  *exec.Cmd
 	addr string
 	log  string
-	done chan error
+	done chan struct{} // closed when serve has ended
 }
 
-// startServe starts serve with env and waits until it answers.
-func startServe(ctx context.Context, bin string, env []string, logPath string) (*serveProc, error) {
+// startServe starts serve with env and args and waits until it answers.
+func startServe(ctx context.Context, bin string, env []string, logPath string, args ...string) (*serveProc, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -34,8 +31,8 @@ func startServe(ctx context.Context, bin string, env []string, logPath string) (
 		return nil, err
 	}
 	defer log.Close() // the child has its own copy
-	s := &serveProc{addr: fmt.Sprintf("127.0.0.1:%d", port), log: logPath, done: make(chan error, 1)}
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", s.addr)
+	s := &serveProc{addr: fmt.Sprintf("127.0.0.1:%d", port), log: logPath, done: make(chan struct{})}
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", s.addr}, args...)...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, log, log
 	// SIGTERM shuts serve down gracefully.
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
@@ -44,13 +41,14 @@ func startServe(ctx context.Context, bin string, env []string, logPath string) (
 		return nil, fmt.Errorf("start tidings serve: %w", err)
 	}
 	s.cmd = cmd
-	go func() { s.done <- cmd.Wait() }()
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(s.done) }()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
-		case err := <-s.done:
+		case <-s.done:
 			b, _ := os.ReadFile(logPath)
-			return nil, fmt.Errorf("tidings serve stopped at start: %v\n%s", err, b)
+			return nil, fmt.Errorf("tidings serve stopped at start: %v\n%s", waitErr, b)
 		default:
 		}
 		if resp, err := http.Get(s.url("/healthz")); err == nil {
@@ -76,30 +74,44 @@ func (s *serveProc) close() {
 	}
 }
 
+// exited reports whether serve has ended.
+func (s *serveProc) exited() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// guard kills serve when its resident set passes limit, until the
+// returned stop is called; stop reports whether it did.
+func (s *serveProc) guard(limit int64) (stop func() (killed bool)) {
+	quit := make(chan struct{})
+	var killed atomic.Bool
+	go func() {
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-s.done:
+				return
+			case <-t.C:
+				if rss, _, err := s.memory(); err == nil && rss > limit {
+					killed.Store(true)
+					s.cmd.Process.Kill()
+					return
+				}
+			}
+		}
+	}()
+	return func() bool { close(quit); return killed.Load() }
+}
+
 // memory reads the process's resident set size now and its peak so far,
 // in bytes, from /proc.
 func (s *serveProc) memory() (rss, peak int64, err error) {
-	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "status"))
-	if err != nil {
-		return 0, 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, value, _ := strings.Cut(sc.Text(), ":")
-		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
-		switch {
-		case name != "VmRSS" && name != "VmHWM":
-		case err != nil:
-			return 0, 0, fmt.Errorf("/proc status %s: %q", name, value)
-		case name == "VmRSS":
-			rss = kb << 10
-		default:
-			peak = kb << 10
-		}
-	}
-	if rss == 0 || peak == 0 {
-		return 0, 0, fmt.Errorf("no VmRSS or VmHWM in /proc/%d/status", s.cmd.Process.Pid)
-	}
-	return rss, peak, sc.Err()
+	return procMemory(s.cmd.Process.Pid)
 }
