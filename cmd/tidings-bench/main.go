@@ -13,7 +13,8 @@
 // `tidings serve` with wrk, beside a bare net/http handler and nginx
 // serving the same bytes; scenario 5 does so while the rest of the fleet is
 // followed; scenario 6 reads serve's memory with 10,000 sites followed.
-// --only and --skip pick scenarios: --only 4,6.
+// --only and --skip pick scenarios: --only 4,6; BENCHMARKS.md then keeps
+// the other scenarios' rows from its last full run.
 package main
 
 import (
@@ -129,14 +130,26 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		command += " --" + f.Name + " " + v
 	})
+	date := time.Now().UTC().Format("2006-01-02")
 	md := fmt.Sprintf("# Benchmarks\n\n`%s`, %s, on %d CPU cores shared by tidings, the fleet and the load generators; "+
 		"tidings' default politeness (250 ms between two requests to a host, robots.txt honoured).\n\n%s",
-		command, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), table(rows))
+		command, date, runtime.NumCPU(), table(rows))
 	fmt.Fprint(stdout, md)
-	if *out != "" {
-		return os.WriteFile(*out, []byte(md), 0o644)
+	if *out == "" {
+		return nil
 	}
-	return nil
+	if len(sel) < len(allScenarios) {
+		// A partial run replaces its own scenarios' rows and keeps the
+		// others' figures of record.
+		old, err := os.ReadFile(*out)
+		if err != nil && !os.IsNotExist(err) {
+			return err
+		}
+		if len(old) > 0 {
+			md = mergeBenchmarks(string(old), sel, fmt.Sprintf("`%s`, %s", command, date), rows)
+		}
+	}
+	return os.WriteFile(*out, []byte(md), 0o644)
 }
 
 // tidingsEnv is this process's environment without TIDINGS_* variables, so
