@@ -13,13 +13,14 @@ import (
 // harness is what the scenarios share: the built binaries, the fleet, a
 // temporary directory for their databases, and how wrk loads a server.
 type harness struct {
-	dir     string
-	bin     string // the tidings binary
-	fleet   *fleetProc
-	workers int // tidings' --workers when following
-	load    load
-	rounds  int // wrk runs per target in scenario 4, taking turns
-	stderr  io.Writer
+	dir      string
+	bin      string     // the tidings binary
+	fleetsim string     // the fleetsim binary
+	fleet    *fleetProc // the fleet of scenarios 2 to 5, when they run
+	workers  int        // tidings' --workers when following
+	load     load
+	rounds   int // wrk runs per target in scenario 4, taking turns
+	stderr   io.Writer
 }
 
 // env is the environment of a tidings command on the database at db.
@@ -53,7 +54,7 @@ func (h *harness) followAll(ctx context.Context, env, urls []string) (sites, col
 type scenarios []int
 
 // allScenarios are the scenarios the harness runs; 1 is a Go benchmark.
-var allScenarios = scenarios{1, 2, 3, 4, 5, 6}
+var allScenarios = scenarios{1, 2, 3, 4, 5, 6, 7}
 
 // selectScenarios reads --only and --skip: comma-separated scenario
 // numbers. Scenarios 2 and 3 are picked or left out together.
@@ -66,7 +67,7 @@ func selectScenarios(only, skip string) (scenarios, error) {
 			}
 			n, err := strconv.Atoi(f)
 			if err != nil || !slices.Contains(allScenarios, n) {
-				return nil, fmt.Errorf("no scenario %q: the harness runs scenarios 1 to 6", f)
+				return nil, fmt.Errorf("no scenario %q: the harness runs scenarios 1 to %d", f, len(allScenarios))
 			}
 			out = append(out, n)
 			// 3 harvests the database 2 filled: they go together.

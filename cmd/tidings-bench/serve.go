@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -70,23 +68,14 @@ func (h *harness) servingScenarios(ctx context.Context, sel scenarios) ([]Row, e
 
 // firstFeedPath is the path of the first feed `tidings feeds` lists.
 func firstFeedPath(ctx context.Context, bin string, env []string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, "feeds", "--json")
-	cmd.Env = env
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("tidings feeds: %w", err)
-	}
-	var f struct {
-		FeedURL string `json:"feed_url"`
-	}
-	if err := json.NewDecoder(bytes.NewReader(out)).Decode(&f); err != nil {
-		return "", fmt.Errorf("tidings feeds --json: %w\n%s", err, out)
-	}
-	u, err := url.Parse(f.FeedURL)
+	paths, err := feedPaths(ctx, bin, env)
 	if err != nil {
 		return "", err
 	}
-	return u.Path, nil
+	if len(paths) == 0 {
+		return "", fmt.Errorf("tidings feeds lists no feed")
+	}
+	return paths[0], nil
 }
 
 // target is one server of scenario 4, and its validator of the feed.

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Scenario 7's attacks, as the issue "Hardening, round two" measured them.
+const (
+	longLocBytes   = 45_000_000 // one change list <loc>
+	longURLLists   = 24         // change lists of one index,
+	longURLEntries = 1000       // of this many changes,
+	longURLBytes   = 40_000     // each URL this long: 41 MB a list, under the 50 MB sitemap limit
+	arcBytes       = 31_000_000 // an ARC sitemap, most of it one list nobody reads
+	robotsOrigins  = 300        // origins, each with
+	robotsBytes    = 512 << 10  // a robots.txt this long
+
+	// hostileTimeout bounds each run of follow, and each of serve.
+	hostileTimeout = 120 * time.Second
+	// hostileWorkers is follow's and serve's --workers for the 300
+	// origins: with serve's default 4, harvesting them would take minutes
+	// of politeness delays alone.
+	hostileWorkers = 64
+	// feedRequests are asked of serve at once, as readers do.
+	feedRequests = 6
+	rssTarget    = 300e6
+)
+
+// attack is one hostile site of scenario 7 and how serve meets it.
+type attack struct {
+	scenario string
+	docs     func(base string) map[string]hostileDoc
+	// feeds: serve answers the collection's feeds, feedRequests at once;
+	// else serve's scheduler harvests the site again.
+	feeds bool
+}
+
+func hostileAttacks(at time.Time) []attack {
+	return []attack{
+		{
+			scenario: "7. hostile: a 45 MB `<loc>`",
+			feeds:    true,
+			docs: func(base string) map[string]hostileDoc {
+				list := changeListDoc{base: base, name: "c", entries: 3, urlBytes: 80, longLoc: longLocBytes, at: at}
+				return resourceSyncDocs(base, base+"/changes.xml", map[string]hostileDoc{
+					"/changes.xml": {"application/xml", list.write},
+				})
+			},
+		},
+		{
+			scenario: fmt.Sprintf("7. hostile: %d lists of %s URLs of 40 kB", longURLLists, thousands(longURLEntries)),
+			feeds:    true,
+			docs: func(base string) map[string]hostileDoc {
+				docs := map[string]hostileDoc{"/index.xml": {"application/xml", func(w io.Writer) error {
+					return writeChangeListIndex(w, base, longURLLists, at)
+				}}}
+				for i := range longURLLists {
+					list := changeListDoc{base: base, name: fmt.Sprint(i), entries: longURLEntries, urlBytes: longURLBytes, at: at}
+					docs[fmt.Sprintf("/changes-%d.xml", i)] = hostileDoc{"application/xml", list.write}
+				}
+				return resourceSyncDocs(base, base+"/index.xml", docs)
+			},
+		},
+		{
+			// Named by robots.txt, as the ARC specification suggests for
+			// a sitemap outside the well-known places.
+			scenario: "7. hostile: a 31 MB ARC sitemap, YAML",
+			docs: func(base string) map[string]hostileDoc {
+				doc := arcDoc{site: base, size: arcBytes, at: at}
+				return map[string]hostileDoc{
+					"/robots.txt": {"text/plain", func(w io.Writer) error {
+						_, err := fmt.Fprintf(w, "User-agent: *\nAllow: /\nSitemap: %s/arc-sitemap.yaml\n", base)
+						return err
+					}},
+					"/arc-sitemap.yaml": {"application/yaml", doc.writeYAML},
+				}
+			},
+		},
+		{
+			scenario: "7. hostile: a 31 MB ARC sitemap, JSON",
+			docs: func(base string) map[string]hostileDoc {
+				doc := arcDoc{site: base, size: arcBytes, at: at}
+				return map[string]hostileDoc{"/.well-known/arc-sitemap.json": {"application/json", doc.writeJSON}}
+			},
+		},
+	}
+}
+
+// hostile is scenario 7: each attack of the issue "Hardening, round two"
+// served from loopback, `tidings follow` of it measured, then `tidings
+// serve` on the database it left.
+func (h *harness) hostile(ctx context.Context) ([]Row, error) {
+	at := time.Now().UTC().Truncate(time.Second)
+	defer func() { fmt.Fprintf(h.stderr, "scenario 7 took %.0f s\n", time.Since(at).Seconds()) }()
+	var rows []Row
+	for i, a := range hostileAttacks(at) {
+		fmt.Fprintf(h.stderr, "scenario 7: %s\n", strings.TrimPrefix(a.scenario, "7. hostile: "))
+		more, err := h.hostileSite(ctx, a, filepath.Join(h.dir, fmt.Sprintf("hostile-%d.db", i)))
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, more...)
+	}
+	fmt.Fprintf(h.stderr, "scenario 7: %d origins with a robots.txt of %d KiB\n", robotsOrigins, robotsBytes>>10)
+	more, err := h.hostileRobots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, more...), nil
+}
+
+// hostileSite runs one attack: follow the site, then serve what it left.
+func (h *harness) hostileSite(ctx context.Context, a attack, dbPath string) ([]Row, error) {
+	site, err := startHostileSite(a.docs)
+	if err != nil {
+		return nil, err
+	}
+	defer site.close()
+	env := h.env(dbPath)
+	cmd := exec.Command(h.bin, "follow", site.base+"/")
+	cmd.Env = env
+	res, err := runMeasured(ctx, cmd, hostileTimeout, rssGuard)
+	if err != nil {
+		return nil, err
+	}
+	rows := []Row{followRow(a.scenario, res, fmt.Sprintf("%s sent", mb(site.sent())))}
+	before := site.sent()
+	var row Row
+	if a.feeds {
+		row, err = h.serveFeeds(ctx, a.scenario, env, dbPath)
+	} else {
+		row, err = h.serveHarvest(ctx, a.scenario, env, dbPath, site.base+"/", nil)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !a.feeds {
+		row.Figure += fmt.Sprintf("; %s sent", mb(site.sent()-before))
+	}
+	return append(rows, row), nil
+}
+
+// followRow is the row of one measured follow.
+func followRow(scenario string, res runResult, more string) Row {
+	return Row{scenario, fmt.Sprintf("follow: peak RSS %s in %.1f s, %s; %s; printed %s",
+		mb(res.peak), res.wall.Seconds(), res.ending(), more, codeSpan(firstLine(res.output, 110))), "< 300 MB", check(res.ok() && res.peak < rssTarget)}
+}
+
+// codeSpan quotes text as Markdown code in a table cell.
+func codeSpan(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return "`" + strings.NewReplacer("`", "'", "|", `\|`).Replace(s) + "`"
+}
