@@ -251,7 +251,7 @@ func tagsOf(list []any) ([]string, string) {
 		if !ok {
 			return nil, fmt.Sprintf("has an ai_tags item %s; tags must be strings", describe(item))
 		}
-		s = clip(strings.Join(strings.Fields(s), " "), MaxTagRunes)
+		s = tagText(s)
 		if s == "" || seen[s] || len(tags) >= MaxTags {
 			continue
 		}
@@ -259,6 +259,11 @@ func tagsOf(list []any) ([]string, string) {
 		tags = append(tags, s)
 	}
 	return tags, ""
+}
+
+// tagText is a tag as kept: spaces folded, clipped to MaxTagRunes.
+func tagText(s string) string {
+	return clip(strings.Join(strings.Fields(s), " "), MaxTagRunes)
 }
 
 func pageURL(s string) bool {
@@ -306,6 +311,11 @@ func describe(v any) string {
 		return "a list"
 	case map[string]any:
 		return "an object"
+	case compound:
+		if x == listValue {
+			return "a list"
+		}
+		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
 }
@@ -314,8 +324,15 @@ func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	// Converting only the kept part: a summary may be megabytes long.
+	end, runes := 0, 0
+	for end = range s {
+		if runes == n {
+			break
+		}
+		runes++
+	}
+	return string([]rune(s[:end])) + "…"
 }
 
 // ParseDateTime reads an RFC 3339 date-time, and the ISO 8601 and YAML
