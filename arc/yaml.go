@@ -182,8 +182,12 @@ func (c *converter) sequence(n *yaml.Node, depth int, p *plan) (any, error) {
 
 func (c *converter) mapping(n *yaml.Node, depth int, p *plan) (any, error) {
 	var m map[string]any
-	if !p.walks() {
+	switch {
+	case p == nil:
 		m = make(map[string]any, len(n.Content)/2)
+	case !p.walk:
+		// Sized by what is kept: a page may have a million keys.
+		m = make(map[string]any, len(p.fields))
 	}
 	var merges []any
 	for i := 0; i+1 < len(n.Content); i += 2 {
