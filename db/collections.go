@@ -9,6 +9,15 @@ import (
 	"time"
 )
 
+// The protocols a collection is followed by, as the store names them. A
+// ResourceSync collection's key is the page its capability list describes;
+// the others' keys name documents (an SCP sitemap section, an ARC sitemap).
+const (
+	ProtocolResourceSync = "resourcesync"
+	ProtocolSCP          = "scp"
+	ProtocolARC          = "arc"
+)
+
 // Collection is one feed: for ResourceSync, a capability list, keyed by its
 // rs:ln rel="describes" URL.
 type Collection struct {

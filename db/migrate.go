@@ -186,6 +186,24 @@ ALTER TABLE sites ADD COLUMN discovered_at TEXT;
 	`
 ALTER TABLE fetch_state ADD COLUMN digest TEXT NOT NULL DEFAULT '';
 `,
+	// 8: a page's title and summary in columns of their own, so that every
+	// protocol can keep them and a deleted page's entry can be titled. SCP
+	// kept them inside hash as "<sha256 hex> <JSON [title, summary]>";
+	// those rows keep the bare digest.
+	`
+ALTER TABLE pages ADD COLUMN title TEXT NOT NULL DEFAULT '';
+ALTER TABLE pages ADD COLUMN summary TEXT NOT NULL DEFAULT '';
+UPDATE pages SET
+	title = CASE WHEN json_valid(substr(hash, instr(hash, ' ') + 1))
+		AND json_type(substr(hash, instr(hash, ' ') + 1), '$[0]') = 'text'
+		THEN json_extract(substr(hash, instr(hash, ' ') + 1), '$[0]') ELSE '' END,
+	summary = CASE WHEN json_valid(substr(hash, instr(hash, ' ') + 1))
+		AND json_type(substr(hash, instr(hash, ' ') + 1), '$[1]') = 'text'
+		THEN json_extract(substr(hash, instr(hash, ' ') + 1), '$[1]') ELSE '' END,
+	hash = substr(hash, 1, instr(hash, ' ') - 1)
+WHERE instr(hash, ' ') > 0
+	AND collection_id IN (SELECT id FROM collections WHERE protocol = 'scp');
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -9,20 +9,23 @@ import (
 
 // Page is what a protocol that lists pages (SCP, ARC) last said of one page
 // of a collection: enough to tell a created page from an updated or an
-// unchanged one, and to notice one that vanished.
+// unchanged one, to notice one that vanished, and to title its entry when
+// it does.
 type Page struct {
 	URL      string
 	Modified *time.Time
 	Hash     string // a digest of the page's content, protocol-defined
+	Title    string
+	Summary  string
 }
 
 // Pages returns a collection's known pages by URL.
 func (d *DB) Pages(ctx context.Context, collectionID int64) (map[string]Page, error) {
 	list, err := queryAll(ctx, d, fmt.Sprintf("load pages of collection %d", collectionID),
-		`SELECT url, modified, hash FROM pages WHERE collection_id = ?`, func(row scanner) (Page, error) {
+		`SELECT url, modified, hash, title, summary FROM pages WHERE collection_id = ?`, func(row scanner) (Page, error) {
 			var p Page
 			var mod nullTime
-			err := row.Scan(&p.URL, &mod, &p.Hash)
+			err := row.Scan(&p.URL, &mod, &p.Hash, &p.Title, &p.Summary)
 			p.Modified = mod.t
 			return p, err
 		}, collectionID)
@@ -57,9 +60,10 @@ func (d *DB) Processed(ctx context.Context, collectionID int64) (map[string]bool
 func savePages(ctx context.Context, tx *sql.Tx, collectionID int64, h CollectionHarvest) error {
 	for _, p := range h.Pages {
 		_, err := tx.ExecContext(ctx, `
-INSERT INTO pages (collection_id, url, modified, hash) VALUES (?, ?, ?, ?)
-ON CONFLICT (collection_id, url) DO UPDATE SET modified = excluded.modified, hash = excluded.hash`,
-			collectionID, p.URL, fmtTimePtr(p.Modified), p.Hash)
+INSERT INTO pages (collection_id, url, modified, hash, title, summary) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (collection_id, url) DO UPDATE SET modified = excluded.modified, hash = excluded.hash,
+	title = excluded.title, summary = excluded.summary`,
+			collectionID, p.URL, fmtTimePtr(p.Modified), p.Hash, p.Title, p.Summary)
 		if err != nil {
 			return fmt.Errorf("store page %s: %w", p.URL, err)
 		}

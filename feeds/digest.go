@@ -44,16 +44,16 @@ func DigestHTML(items []DigestItem) string {
 }
 
 func writeDigestItem(b *strings.Builder, it DigestItem) {
-	text := strings.TrimSpace(cleanText(it.Title))
+	text := strings.TrimSpace(CleanText(it.Title))
 	if text == "" {
-		text = strings.TrimSpace(cleanText(it.URL))
+		text = strings.TrimSpace(CleanText(it.URL))
 	}
 	b.WriteString("<li")
 	if lang := cleanLanguage(it.Language); lang != "" {
 		fmt.Fprintf(b, ` lang="%s"`, lang)
 	}
 	b.WriteString(">")
-	if href := safeURL(it.URL); href != "" {
+	if href := SafeURL(it.URL); href != "" {
 		fmt.Fprintf(b, `<a href="%s">%s</a>`, html.EscapeString(href), html.EscapeString(text))
 	} else {
 		b.WriteString(html.EscapeString(text))
@@ -71,7 +71,7 @@ func writeDigestItem(b *strings.Builder, it DigestItem) {
 // DigestHTML lists it, then its summary as an escaped paragraph.
 func PageHTML(it DigestItem, summary string) string {
 	out := DigestHTML([]DigestItem{it})
-	if s := strings.TrimSpace(cleanText(summary)); s != "" {
+	if s := strings.TrimSpace(CleanText(summary)); s != "" {
 		out += "<p"
 		if lang := cleanLanguage(it.Language); lang != "" {
 			out += ` lang="` + lang + `"`
@@ -115,7 +115,7 @@ func DigestTitle(collection string, items []DigestItem) string {
 		noun = "page"
 	}
 	title := fmt.Sprintf("%d %s %s", len(seen), noun, verb)
-	if name := strings.TrimSpace(cleanText(collection)); name != "" {
+	if name := strings.TrimSpace(CleanText(collection)); name != "" {
 		title += " on " + name
 	}
 	return title
@@ -124,9 +124,9 @@ func DigestTitle(collection string, items []DigestItem) string {
 // PageTitle is the title of a per-page entry, such as "Updated: About me",
 // naming the page by its title, else its URL.
 func PageTitle(kind, title, url string) string {
-	name := strings.TrimSpace(cleanText(title))
+	name := strings.TrimSpace(CleanText(title))
 	if name == "" {
-		name = strings.TrimSpace(cleanText(url))
+		name = strings.TrimSpace(CleanText(url))
 	}
 	word := kindWord(kind)
 	return strings.ToUpper(word[:1]) + word[1:] + ": " + name

@@ -149,21 +149,21 @@ func prepare(f *Feed) (*clean, error) {
 	if f == nil {
 		return nil, errors.New("feeds: nil feed")
 	}
-	id := strings.TrimSpace(cleanText(f.ID))
+	id := strings.TrimSpace(CleanText(f.ID))
 	if id == "" {
 		return nil, errors.New("feeds: feed has no id")
 	}
 	c := &clean{Feed: Feed{
 		ID:           id,
-		Title:        cleanText(f.Title),
-		Subtitle:     cleanText(f.Subtitle),
+		Title:        CleanText(f.Title),
+		Subtitle:     CleanText(f.Subtitle),
 		Updated:      f.Updated.UTC(),
-		Author:       strings.TrimSpace(cleanText(f.Author)),
-		SelfURL:      safeURL(f.SelfURL),
-		AlternateURL: safeURL(f.AlternateURL),
-		HubURL:       safeURL(f.HubURL),
-		NextURL:      safeURL(f.NextURL),
-		FirstURL:     safeURL(f.FirstURL),
+		Author:       strings.TrimSpace(CleanText(f.Author)),
+		SelfURL:      SafeURL(f.SelfURL),
+		AlternateURL: SafeURL(f.AlternateURL),
+		HubURL:       SafeURL(f.HubURL),
+		NextURL:      SafeURL(f.NextURL),
+		FirstURL:     SafeURL(f.FirstURL),
 	}}
 	if c.Author == "" {
 		c.Author = DefaultAuthor
@@ -191,19 +191,19 @@ func prepare(f *Feed) (*clean, error) {
 
 func prepareEntry(in *Entry) (Entry, error) {
 	// An item without an id makes gorilla invent a random one per render.
-	id := strings.TrimSpace(cleanText(in.ID))
+	id := strings.TrimSpace(CleanText(in.ID))
 	if id == "" {
 		return Entry{}, errors.New("entry has no id")
 	}
 	e := Entry{
 		ID:          id,
-		Title:       cleanText(in.Title),
+		Title:       CleanText(in.Title),
 		Updated:     in.Updated.UTC(),
 		Published:   in.Published.UTC(),
-		Link:        safeURL(in.Link),
+		Link:        SafeURL(in.Link),
 		ContentHTML: sanitizeHTML(in.ContentHTML),
-		Summary:     cleanText(in.Summary),
-		Author:      strings.TrimSpace(cleanText(in.Author)),
+		Summary:     CleanText(in.Summary),
+		Author:      strings.TrimSpace(CleanText(in.Author)),
 		Language:    cleanLanguage(in.Language),
 		Categories:  cleanCategories(in.Categories),
 	}

@@ -32,7 +32,7 @@ func sanitizeHTML(s string) string {
 	if s == "" {
 		return ""
 	}
-	return cleanText(contentPolicy.Sanitize(cleanText(s)))
+	return CleanText(contentPolicy.Sanitize(CleanText(s)))
 }
 
 // cleanLanguage returns tag when it is a well-formed BCP 47 language tag
@@ -54,7 +54,7 @@ const maxCategories = 20
 func cleanCategories(in []string) []string {
 	var out []string
 	for _, c := range in {
-		c = strings.Join(strings.Fields(cleanText(c)), " ")
+		c = strings.Join(strings.Fields(CleanText(c)), " ")
 		if c != "" {
 			out = append(out, c)
 		}

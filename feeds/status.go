@@ -23,7 +23,7 @@ func FailingHTML(since time.Time, lastError string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<p>tidings has not been able to harvest the changes of this feed since %s, so changes made since then may be missing.", timeHTML(since))
 	b.WriteString(" This feed will say so when harvests work again.</p>")
-	if e := strings.TrimSpace(cleanText(lastError)); e != "" {
+	if e := strings.TrimSpace(CleanText(lastError)); e != "" {
 		fmt.Fprintf(&b, "<p>The last error: <q>%s</q></p>", html.EscapeString(e))
 	}
 	return b.String()
@@ -42,7 +42,7 @@ func RecoveredHTML(since, until time.Time) string {
 }
 
 func collectionName(collection string) string {
-	if name := strings.TrimSpace(cleanText(collection)); name != "" {
+	if name := strings.TrimSpace(CleanText(collection)); name != "" {
 		return name
 	}
 	return "this collection"

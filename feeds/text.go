@@ -10,10 +10,10 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// cleanText makes s safe to write as XML 1.0 character data: each run of
+// CleanText makes s safe to write as XML 1.0 character data: each run of
 // invalid UTF-8 becomes U+FFFD and characters XML 1.0 forbids (most C0
 // controls, U+FFFE, U+FFFF) are dropped.
-func cleanText(s string) string {
+func CleanText(s string) string {
 	if xmlSafe(s) {
 		return s
 	}
@@ -50,11 +50,11 @@ func xmlChar(r rune) bool {
 	return false
 }
 
-// safeURL returns raw as an absolute http or https URL, or "" when it is
+// SafeURL returns raw as an absolute http or https URL, or "" when it is
 // anything else (javascript:, data:, relative, unparsable, holding
 // characters XML forbids or invalid UTF-8), so that text
 // from sites never becomes a link to another scheme.
-func safeURL(raw string) string {
+func SafeURL(raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || !xmlSafe(raw) {
 		return ""

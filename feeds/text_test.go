@@ -45,8 +45,8 @@ func TestCleanText(t *testing.T) {
 		{"emoji 🙂 and é", "emoji 🙂 and é"},
 	}
 	for _, tt := range tests {
-		if got := cleanText(tt.in); got != tt.want {
-			t.Errorf("cleanText(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := CleanText(tt.in); got != tt.want {
+			t.Errorf("CleanText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -68,8 +68,8 @@ func TestSafeURL(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got := safeURL(tt.in); got != tt.want {
-			t.Errorf("safeURL(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := SafeURL(tt.in); got != tt.want {
+			t.Errorf("SafeURL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }

@@ -2,9 +2,6 @@ package harvest_test
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,11 +10,10 @@ import (
 
 	"tidings/db"
 	"tidings/harvest"
-	"tidings/web"
 )
 
-// atomOf serves the site's ARC collection feed (query "" for digests,
-// "?entries=page" for one entry per change) through the web server.
+// atomOf renders the site's ARC collection feed (query "" for digests,
+// "?entries=page" for one entry per change) as readers get it.
 func atomOf(t *testing.T, e *arcEnv, query string) string {
 	t.Helper()
 	cols, err := e.store.Collections(context.Background(), db.CollectionFilter{})
@@ -33,17 +29,7 @@ func atomOf(t *testing.T, e *arcEnv, query string) string {
 	if id == 0 {
 		t.Fatal("no ARC collection stored")
 	}
-	srv, err := web.New(e.store, web.Options{BaseURL: "http://tidings.test/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := httptest.NewRequest(http.MethodGet, fmt.Sprintf("/feeds/%d.atom%s", id, query), nil)
-	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
-		t.Fatalf("GET feed %d%s: %d\n%s", id, query, rec.Code, rec.Body)
-	}
-	return rec.Body.String()
+	return collectionAtom(t, e.store, id, query == "?entries=page")
 }
 
 // TestARCFeedReadByGofeed: a reader sees the summarized entries, with

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"tidings/arc"
-	"tidings/db"
 	"tidings/fetch"
 )
 
@@ -33,18 +32,16 @@ type arcState struct {
 type arcHarvest struct {
 	*job
 	st       arcState
-	host     string // the sitemap's host, for crawl_rate
-	known    map[string]db.Page
-	changed  map[string]db.Page // to store
-	vanished map[string]bool    // known pages to forget
-	withdraw []string           // private pages, whose earlier changes are removed
+	host     string   // the sitemap's host, for crawl_rate
+	known    *pageSet // as stored, changed by this run's documents
+	withdraw []string // private pages, whose earlier changes are removed
 }
 
 // harvest reads the full sitemap (conditionally), then the delta feeds of
 // the days since the later of its generated_at and the last harvest. Any
 // error stores nothing of the run but the error itself.
 func (arcProtocol) harvest(ctx context.Context, j *job) error {
-	h := &arcHarvest{job: j, changed: map[string]db.Page{}, vanished: map[string]bool{}}
+	h := &arcHarvest{job: j}
 	j.keepWatermark = true // changes come from diffing pages, not from a watermark
 	if err := h.run(ctx); err != nil {
 		j.changes, j.pages, j.gone, j.processed, j.state = nil, nil, nil, nil, nil
@@ -65,10 +62,11 @@ func (h *arcHarvest) run(ctx context.Context) error {
 		h.st = arcState{}
 	}
 	h.applyRate(h.st.CrawlRate, false)
-	var err error
-	if h.known, err = h.pagesKnown(ctx); err != nil {
+	known, err := h.pagesKnown(ctx)
+	if err != nil {
 		return err
 	}
+	h.known = newPageSet(known)
 	resp, _, err := h.s.fetch(ctx, "ARC sitemap", src)
 	if err != nil {
 		return err
@@ -184,10 +182,7 @@ func (h *arcHarvest) delta(ctx context.Context, u string) (ok, retry bool) {
 		// Generated before the full sitemap: already in it.
 		return true, false
 	}
-	for _, p := range sm.Pages {
-		h.apply(sm, p, u)
-	}
-	h.skipped(sm, u)
+	h.applyDelta(sm, u)
 	return true, false
 }
 
@@ -214,12 +209,7 @@ func (h *arcHarvest) withdrawPrivate(ctx context.Context) error {
 
 // finish hands what changed to the job, to be stored in one transaction.
 func (h *arcHarvest) finish() {
-	for _, p := range h.changed {
-		h.pages = append(h.pages, p)
-	}
-	for u := range h.vanished {
-		h.gone = append(h.gone, u)
-	}
+	h.pages, h.gone = h.known.toStore()
 	if b, err := json.Marshal(h.st); err == nil {
 		s := string(b)
 		h.state = &s

@@ -17,56 +17,55 @@ const maxHashLen = 128
 // created, changed ones updated, and known pages it no longer lists are
 // deleted.
 func (h *arcHarvest) applyFull(sm *arc.Sitemap, src string) {
-	listed := make(map[string]bool, len(sm.Pages))
+	doc := h.known.read(sm.GeneratedAt, pageRules{Complete: true})
 	for _, p := range sm.Pages {
-		listed[p.URL] = true
-		h.apply(sm, p, src)
+		// Listed, even when apply skips it: only silence is a deletion.
+		doc.list(p.URL)
+		h.apply(doc, sm, p, src)
 	}
-	for _, s := range h.skipped(sm, src) {
-		// A page listed but invalid has not vanished.
-		listed[s] = true
-	}
-	for u, k := range h.known {
-		if listed[u] {
-			continue
-		}
-		if k.Modified != nil && k.Modified.After(sm.GeneratedAt) {
-			// Changed (by a delta) after this sitemap was generated: its
-			// absence here is old news.
-			continue
-		}
-		h.record(db.Change{URL: u, Kind: "deleted", Datetime: sm.GeneratedAt, Source: src})
-		h.forget(u)
+	// A page listed but invalid has not vanished.
+	h.skipped(doc, sm, src)
+	for _, c := range doc.commit() {
+		h.record(db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: src})
 	}
 }
 
-// skipped warns of the invalid pages of a document and returns their URLs.
-// An invalid entry that hints the page is private still forgets the page.
-func (h *arcHarvest) skipped(sm *arc.Sitemap, src string) []string {
-	var urls []string
+// applyDelta applies a delta feed: its silence about a page says nothing.
+func (h *arcHarvest) applyDelta(sm *arc.Sitemap, src string) {
+	doc := h.known.read(sm.GeneratedAt, pageRules{})
+	for _, p := range sm.Pages {
+		h.apply(doc, sm, p, src)
+	}
+	h.skipped(doc, sm, src)
+	doc.commit()
+}
+
+// skipped warns of the invalid pages of a document and counts them as
+// listed. An invalid entry that hints the page is private still forgets
+// the page.
+func (h *arcHarvest) skipped(doc *pageDoc, sm *arc.Sitemap, src string) {
 	for _, s := range sm.Skipped {
 		h.warn.add("in %s, %s; it was skipped", src, s)
 		if s.URL == "" {
 			continue
 		}
-		urls = append(urls, s.URL)
+		doc.list(s.URL)
 		if s.Private {
-			h.makePrivate(s.URL)
+			h.makePrivate(doc, s.URL)
 		}
 	}
-	return urls
 }
 
-// apply compares one page with what is known of it. A change's time is
-// the page's lastmod (never later than the document); where that is
-// missing or unchanged, the document's generated_at.
-func (h *arcHarvest) apply(sm *arc.Sitemap, p arc.Page, src string) {
+// apply compares one page with what is known of it (see pageDoc.add). A
+// change's time is the page's lastmod (never later than the document);
+// where that is missing or unchanged, the document's generated_at.
+func (h *arcHarvest) apply(doc *pageDoc, sm *arc.Sitemap, p arc.Page, src string) {
 	if !h.onSite(p.URL, src) {
 		h.warn.add("in %s, a page on another host than the site was skipped", src)
 		return
 	}
 	if p.Private() {
-		h.makePrivate(p.URL)
+		h.makePrivate(doc, p.URL)
 		return
 	}
 	mod := p.Lastmod
@@ -74,68 +73,18 @@ func (h *arcHarvest) apply(sm *arc.Sitemap, p arc.Page, src string) {
 		g := sm.GeneratedAt
 		mod = &g
 	}
-	hash := hashOf(p.Checksum)
-	change := db.Change{URL: p.URL, Source: src, Title: p.Title, Summary: p.Summary, Tags: p.Tags, Datetime: sm.GeneratedAt}
-	k, known := h.known[p.URL]
-	if !known {
-		change.Kind = "created"
-		if mod != nil {
-			change.Datetime = *mod
-		}
-		h.record(change)
-		h.set(db.Page{URL: p.URL, Modified: mod, Hash: hash})
-		return
+	// Titles are not kept with ARC pages: a deleted page's entry is
+	// untitled, as it always was.
+	c, ok := doc.add(db.Page{URL: p.URL, Modified: mod, Hash: hashOf(p.Checksum)})
+	if ok {
+		h.record(db.Change{URL: p.URL, Kind: c.Kind, Datetime: c.At, Source: src, Title: p.Title, Summary: p.Summary, Tags: p.Tags})
 	}
-	if mod != nil && k.Modified != nil && mod.Before(*k.Modified) {
-		// Older than what a newer document said: stale.
-		return
-	}
-	modChanged := mod != nil && k.Modified != nil && !mod.Equal(*k.Modified)
-	sumChanged := hash != "" && k.Hash != "" && hash != k.Hash
-	if modChanged || sumChanged {
-		change.Kind = "updated"
-		if modChanged {
-			change.Datetime = *mod
-		}
-		h.record(change)
-	}
-	next := k
-	if mod != nil {
-		next.Modified = mod
-	}
-	if hash != "" {
-		next.Hash = hash
-	}
-	if !samePage(next, k) {
-		h.set(next)
-	}
-}
-
-func samePage(a, b db.Page) bool {
-	if a.Hash != b.Hash || (a.Modified == nil) != (b.Modified == nil) {
-		return false
-	}
-	return a.Modified == nil || a.Modified.Equal(*b.Modified)
-}
-
-func (h *arcHarvest) set(p db.Page) {
-	h.known[p.URL] = p
-	h.changed[p.URL] = p
-	delete(h.vanished, p.URL)
-}
-
-func (h *arcHarvest) forget(u string) {
-	delete(h.known, u)
-	delete(h.changed, u)
-	h.vanished[u] = true
 }
 
 // makePrivate keeps a page the site wants out of indexes out of the store:
 // no page row, and its earlier changes are withdrawn.
-func (h *arcHarvest) makePrivate(u string) {
-	if _, ok := h.known[u]; ok {
-		h.forget(u)
-	}
+func (h *arcHarvest) makePrivate(doc *pageDoc, u string) {
+	doc.forget(u)
 	h.withdraw = append(h.withdraw, u)
 }
 

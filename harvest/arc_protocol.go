@@ -14,7 +14,7 @@ import (
 
 // ProtocolARC names ARC sitemap collections in the store: one ARC sitemap
 // is one collection, keyed by its URL.
-const ProtocolARC = "arc"
+const ProtocolARC = db.ProtocolARC
 
 // arcWellKnown are the places Appendix E.5 names, relative to the root.
 var arcWellKnown = []string{".well-known/arc-sitemap.json", "arc-sitemap.json"}

@@ -4,23 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"tidings/db"
 )
 
-// harvestCollection harvests one collection through its protocol and
+// harvestCollection harvests one collection through its protocol, taking
+// the documents the site's session already read and sharing its budget, and
 // stores the result in one transaction. The returned error is only for
 // failures of the store; a site's failures are recorded in the run.
 //
 // A harvest cut short by ctx (shutdown) is not stored: it would only record
 // "context canceled" as the collection's error, and the next harvest does
 // the same work again, losing nothing since the watermark did not move.
-func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, budget *atomic.Int64) (db.Run, time.Duration, error) {
+func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, siteSession *session) (db.Run, time.Duration, error) {
 	now := h.opts.Now()
 	s := newSession(h.client, known)
-	s.budget = budget
+	s.budget, s.read = siteSession.budget, siteSession.read
 	j := &job{
 		h: h, s: s, site: site, col: col, now: now,
 		first: col.LastSuccessAt == nil, cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{},

@@ -195,7 +195,7 @@ func TestNewChangeMakesANewDigest(t *testing.T) {
 }
 
 func TestStrictDatetimeIgnoresLastmodOnlyEntries(t *testing.T) {
-	e := newEnv(t, Options{StrictDatetime: true})
+	e := newEnv(t, Options{Protocols: ProtocolSettings{ResourceSync: ResourceSyncSettings{StrictDatetime: true}}})
 	rep := e.follow()
 	r := collectionRun(t, rep, "/shrine/").Run
 	if r.Changes != 3 || r.LastmodOnly != 0 {
@@ -282,17 +282,85 @@ func TestFollowNothingFoundListsWhatWasTried(t *testing.T) {
 	}
 }
 
-func TestMissingDescribesFallsBackWithWarning(t *testing.T) {
+// TestCapabilityListNamesItsCollection: when the Source Description gives
+// a capability list no rs:ln rel="describes", the capability list's own
+// (which IFCC-0001 requires of it) names the collection, and the list is
+// fetched once in the whole follow; when neither has one, its URL does,
+// with a warning.
+func TestCapabilityListNamesItsCollection(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.site.Set("/rs/description-b.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
 <rs:md capability="description"/><url><loc>{{.Base}}/gallery/caps.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`)
 	rep := e.follow()
-	c := collectionRun(t, rep, "/gallery/caps.xml")
+	c := collectionRun(t, rep, "/gallery/")
+	if c.Collection.Key != e.site.URL+"/gallery/" || c.Run.Changes != 1 {
+		t.Errorf("collection %q with %d changes, want %s/gallery/ with 1", c.Collection.Key, c.Run.Changes, e.site.URL)
+	}
+	if n := e.site.Requests("/gallery/caps.xml"); n != 1 {
+		t.Errorf("the capability list was fetched %d times, want once", n)
+	}
+	if w := strings.Join(rep.Run.Warnings, "\n"); strings.Contains(w, "describes") {
+		t.Errorf("warnings = %q", w)
+	}
+
+	e = newEnv(t, Options{})
+	e.site.Set("/rs/description-b.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:md capability="description"/><url><loc>{{.Base}}/gallery/caps.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`)
+	e.site.Set("/gallery/caps.xml", strings.Replace(e.site.Get("/gallery/caps.xml"),
+		`<x:ln rel="describes" href="`+e.site.URL+`/gallery/"/>`, "", 1))
+	rep = e.follow()
+	c = collectionRun(t, rep, "/gallery/caps.xml")
 	if c.Collection.Key != e.site.URL+"/gallery/caps.xml" {
 		t.Errorf("key = %s", c.Collection.Key)
 	}
-	if !strings.Contains(strings.Join(rep.Run.Warnings, "\n"), "without rs:ln rel=\"describes\"") {
+	if !strings.Contains(strings.Join(rep.Run.Warnings, "\n"), `has rs:ln rel="describes"; it is identified by its own URL`) {
 		t.Errorf("warnings = %q, want one about the missing describes link", rep.Run.Warnings)
+	}
+}
+
+// TestCapabilityListTitlesItsCollection: a describedby link on the
+// capability list titles a new collection the Source Description left
+// untitled.
+func TestCapabilityListTitlesItsCollection(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.site.Set("/gallery/about.html", "<html><head><title>The Gallery</title></head></html>")
+	e.site.Set("/gallery/caps.xml", strings.Replace(e.site.Get("/gallery/caps.xml"), `<x:md capability="capabilitylist"/>`,
+		`<x:md capability="capabilitylist"/><x:ln rel="describedby" href="`+e.site.URL+`/gallery/about.html"/>`, 1))
+	rep := e.follow()
+	if c := collectionRun(t, rep, "/gallery/"); c.Collection.Title != "The Gallery" {
+		t.Errorf("title = %q, want the capability list's describedby page's", c.Collection.Title)
+	}
+	if n := e.site.Requests("/gallery/caps.xml"); n != 1 {
+		t.Errorf("the capability list was fetched %d times, want once", n)
+	}
+}
+
+// TestSitemapIndexAtTheWellKnownPlaceIsASourceDescriptionIndex: IFCC-0001
+// recognises a Source Description Index by its <sitemapindex> root alone.
+func TestSitemapIndexAtTheWellKnownPlaceIsASourceDescriptionIndex(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.site.Set("/.well-known/resourcesync", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<sitemap><loc>{{.Base}}/rs/description-a.xml</loc></sitemap>
+<sitemap><loc>{{.Base}}/rs/description-b.xml</loc></sitemap>
+</sitemapindex>`)
+	rep := e.follow()
+	collectionRun(t, rep, "/shrine/")
+	collectionRun(t, rep, "/gallery/")
+}
+
+// TestCapabilityListWithoutChangeListIsNoFailure: "Otherwise, no changes
+// can be determined" (IFCC-0001) is said, and the harvest succeeds.
+func TestCapabilityListWithoutChangeListIsNoFailure(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.site.Set("/gallery/caps.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:ln rel="describes" href="{{.Base}}/gallery/"/><rs:md capability="capabilitylist"/>
+<url><loc>{{.Base}}/gallery/resources.xml</loc><rs:md capability="resourcelist"/></url></urlset>`)
+	c := collectionRun(t, e.follow(), "/gallery/")
+	if c.Run.Error != "" {
+		t.Errorf("error = %q, want none", c.Run.Error)
+	}
+	if !strings.Contains(strings.Join(c.Run.Warnings, "\n"), "names no change list, so no changes can be determined") {
+		t.Errorf("warnings = %q", c.Run.Warnings)
 	}
 }
 

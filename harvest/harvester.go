@@ -16,14 +16,10 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
-	"tidings/scpbridge"
 )
 
 // Options tune a Harvester.
 type Options struct {
-	// StrictDatetime follows IFCC-0001 literally: entries without
-	// rs:md datetime are ignored rather than dated by their lastmod.
-	StrictDatetime bool
 	// InitialWindow: on a collection's first harvest, changes older than
 	// this are stored as already seen instead of flooding the feed.
 	InitialWindow time.Duration
@@ -37,18 +33,8 @@ type Options struct {
 	// Rand returns a number in [0, 1) for the jitter of harvest times.
 	Rand   func() float64
 	Logger *slog.Logger
-	// SCP downloads: caps on a collection file's compressed and
-	// decompressed size and on one line (one page), enforced while it
-	// streams (with the spec's 100:1 ratio); zero takes the default.
-	SCPMaxCompressed   int64
-	SCPMaxDecompressed int64
-	SCPMaxLine         int64
-	// SCPDownloadTimeout bounds one SCP file download.
-	SCPDownloadTimeout time.Duration
-	// SCPSnapshotInterval: how often a section's snapshot is read again
-	// (when a newer one is offered) to catch what deltas missed, deletions
-	// above all.
-	SCPSnapshotInterval time.Duration
+	// Protocols are the protocol adapters' own settings.
+	Protocols ProtocolSettings
 	// SiteTimeout bounds one site's harvest; 0 = DefaultSiteTimeout.
 	SiteTimeout time.Duration
 	// MaxDocuments bounds the documents one site harvest fetches;
@@ -61,13 +47,11 @@ type Options struct {
 
 // Default option values.
 const (
-	DefaultSiteTimeout         = 15 * time.Minute
-	DefaultMaxDocuments        = 2000
-	DefaultInitialWindow       = 30 * 24 * time.Hour
-	DefaultInterval            = 24 * time.Hour
-	DefaultDiscoveryInterval   = 7 * 24 * time.Hour
-	DefaultSCPDownloadTimeout  = 30 * time.Minute
-	DefaultSCPSnapshotInterval = 7 * 24 * time.Hour
+	DefaultSiteTimeout       = 15 * time.Minute
+	DefaultMaxDocuments      = 2000
+	DefaultInitialWindow     = 30 * 24 * time.Hour
+	DefaultInterval          = 24 * time.Hour
+	DefaultDiscoveryInterval = 7 * 24 * time.Hour
 )
 
 // Harvester discovers and harvests sites into the store.
@@ -100,22 +84,7 @@ func New(client *fetch.Client, store *db.DB, o Options) *Harvester {
 	if o.MaxDocuments <= 0 {
 		o.MaxDocuments = DefaultMaxDocuments
 	}
-	lim := scpbridge.DefaultLimits()
-	if o.SCPMaxCompressed <= 0 {
-		o.SCPMaxCompressed = lim.MaxCompressed
-	}
-	if o.SCPMaxDecompressed <= 0 {
-		o.SCPMaxDecompressed = lim.MaxDecompressed
-	}
-	if o.SCPMaxLine <= 0 {
-		o.SCPMaxLine = lim.MaxLine
-	}
-	if o.SCPDownloadTimeout <= 0 {
-		o.SCPDownloadTimeout = DefaultSCPDownloadTimeout
-	}
-	if o.SCPSnapshotInterval <= 0 {
-		o.SCPSnapshotInterval = DefaultSCPSnapshotInterval
-	}
+	o.Protocols = o.Protocols.withDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

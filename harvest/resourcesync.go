@@ -11,7 +11,7 @@ import (
 )
 
 // ProtocolResourceSync names ResourceSync collections in the store.
-const ProtocolResourceSync = "resourcesync"
+const ProtocolResourceSync = db.ProtocolResourceSync
 
 // maxUpHops bounds how far rel="up" links are followed from a capability
 // list, change list or resource list towards the Source Description.
@@ -134,14 +134,23 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 // index) found by looking for one, so that the next harvest, which reads
 // it again, asks conditionally.
 func (d *rsDiscovery) keepDescription(resp *fetch.Response, doc *rsync.Document) {
-	if doc.Capability == rsync.CapDescription {
+	if doc.Capability == rsync.CapDescription || d.isDescriptionIndex(doc) {
 		d.s.keepDoc(doc.URL, resp, doc, bodyDigest(resp.Body))
 	}
 }
 
+// isDescriptionIndex tells a Source Description Index: a <sitemapindex>
+// that says so, or, as IFCC-0001 has it ("recognizable in that their root
+// element will be a Sitemap <sitemapindex>"), any <sitemapindex> at
+// /.well-known/resourcesync.
+func (d *rsDiscovery) isDescriptionIndex(doc *rsync.Document) bool {
+	return doc.IsIndex() && (doc.Capability == rsync.CapDescription ||
+		doc.Capability == "" && doc.URL == d.root+".well-known/resourcesync")
+}
+
 func (d *rsDiscovery) classify(ctx context.Context, doc *rsync.Document, label string, hops int) {
 	switch {
-	case doc.Capability == rsync.CapDescription && doc.IsIndex():
+	case d.isDescriptionIndex(doc):
 		d.d.SourceURL = doc.URL
 		d.triedf("%s is a Source Description Index of %d Source Descriptions", label, len(doc.Entries))
 		for _, e := range doc.Entries {
@@ -252,12 +261,15 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 				continue
 			}
 			n++
-			key := e.Link("describes")
+			key, about := e.Link("describes"), e.Link("describedby")
+			if key == "" || about == "" && !d.isKnown(key) {
+				key, about = d.fromCapabilityList(ctx, e.Loc, key, about)
+			}
 			if key == "" {
 				key = e.Loc
-				d.warnf("the Source Description %s lists the capability list %s without rs:ln rel=\"describes\"; it is identified by its own URL", desc.URL, e.Loc)
+				d.warnf("neither the Source Description %s nor the capability list %s has rs:ln rel=\"describes\"; it is identified by its own URL", desc.URL, e.Loc)
 			}
-			add(key, e.Loc, e.Link("describedby"))
+			add(key, e.Loc, about)
 		}
 		if n == 0 {
 			d.triedf("the Source Description %s lists no capability lists", desc.URL)
@@ -277,6 +289,31 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 		}
 		add(key, cl.URL, cl.Link("describedby"))
 	}
+}
+
+// fromCapabilityList fills the identity (describes) and title page
+// (describedby) of a collection the Source Description left out from the
+// capability list's own links, which IFCC-0001 requires of it.
+func (d *rsDiscovery) fromCapabilityList(ctx context.Context, u, key, about string) (string, string) {
+	cl, err := d.s.doc(ctx, "capability list", u)
+	if err != nil {
+		d.failed(err)
+		return key, about
+	}
+	if cl == nil || cl.Capability != rsync.CapCapabilityList {
+		return key, about
+	}
+	if d.s.read == nil {
+		d.s.read = map[string]*rsync.Document{}
+	}
+	d.s.read[u] = cl
+	if key == "" {
+		key = cl.Link("describes")
+	}
+	if about == "" {
+		about = cl.Link("describedby")
+	}
+	return key, about
 }
 
 func trimRsync(err error) string {

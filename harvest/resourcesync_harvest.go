@@ -32,7 +32,11 @@ func (resourceSync) harvest(ctx context.Context, j *job) error {
 	}
 	switch len(lists) {
 	case 0:
-		return problemf("capability list %s names no change list, so no changes can be determined", j.col.SourceURL)
+		// IFCC-0001: "Otherwise, no changes can be determined." The list
+		// was read as asked; there is nothing to harvest, which is no
+		// failure of the harvest.
+		j.warn.add("capability list %s names no change list, so no changes can be determined", j.col.SourceURL)
+		return nil
 	case 1:
 	default:
 		j.warn.add("capability list %s names %d change lists; only the first is read", j.col.SourceURL, len(lists))
@@ -88,10 +92,6 @@ func rsAddEntries(j *job, doc *rsync.Document) {
 }
 
 func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
-	if e.BadDate != "" {
-		// The parser has already warned about it.
-		return
-	}
 	switch e.Change {
 	case rsync.ChangeCreated, rsync.ChangeUpdated, rsync.ChangeDeleted:
 	case "":
@@ -101,15 +101,29 @@ func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
 		j.warn.add("skipped %s in %s: unknown change %q", e.Loc, doc.URL, e.Change)
 		return
 	}
+	// Only the date the change is dated by matters: a bad lastmod beside a
+	// good datetime, or a bad from or until, costs nothing. A bad one that
+	// is needed skips the entry rather than misdate it; the parser has
+	// warned about it.
 	at, fromLastmod := e.Datetime, false
-	if at == nil && e.Lastmod != nil && !j.h.opts.StrictDatetime {
-		at, fromLastmod = e.Lastmod, true
+	if at == nil && e.HasBadDate("datetime") {
+		return
+	}
+	if at == nil && !j.h.opts.Protocols.ResourceSync.StrictDatetime {
+		if e.HasBadDate("lastmod") {
+			return
+		}
+		at, fromLastmod = e.Lastmod, e.Lastmod != nil
 	}
 	if at == nil {
 		j.warn.add("ignored %s in %s: no datetime", e.Loc, doc.URL)
 		return
 	}
-	if wm := j.col.LastProcessedAt; wm != nil && !at.After(*wm) {
+	// A change dated exactly at the last processing time may be new: with
+	// date-only datetimes every change of that day has that time. The
+	// uniqueness of (page, kind, datetime) keeps what was stored from
+	// counting twice.
+	if wm := j.col.LastProcessedAt; wm != nil && at.Before(*wm) {
 		return
 	}
 	j.record(db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: doc.URL, FromLastmod: fromLastmod})

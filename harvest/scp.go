@@ -14,7 +14,7 @@ import (
 
 // ProtocolSCP names SCP collections in the store: one per section of a
 // sitemap, keyed by the sitemap's URL, "#" and the section's name.
-const ProtocolSCP = "scp"
+const ProtocolSCP = db.ProtocolSCP
 
 // maxSitemapChildren bounds the child sitemaps of a sitemap index looked
 // at during discovery.

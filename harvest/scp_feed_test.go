@@ -2,9 +2,6 @@ package harvest_test
 
 import (
 	"context"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,7 +13,6 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/scpsite"
-	"tidings/web"
 )
 
 // TestSCPFeedsShowTitlesAndDescriptions follows an SCP site as the form and
@@ -49,24 +45,15 @@ func TestSCPFeedsShowTitlesAndDescriptions(t *testing.T) {
 		t.Fatalf("follow: %v %+v", err, rep)
 	}
 	blog := rep.Collections[0].Collection
-	srv, err := web.New(store, web.Options{BaseURL: "http://tidings.test/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	get := func(path string) *gofeed.Feed {
+	get := func(perPage bool) *gofeed.Feed {
 		t.Helper()
-		rec := httptest.NewRecorder()
-		srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-		if rec.Code != http.StatusOK {
-			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
-		}
-		f, err := gofeed.NewParser().ParseString(rec.Body.String())
+		f, err := gofeed.NewParser().ParseString(collectionAtom(t, store, blog.ID, perPage))
 		if err != nil {
-			t.Fatalf("GET %s: %v", path, err)
+			t.Fatalf("feed (per page: %v): %v", perPage, err)
 		}
 		return f
 	}
-	perPage := get(fmt.Sprintf("/feeds/%d.atom?entries=page", blog.ID))
+	perPage := get(true)
 	found := map[string]*gofeed.Item{}
 	for _, it := range perPage.Items {
 		found[it.Link] = it
@@ -81,7 +68,7 @@ func TestSCPFeedsShowTitlesAndDescriptions(t *testing.T) {
 	if !strings.Contains(alpha.Description+alpha.Content, "About Alpha") {
 		t.Errorf("entry summary %q / content %q, want the page's description", alpha.Description, alpha.Content)
 	}
-	digest := get(fmt.Sprintf("/feeds/%d.atom", blog.ID))
+	digest := get(false)
 	if len(digest.Items) != 1 {
 		t.Fatalf("digest entries %d", len(digest.Items))
 	}

@@ -2,12 +2,9 @@ package harvest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -30,21 +27,19 @@ type scpStaged struct {
 	item      *scpItem
 	generated time.Time // the file's, clamping change times
 	snapshot  bool
-	initial   bool // the first snapshot of the collection
-	pages     map[string]scpPage
-	seen      map[string]bool // snapshots: every page listed
+	initial   bool     // the first snapshot of the collection
+	doc       *pageDoc // the file read against the section's pages
 	changes   []db.Change
 	reader    *scpbridge.Reader
 }
 
 func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem, under []scpItem) {
-	initial := h.st.SnapshotRead == nil && len(h.known) == 0 && len(h.dirty) == 0
+	initial := h.st.SnapshotRead == nil && h.known.fresh()
 	st, ok := h.readFile(ctx, snap, initial)
 	if !ok {
 		return
 	}
 	h.commit(st)
-	h.deletions(st)
 	for _, d := range under {
 		h.done = append(h.done, d.urls...)
 	}
@@ -66,16 +61,16 @@ func (h *scpHarvest) readDelta(ctx context.Context, d scpItem) {
 // readFile downloads and decodes one file into a staging area. A fatal
 // problem is recorded as the run's error and ok is false.
 func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (st *scpStaged, ok bool) {
-	opts := h.j.h.opts
+	cfg := h.j.h.opts.Protocols.SCP
 	role := it.Type
-	if it.Size > opts.SCPMaxCompressed {
+	if it.Size > cfg.MaxCompressed {
 		h.reject(role, it.URL, fmt.Sprintf("it declares %s, more than the limit of %s (--scp-max-compressed)",
-			fetch.SizeString(it.Size), fetch.SizeString(opts.SCPMaxCompressed)))
+			fetch.SizeString(it.Size), fetch.SizeString(cfg.MaxCompressed)))
 		return nil, false
 	}
 	h.j.s.documents++
 	stream, err := h.j.h.client.Stream(ctx, it.URL, fetch.StreamOptions{
-		MaxBytes: opts.SCPMaxCompressed, Timeout: opts.SCPDownloadTimeout,
+		MaxBytes: cfg.MaxCompressed, Timeout: cfg.DownloadTimeout,
 		Accept: "application/x-ndjson+zstd, application/x-ndjson+gzip;q=0.9, */*;q=0.1",
 	})
 	if err != nil {
@@ -85,15 +80,11 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	defer stream.Body.Close()
 	r := scpbridge.NewReader(stream.Body, scpbridge.Options{
 		SitemapURL: h.sitemap,
-		Limits: scpbridge.Limits{MaxCompressed: opts.SCPMaxCompressed, MaxDecompressed: opts.SCPMaxDecompressed,
-			MaxLine: opts.SCPMaxLine},
+		Limits:     cfg.limits(),
 	})
 	defer r.Close()
 	st = &scpStaged{item: it, generated: it.Generated, snapshot: it.Type == scpbridge.TypeSnapshot, initial: initial,
-		pages: map[string]scpPage{}, reader: r}
-	if st.snapshot {
-		st.seen = map[string]bool{}
-	}
+		reader: r}
 	checked := false
 	for {
 		p, err := r.Next()
@@ -103,6 +94,8 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 				h.reject(role, it.URL, msg)
 				return nil, false
 			}
+			// A snapshot lists every page: what it leaves out was deleted.
+			st.doc = h.known.read(st.generated, pageRules{Complete: st.snapshot})
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -142,54 +135,32 @@ func (h *scpHarvest) checkMeta(st *scpStaged, m *scpbridge.Meta) string {
 	return ""
 }
 
-// stage compares a page with what is known: unknown is created, a new
-// modified time or content is updated, the same is skipped, and an older
-// version than known (a late or overlapping delta) is skipped too.
+// stage compares a page with what is known (see pageDoc.add): unknown is
+// created, a new modified time or content is updated, the same is
+// skipped, and an older version than known (a late or overlapping delta)
+// is skipped too.
 func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
-	if st.seen != nil {
-		st.seen[p.URL] = true
-	}
-	cur, ok := st.pages[p.URL]
+	mod := p.Modified
+	c, ok := st.doc.add(db.Page{URL: p.URL, Modified: &mod, Hash: p.Hash,
+		Title: clipText(p.Title, maxSCPTitle), Summary: clipText(p.Description, maxSCPSummary)})
 	if !ok {
-		cur, ok = h.current(p.URL)
-	}
-	at := p.Modified
-	if at.After(st.generated) {
-		at = st.generated
-	}
-	kind := "created"
-	switch {
-	case !ok:
-		if st.initial && p.Published != nil && p.Published.Before(p.Modified) {
-			// Seen for the first time, but the site says it was published
-			// before its last modification: that was an update.
-			kind = "updated"
-		}
-	case p.Modified.Before(cur.modified):
 		return
-	case p.Modified.Equal(cur.modified) && p.Hash == cur.hash:
-		return
-	case p.Modified.Equal(cur.modified):
-		// Changed without a new modified time: dated by the file instead,
-		// or it would collide with the change already recorded.
-		kind, at = "updated", st.generated
-	default:
-		kind = "updated"
 	}
-	pg := scpPage{modified: p.Modified, hash: p.Hash, title: clipText(p.Title, maxSCPTitle), summary: clipText(p.Description, maxSCPSummary)}
-	st.pages[p.URL] = pg
+	if c.Kind == "created" && st.initial && p.Published != nil && p.Published.Before(p.Modified) {
+		// Seen for the first time, but the site says it was published
+		// before its last modification: that was an update.
+		c.Kind = "updated"
+	}
 	st.changes = append(st.changes, db.Change{
-		URL: p.URL, Kind: kind, Datetime: at, Source: st.item.URL,
-		Title: pg.title, Summary: pg.summary, Author: clipText(p.Author, maxSCPTitle), Language: p.Language,
+		URL: p.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
+		Title: c.Page.Title, Summary: c.Page.Summary, Author: clipText(p.Author, maxSCPTitle), Language: p.Language,
 	})
 }
 
-// commit applies a valid file's pages and changes to the run.
+// commit applies a valid file's pages and changes to the run; a snapshot's
+// deletions come last, titled as the pages were last known.
 func (h *scpHarvest) commit(st *scpStaged) {
-	for u, p := range st.pages {
-		h.dirty[u] = p
-		delete(h.gone, u)
-	}
+	deleted := st.doc.commit()
 	for _, c := range st.changes {
 		h.j.record(c)
 	}
@@ -200,54 +171,10 @@ func (h *scpHarvest) commit(st *scpStaged) {
 	if extra := r.WarningCount() - len(r.Warnings()); extra > 0 {
 		h.j.warn.dropped += extra
 	}
-}
-
-// deletions records as deleted the known pages a snapshot no longer lists,
-// unless known from a file newer than the snapshot.
-func (h *scpHarvest) deletions(st *scpStaged) {
-	urls := map[string]bool{}
-	for u := range h.known {
-		urls[u] = true
+	for _, c := range deleted {
+		h.j.record(db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
+			Title: c.Page.Title, Summary: c.Page.Summary})
 	}
-	for u := range h.dirty {
-		urls[u] = true
-	}
-	for _, u := range slices.Sorted(maps.Keys(urls)) {
-		if st.seen[u] {
-			continue
-		}
-		cur, ok := h.current(u)
-		if !ok || cur.modified.After(st.generated) {
-			continue
-		}
-		h.gone[u] = true
-		delete(h.dirty, u)
-		h.j.record(db.Change{URL: u, Kind: "deleted", Datetime: st.generated, Source: st.item.URL,
-			Title: cur.title, Summary: cur.summary})
-	}
-}
-
-// A stored page keeps its title and description beside the content hash,
-// so that a deleted page's entry can still be titled: the Hash column is
-// the protocol's to define, and holds "<sha256 hex> <JSON [title, desc]>".
-func encodeSCPPage(u string, p scpPage) db.Page {
-	td, _ := json.Marshal([2]string{p.title, p.summary})
-	mod := p.modified
-	return db.Page{URL: u, Modified: &mod, Hash: p.hash + " " + string(td)}
-}
-
-func decodeSCPPage(p db.Page) scpPage {
-	out := scpPage{}
-	if p.Modified != nil {
-		out.modified = *p.Modified
-	}
-	hash, td, _ := strings.Cut(p.Hash, " ")
-	out.hash = hash
-	var pair [2]string
-	if json.Unmarshal([]byte(td), &pair) == nil {
-		out.title, out.summary = pair[0], pair[1]
-	}
-	return out
 }
 
 // clipText collapses white space and cuts s to at most max bytes, on a

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"tidings/db"
 	"tidings/scpbridge"
 )
 
@@ -31,20 +29,10 @@ type scpHarvest struct {
 	sm        *scpbridge.Sitemap
 	st        scpState
 	stChanged bool
-	known     map[string]db.Page // as stored
+	known     *pageSet // as stored, changed by this run's files
 	processed map[string]bool
-	dirty     map[string]scpPage // pages changed by this run's files
-	gone      map[string]bool
 	done      []string // documents processed by this run
 	errs      []string
-}
-
-// scpPage is what is known of a page.
-type scpPage struct {
-	modified time.Time
-	hash     string
-	title    string
-	summary  string
 }
 
 // harvest reads the section's snapshot when due and every delta not yet
@@ -56,17 +44,18 @@ func (scp) harvest(ctx context.Context, j *job) error {
 	if err != nil {
 		return err
 	}
-	h := &scpHarvest{j: j, sitemap: sitemap, section: section, sm: sm,
-		dirty: map[string]scpPage{}, gone: map[string]bool{}}
+	h := &scpHarvest{j: j, sitemap: sitemap, section: section, sm: sm}
 	if s := j.col.State; s != "" {
 		if err := json.Unmarshal([]byte(s), &h.st); err != nil {
 			j.warn.add("the stored SCP state could not be read; the snapshot is read again")
 			h.st = scpState{}
 		}
 	}
-	if h.known, err = j.pagesKnown(ctx); err != nil {
+	known, err := j.pagesKnown(ctx)
+	if err != nil {
 		return err
 	}
+	h.known = newPageSet(known)
 	if h.processed, err = j.processedDocs(ctx); err != nil {
 		return err
 	}
@@ -158,7 +147,7 @@ func (h *scpHarvest) snapshotDue(snap *scpItem, haveDeltas bool) bool {
 	if h.st.SnapshotGenerated != nil && !snap.Generated.After(*h.st.SnapshotGenerated) {
 		return false
 	}
-	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.h.opts.SCPSnapshotInterval
+	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.h.opts.Protocols.SCP.SnapshotInterval
 }
 
 // offered groups the section's files, leaving out expired ones and deltas
@@ -240,27 +229,10 @@ func (h *scpHarvest) preferred(urls []string) string {
 	return best
 }
 
-// current returns what is known of a page, this run's files included.
-func (h *scpHarvest) current(u string) (scpPage, bool) {
-	if h.gone[u] {
-		return scpPage{}, false
-	}
-	if p, ok := h.dirty[u]; ok {
-		return p, true
-	}
-	if p, ok := h.known[u]; ok {
-		return decodeSCPPage(p), true
-	}
-	return scpPage{}, false
-}
-
 // finish hands the job what is to be stored.
 func (h *scpHarvest) finish() {
 	j := h.j
-	for _, u := range slices.Sorted(maps.Keys(h.dirty)) {
-		j.pages = append(j.pages, encodeSCPPage(u, h.dirty[u]))
-	}
-	j.gone = slices.Sorted(maps.Keys(h.gone))
+	j.pages, j.gone = h.known.toStore()
 	j.processed = h.done
 	if h.stChanged {
 		b, _ := json.Marshal(h.st)

@@ -202,7 +202,7 @@ func TestSCPFollowReadsEachSnapshotOnce(t *testing.T) {
 		t.Errorf("docs state %s", st)
 	}
 	pages, _ := e.store.Pages(context.Background(), blog.Collection.ID)
-	if p := decodeSCPPage(pages[e.site.URL+"/blog/b"]); len(pages) != 3 || p.title != "Beta" || len(p.hash) != 64 {
+	if p := pages[e.site.URL+"/blog/b"]; len(pages) != 3 || p.Title != "Beta" || len(p.Hash) != 64 {
 		t.Errorf("known pages %d; Beta %+v", len(pages), p)
 	}
 }

@@ -30,6 +30,10 @@ type session struct {
 	// documents it may still fetch; nil means no limit.
 	budget *atomic.Int64
 	states []db.FetchState
+	// read holds the documents discovery read for the collection harvests
+	// that follow (a capability list it had to look into), so that one site
+	// harvest fetches a document once.
+	read map[string]*rsync.Document
 }
 
 func newSession(c *fetch.Client, known map[string]db.FetchState) *session {
@@ -99,6 +103,9 @@ func (s *session) forget(url string) { delete(s.known, url) }
 // document remembered from the previous fetch, or nil when nothing was
 // remembered: a change list that has not changed holds nothing new.
 func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, error) {
+	if d, ok := s.read[url]; ok {
+		return d, nil
+	}
 	resp, memo, err := s.fetch(ctx, role, url)
 	if err != nil {
 		return nil, err

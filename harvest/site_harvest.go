@@ -172,7 +172,7 @@ func (h *Harvester) harvestCollections(ctx context.Context, rep *SiteReport, col
 			rep.Run, err = h.store.SaveSiteHarvest(context.WithoutCancel(ctx), cut, nil)
 			return true, wait, err
 		}
-		run, ra, err := h.harvestCollection(ctx, rep.Site, c, known, st.s.budget)
+		run, ra, err := h.harvestCollection(ctx, rep.Site, c, known, st.s)
 		if err != nil {
 			return true, wait, err
 		}

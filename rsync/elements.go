@@ -208,18 +208,16 @@ func (p *parser) entryMD(e *Entry, md *mdAttrs, where fmt.Stringer) {
 }
 
 // entryDate parses one date of an entry. A bad value is recorded in
-// BadDate, so that harvest can skip the entry rather than misdate it.
+// BadDates, so that harvest can skip an entry whose needed date is bad
+// rather than misdate it.
 func (p *parser) entryDate(e *Entry, name, v string, where fmt.Stringer) *time.Time {
 	if v == "" {
 		return nil
 	}
 	t, err := hints.ParseW3CDatetime(v)
 	if err != nil {
-		bad := fmt.Sprintf("%s %q", name, v)
-		if e.BadDate == "" {
-			e.BadDate = bad
-		}
-		p.warnf("%s: %s is not a W3C datetime", where, bad)
+		e.BadDates = append(e.BadDates, name)
+		p.warnf("%s: %s %q is not a W3C datetime", where, name, v)
 		return nil
 	}
 	return &t

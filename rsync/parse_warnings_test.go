@@ -1,6 +1,7 @@
 package rsync
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,10 +30,10 @@ func TestParseWarnings(t *testing.T) {
 		URL: "https://example.org/cl.xml", Root: RootURLSet, Capability: CapChangeList,
 		At: tp(t, "2024-02-01T10:00:00Z"),
 		Entries: []Entry{
-			{Loc: "https://example.org/a", Change: ChangeUpdated, BadDate: `datetime "yesterday"`},
+			{Loc: "https://example.org/a", Change: ChangeUpdated, BadDates: []string{"datetime"}},
 			{
 				Loc: "https://example.org/b", Change: ChangeUpdated,
-				Datetime: tp(t, "2024-01-02T00:00:00Z"), BadDate: `lastmod "soon"`,
+				Datetime: tp(t, "2024-01-02T00:00:00Z"), BadDates: []string{"lastmod", "until"},
 			},
 			{Loc: "https://example.org/c"},
 			{Loc: "https://example.org/d", Change: ChangeCreated},
@@ -57,19 +58,20 @@ func TestParseWarnings(t *testing.T) {
 	sameDoc(t, doc, want)
 }
 
-// TestParseEntryBadDate checks which attribute BadDate names for each
+// TestParseEntryBadDates checks which attributes BadDates names for each
 // date an entry can carry.
-func TestParseEntryBadDate(t *testing.T) {
+func TestParseEntryBadDates(t *testing.T) {
 	tests := []struct {
-		name, children, want string
+		name, children string
+		want           []string
 	}{
-		{"lastmod", `<lastmod>2024-1-2</lastmod>`, `lastmod "2024-1-2"`},
-		{"datetime", `<rs:md datetime="2024-01-02T25:00Z"/>`, `datetime "2024-01-02T25:00Z"`},
-		{"from", `<rs:md from="tomorrow"/>`, `from "tomorrow"`},
-		{"until", `<rs:md until="2024/01/02"/>`, `until "2024/01/02"`},
-		{"first bad one wins", `<rs:md datetime="x" until="y"/>`, `datetime "x"`},
-		{"good dates", `<lastmod>2024</lastmod><rs:md datetime="2024-01" from="2024-01-01" until="2024-01-02T00:00:00.5Z"/>`, ``},
-		{"empty date is absent", `<lastmod> </lastmod><rs:md datetime=""/>`, ``},
+		{"lastmod", `<lastmod>2024-1-2</lastmod>`, []string{"lastmod"}},
+		{"datetime", `<rs:md datetime="2024-01-02T25:00Z"/>`, []string{"datetime"}},
+		{"from", `<rs:md from="tomorrow"/>`, []string{"from"}},
+		{"until", `<rs:md until="2024/01/02"/>`, []string{"until"}},
+		{"each bad one", `<rs:md datetime="x" until="y"/>`, []string{"datetime", "until"}},
+		{"good dates", `<lastmod>2024</lastmod><rs:md datetime="2024-01" from="2024-01-01" until="2024-01-02T00:00:00.5Z"/>`, nil},
+		{"empty date is absent", `<lastmod> </lastmod><rs:md datetime=""/>`, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,10 +84,15 @@ func TestParseEntryBadDate(t *testing.T) {
 			if len(doc.Entries) != 1 {
 				t.Fatalf("got %d entries, want 1", len(doc.Entries))
 			}
-			if got := doc.Entries[0].BadDate; got != tt.want {
-				t.Errorf("BadDate = %q, want %q", got, tt.want)
+			if got := doc.Entries[0].BadDates; !slices.Equal(got, tt.want) {
+				t.Errorf("BadDates = %q, want %q", got, tt.want)
 			}
-			if (tt.want == "") != (len(doc.Warnings) == 0) {
+			for _, name := range tt.want {
+				if !doc.Entries[0].HasBadDate(name) {
+					t.Errorf("HasBadDate(%q) = false", name)
+				}
+			}
+			if (tt.want == nil) != (len(doc.Warnings) == 0) {
 				t.Errorf("warnings = %q", doc.Warnings)
 			}
 		})

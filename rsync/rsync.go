@@ -4,7 +4,10 @@
 // point at such documents are package hints'.
 package rsync
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Namespace URIs. Elements are matched by these, never by prefix.
 const (
@@ -77,10 +80,16 @@ type Entry struct {
 	From       *time.Time `json:"from,omitempty"`
 	Until      *time.Time `json:"until,omitempty"`
 	Links      []Link     `json:"links,omitempty"`
-	// BadDate is set when a date attribute (lastmod, datetime, from, until)
-	// was present but unparseable; harvest skips such entries.
-	BadDate string `json:"bad_date,omitempty"`
+	// BadDates names the date attributes (lastmod, datetime, from, until)
+	// that were present but unparseable, in the order read; each is left
+	// nil and warned about. Whether the entry is still usable depends on
+	// which date the reader needs.
+	BadDates []string `json:"bad_dates,omitempty"`
 }
+
+// HasBadDate reports whether the entry's date attribute name was present
+// but unparseable.
+func (e *Entry) HasBadDate(name string) bool { return slices.Contains(e.BadDates, name) }
 
 // IsIndex reports whether the document is a <sitemapindex>.
 func (d *Document) IsIndex() bool { return d.Root == RootSitemapIndex }

@@ -65,7 +65,7 @@ type Reader struct {
 // NewReader returns a Reader of the collection file in r: gzip or zstd
 // (told by its magic bytes, not by any name), or uncompressed JSON Lines.
 func NewReader(r io.Reader, o Options) *Reader {
-	o.Limits = o.Limits.withDefaults()
+	o.Limits = o.Limits.WithDefaults()
 	rd := &Reader{opts: o, src: r}
 	if o.SitemapURL != "" {
 		if u, err := url.Parse(o.SitemapURL); err == nil && u.Host != "" {

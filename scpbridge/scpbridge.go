@@ -82,7 +82,10 @@ func DefaultLimits() Limits {
 	return Limits{DefaultMaxCompressed, DefaultMaxDecompressed, DefaultMaxLine, DefaultMaxRatio}
 }
 
-func (l Limits) withDefaults() Limits {
+// WithDefaults returns l with each zero or negative field set to its
+// DefaultLimits value: the one place the defaults are applied, for the
+// Reader and for callers that check sizes before reading.
+func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	if l.MaxCompressed <= 0 {
 		l.MaxCompressed = d.MaxCompressed

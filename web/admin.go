@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tidings/accounts"
 	"tidings/db"
 )
 
@@ -60,7 +61,7 @@ func (s *Server) adminPage(c echo.Context) error {
 }
 
 func (s *Server) inviteCreate(c echo.Context) error {
-	if err := s.store.CreateInvite(c.Request().Context(), NewToken(), currentUser(c).ID, s.now().Add(inviteLifetime)); err != nil {
+	if err := s.store.CreateInvite(c.Request().Context(), accounts.NewToken(), currentUser(c).ID, s.now().Add(inviteLifetime)); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, s.abs("admin"))

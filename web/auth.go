@@ -1,10 +1,6 @@
 package web
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/url"
@@ -12,8 +8,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"golang.org/x/crypto/bcrypt"
 
+	"tidings/accounts"
 	"tidings/db"
 )
 
@@ -21,54 +17,13 @@ const (
 	sessionCookie   = "tidings_session"
 	sessionLifetime = 30 * 24 * time.Hour
 	userKey         = "user"
-	// MinPasswordLength is the shortest password accepted.
-	MinPasswordLength = 10
 )
-
-// HashPassword hashes a password with bcrypt. bcrypt reads at most 72
-// bytes, so longer passwords are refused rather than silently cut.
-func HashPassword(pw string) (string, error) {
-	if len(pw) < MinPasswordLength {
-		return "", errors.New("the password must be at least 10 characters long")
-	}
-	if len(pw) > 72 {
-		return "", errors.New("the password must be at most 72 bytes long")
-	}
-	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.DefaultCost)
-	return string(h), err
-}
-
-// checkPassword compares in constant time; a user that does not exist is
-// compared against a dummy hash so sign-in takes as long either way.
-func checkPassword(hash, pw string) bool {
-	if hash == "" {
-		hash = dummyHash
-	}
-	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil && hash != dummyHash
-}
-
-var dummyHash = func() string {
-	h, _ := bcrypt.GenerateFromPassword([]byte("not a password of anyone"), bcrypt.DefaultCost)
-	return string(h)
-}()
-
-// NewToken returns a random URL-safe token of 32 bytes.
-func NewToken() string {
-	b := make([]byte, 32)
-	rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func hashToken(t string) string {
-	sum := sha256.Sum256([]byte(t))
-	return hex.EncodeToString(sum[:])
-}
 
 // startSession signs the user in on this browser.
 func (s *Server) startSession(c echo.Context, u db.User) error {
-	token := NewToken()
+	token := accounts.NewToken()
 	expires := time.Now().Add(sessionLifetime)
-	if err := s.store.CreateSession(c.Request().Context(), hashToken(token), u.ID, expires); err != nil {
+	if err := s.store.CreateSession(c.Request().Context(), accounts.HashToken(token), u.ID, expires); err != nil {
 		return err
 	}
 	c.SetCookie(s.cookie(sessionCookie, token, expires))
@@ -77,7 +32,7 @@ func (s *Server) startSession(c echo.Context, u db.User) error {
 
 func (s *Server) endSession(c echo.Context) error {
 	if ck, err := c.Cookie(sessionCookie); err == nil {
-		if err := s.store.DeleteSession(c.Request().Context(), hashToken(ck.Value)); err != nil {
+		if err := s.store.DeleteSession(c.Request().Context(), accounts.HashToken(ck.Value)); err != nil {
 			return err
 		}
 	}
@@ -104,7 +59,7 @@ func (s *Server) loadUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ck, err := c.Cookie(sessionCookie)
 		if err == nil && ck.Value != "" {
-			u, err := s.store.SessionUser(c.Request().Context(), hashToken(ck.Value), time.Now())
+			u, err := s.store.SessionUser(c.Request().Context(), accounts.HashToken(ck.Value), time.Now())
 			if err == nil {
 				c.Set(userKey, &u)
 			} else if !errors.Is(err, db.ErrNotFound) {

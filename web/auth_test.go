@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
@@ -344,7 +345,7 @@ func inviteLink(t *testing.T, admin *uiClient) string {
 
 func TestInviteMode(t *testing.T) {
 	t.Parallel()
-	a := newUIApp(t, nil, Options{Registration: RegistrationInvite})
+	a := newUIApp(t, nil, Options{Registration: accounts.RegistrationInvite})
 	admin := a.client(t, "192.0.2.1")
 	admin.signUp("ann", goodPassword, "")
 
@@ -404,7 +405,7 @@ func TestOpenAndClosedRegistration(t *testing.T) {
 	t.Parallel()
 	t.Run("open", func(t *testing.T) {
 		t.Parallel()
-		a := newUIApp(t, nil, Options{Registration: RegistrationOpen})
+		a := newUIApp(t, nil, Options{Registration: accounts.RegistrationOpen})
 		a.client(t, "192.0.2.1").signUp("ann", goodPassword, "")
 		bob := a.client(t, "192.0.2.2")
 		if body := bob.get("/signin").Body.String(); !strings.Contains(body, `href="`+testBase+`signup">Create one`) {
@@ -417,7 +418,7 @@ func TestOpenAndClosedRegistration(t *testing.T) {
 	})
 	t.Run("closed", func(t *testing.T) {
 		t.Parallel()
-		a := newUIApp(t, nil, Options{Registration: RegistrationClosed})
+		a := newUIApp(t, nil, Options{Registration: accounts.RegistrationClosed})
 		c := a.client(t, "192.0.2.1")
 		for _, rec := range []*httptest.ResponseRecorder{
 			c.get("/signup"),
@@ -435,7 +436,7 @@ func TestOpenAndClosedRegistration(t *testing.T) {
 
 func TestSignUpValidation(t *testing.T) {
 	t.Parallel()
-	a := newUIApp(t, nil, Options{Registration: RegistrationOpen, AuthRate: 100})
+	a := newUIApp(t, nil, Options{Registration: accounts.RegistrationOpen, AuthRate: 100})
 	a.client(t, "192.0.2.1").signUp("ann", goodPassword, "")
 
 	tests := []struct {
@@ -488,11 +489,11 @@ func TestSignUpValidation(t *testing.T) {
 // newAccount stores an account with a real password.
 func newAccount(t *testing.T, store *db.DB, name string) db.User {
 	t.Helper()
-	hash, err := HashPassword(goodPassword)
+	hash, err := accounts.HashPassword(goodPassword)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := store.CreateUser(t.Context(), name, hash, NewToken(), "")
+	u, err := store.CreateUser(t.Context(), name, hash, accounts.NewToken(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,11 +23,12 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/mmcdole/gofeed"
 
+	"tidings/accounts"
 	"tidings/db"
-	"tidings/feeds"
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
+	"tidings/opml"
 	"tidings/web"
 )
 
@@ -166,7 +167,7 @@ func startBrowserApp(t *testing.T) *browserApp {
 	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-browser-test"})
 	srv, err := web.New(store, web.Options{
 		BaseURL:      app.base,
-		Registration: web.RegistrationInvite,
+		Registration: accounts.RegistrationInvite,
 		Harvester:    gatedHarvester{harvest.New(client, store, harvest.Options{}), gate},
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
@@ -566,11 +567,11 @@ func checkFeeds(t *testing.T, urls, titles []string) {
 
 // checkOPML parses an OPML export, expects one subscription per feed URL
 // pointing back at the site, and saves it to path.
-func checkOPML(t *testing.T, opml []byte, path string, feedURLs []string, siteURL string) {
+func checkOPML(t *testing.T, doc []byte, path string, feedURLs []string, siteURL string) {
 	t.Helper()
-	outlines, skipped, err := feeds.ParseOPML(bytes.NewReader(opml), 1<<20)
+	outlines, skipped, err := opml.Parse(bytes.NewReader(doc), 1<<20)
 	if err != nil || len(skipped) > 0 {
-		t.Fatalf("parse the OPML export: %v (skipped %q)\n%s", err, skipped, opml)
+		t.Fatalf("parse the OPML export: %v (skipped %q)\n%s", err, skipped, doc)
 	}
 	var got []string
 	for _, o := range outlines {
@@ -583,7 +584,7 @@ func checkOPML(t *testing.T, opml []byte, path string, feedURLs []string, siteUR
 	if !slices.Equal(got, feedURLs) {
 		t.Errorf("OPML feeds = %q, want the dashboard's %q", got, feedURLs)
 	}
-	if err := os.WriteFile(path, opml, 0o644); err != nil {
+	if err := os.WriteFile(path, doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

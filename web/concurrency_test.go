@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
@@ -124,10 +125,10 @@ func TestFeedsServeWhileHarvestsWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range cols {
-		paths = append(paths, "/"+CollectionFeedPath(c.ID), "/"+CollectionFeedPath(c.ID)+"?entries=page")
+		paths = append(paths, "/"+feedbuild.CollectionFeedPath(c.ID), "/"+feedbuild.CollectionFeedPath(c.ID)+"?entries=page")
 	}
 	for _, s := range stored {
-		paths = append(paths, "/"+SiteFeedPath(s.ID), "/"+SiteFeedPath(s.ID)+"?entries=page")
+		paths = append(paths, "/"+feedbuild.SiteFeedPath(s.ID), "/"+feedbuild.SiteFeedPath(s.ID)+"?entries=page")
 	}
 
 	srv, err := New(store, Options{BaseURL: "http://tidings.test/", Logger: logger})

@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
+	"tidings/feedbuild"
 )
 
 type siteView struct {
@@ -36,7 +37,7 @@ func (s *Server) siteViews(c echo.Context, sites []db.Site) ([]siteView, error) 
 		if err != nil {
 			return nil, err
 		}
-		v := siteView{Site: site, FeedURL: s.abs(SiteFeedPath(site.ID)), PageURL: s.abs(fmt.Sprintf("site/%d", site.ID))}
+		v := siteView{Site: site, FeedURL: s.abs(feedbuild.SiteFeedPath(site.ID)), PageURL: s.abs(fmt.Sprintf("site/%d", site.ID))}
 		for _, col := range cols {
 			v.Collections = append(v.Collections, s.collectionView(col))
 		}
@@ -46,7 +47,7 @@ func (s *Server) siteViews(c echo.Context, sites []db.Site) ([]siteView, error) 
 }
 
 func (s *Server) collectionView(col db.Collection) collectionView {
-	return collectionView{Collection: col, FeedURL: s.abs(CollectionFeedPath(col.ID)), PageURL: s.abs(fmt.Sprintf("collection/%d", col.ID))}
+	return collectionView{Collection: col, FeedURL: s.abs(feedbuild.CollectionFeedPath(col.ID)), PageURL: s.abs(fmt.Sprintf("collection/%d", col.ID))}
 }
 
 func (s *Server) dashboard(c echo.Context) error {
@@ -59,7 +60,7 @@ func (s *Server) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := dashboardData{UserFeedURL: s.abs(UserFeedPath(u.FeedToken))}
+	d := dashboardData{UserFeedURL: s.abs(feedbuild.UserFeedPath(u.FeedToken))}
 	if d.Sites, err = s.siteViews(c, sites); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
-	"tidings/harvest"
 )
 
 // feedFile reads "<name>.<atom|rss|json>" from the path.
@@ -54,29 +52,14 @@ func (s *Server) collectionFeed(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	gen := s.store.Generation(ctx)
-	col, err := s.store.CollectionByID(ctx, id)
+	spec, err := s.build.CollectionSpec(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
 	}
 	if err != nil {
 		return err
 	}
-	return s.serveFeed(c, gen, &feedSpec{
-		scope:  db.Scope{CollectionID: col.ID},
-		path:   collectionFeedBase(col.ID),
-		format: format,
-		public: true,
-		meta: feeds.Feed{
-			ID:           s.tag(col.CreatedAt, fmt.Sprintf("collection/%d", col.ID)),
-			Title:        col.Title,
-			Subtitle:     "Changes to " + col.Key + ", as the site's change information tells them",
-			AlternateURL: collectionHome(col),
-		},
-		created: col.CreatedAt,
-		collections: func() (map[int64]db.Collection, error) {
-			return map[int64]db.Collection{col.ID: col}, nil
-		},
-	})
+	return s.serveFeed(c, gen, spec, format, true)
 }
 
 func (s *Server) siteFeed(c echo.Context) error {
@@ -86,54 +69,12 @@ func (s *Server) siteFeed(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	gen := s.store.Generation(ctx)
-	site, err := s.store.SiteByID(ctx, id)
+	spec, err := s.build.SiteSpec(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
 	}
 	if err != nil {
 		return err
 	}
-	title := site.Title
-	if title == "" {
-		title = site.URL
-	}
-	return s.serveFeed(c, gen, &feedSpec{
-		scope:  db.Scope{SiteID: site.ID},
-		path:   siteFeedBase(site.ID),
-		format: format,
-		public: true,
-		meta: feeds.Feed{
-			ID:           s.tag(site.CreatedAt, fmt.Sprintf("site/%d", site.ID)),
-			Title:        title,
-			Subtitle:     "Changes to every collection of " + site.URL,
-			AlternateURL: site.URL,
-		},
-		created: site.CreatedAt,
-		collections: func() (map[int64]db.Collection, error) {
-			return s.collectionMap(c, db.CollectionFilter{SiteID: site.ID})
-		},
-	})
-}
-
-// collectionMap loads collections by id.
-func (s *Server) collectionMap(c echo.Context, f db.CollectionFilter) (map[int64]db.Collection, error) {
-	list, err := s.store.Collections(c.Request().Context(), f)
-	if err != nil {
-		return nil, err
-	}
-	cols := make(map[int64]db.Collection, len(list))
-	for _, col := range list {
-		cols[col.ID] = col
-	}
-	return cols, nil
-}
-
-// collectionHome is the web page a collection stands for: a ResourceSync
-// collection's describes URL; for SCP sections and ARC sitemaps, whose keys
-// name documents rather than pages, the site itself.
-func collectionHome(col db.Collection) string {
-	if col.Protocol == harvest.ProtocolResourceSync {
-		return col.Key
-	}
-	return col.SiteURL
+	return s.serveFeed(c, gen, spec, format, true)
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"tidings/metrics"
 )
 
 // discard is a ResponseWriter that keeps nothing, so that a benchmark
@@ -20,7 +22,7 @@ func (d *discard) WriteHeader(int)             {}
 // reader's copy is current (304).
 func BenchmarkFeedHit(b *testing.B) {
 	fx := newFixture(b, nil)
-	s, err := New(fx.store, Options{BaseURL: testBase, Metrics: NewMetrics()})
+	s, err := New(fx.store, Options{BaseURL: testBase, Metrics: metrics.New()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/net/html"
 	htmlatom "golang.org/x/net/html/atom"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/feeds"
 )
@@ -253,7 +254,7 @@ func describe(f *gofeed.Feed) string {
 // userToken returns the feed token of the user a session belongs to.
 func userToken(t *testing.T, store *db.DB, session string) string {
 	t.Helper()
-	u, err := store.SessionUser(t.Context(), hashToken(session), time.Now())
+	u, err := store.SessionUser(t.Context(), accounts.HashToken(session), time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,14 +3,16 @@ package web
 import (
 	"net/http"
 	"strings"
+
+	"tidings/metrics"
 )
 
 // feedRoutes maps the path prefix of each kind of feed to the kind, as the
 // metrics label it.
 var feedRoutes = []struct{ prefix, kind string }{
-	{"/feeds/", "collection"},
-	{"/sites/", "site"},
-	{"/u/", "user"},
+	{"/feeds/", metrics.FeedCollection},
+	{"/sites/", metrics.FeedSite},
+	{"/u/", metrics.FeedUser},
 }
 
 // ServeHTTP answers the requests the feed cache can answer by itself
@@ -63,7 +65,7 @@ func (s *Server) serveFeedHit(w http.ResponseWriter, r *http.Request) bool {
 	}
 	code := s.writeFeed(w, r, e)
 	if m := s.opts.Metrics; m != nil {
-		m.feedAnswered(kind, code)
+		m.FeedAnswered(kind, code)
 	}
 	return true
 }

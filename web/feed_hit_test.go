@@ -12,6 +12,7 @@ import (
 	"tidings/feeds"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/metrics"
 )
 
 // TestCachedAnswersAreTheRenderedOnes: the answer to a feed request the
@@ -26,7 +27,7 @@ func TestCachedAnswersAreTheRenderedOnes(t *testing.T) {
 		paths = append(paths, "/u/"+token+"."+f.Ext(), "/u/"+token+"."+f.Ext()+"?entries=page")
 	}
 	for _, base := range []string{testBase, "https://example.org/tidings/"} {
-		s, err := New(fx.store, Options{BaseURL: base, Metrics: NewMetrics()})
+		s, err := New(fx.store, Options{BaseURL: base, Metrics: metrics.New()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
+	"tidings/feedbuild"
 	"tidings/feeds"
 )
 
@@ -23,45 +23,30 @@ const (
 	maxFeedMaxAge = 24 * time.Hour
 )
 
-// DefaultFailingAfter is how long a collection's harvests fail before its
-// feeds say so.
-const DefaultFailingAfter = 72 * time.Hour
-
-// feedSpec is one feed, whatever its format and page.
-type feedSpec struct {
-	scope   db.Scope
-	path    string // relative to the base URL, without the extension
-	format  feeds.Format
-	public  bool       // may shared caches keep it (not for secret addresses)
-	meta    feeds.Feed // ID, Title, Subtitle, AlternateURL
-	created time.Time  // the feed's Updated while it has no entries
-	// collections loads the collections the entries may come from.
-	collections func() (map[int64]db.Collection, error)
-}
-
 // serveFeed answers a request for a feed: from the cache when the stored
 // data has not changed since it was rendered, with 304 when the reader's
 // copy is current, gzip'd when the reader accepts it. gen is the store's
-// Generation, read before anything the handler loaded.
-func (s *Server) serveFeed(c echo.Context, gen uint64, spec *feedSpec) error {
+// Generation, read before anything the handler loaded; public says whether
+// shared caches may keep it (not for secret addresses).
+func (s *Server) serveFeed(c echo.Context, gen uint64, spec *feedbuild.Spec, format feeds.Format, public bool) error {
 	q := c.Request().URL.Query()
 	perPage := q.Get("entries") == "page"
-	var before *cursor
+	var before *feedbuild.Cursor
 	if v, ok := q["before"]; ok {
-		cur, ok := parseCursor(v[0])
+		cur, ok := feedbuild.ParseCursor(v[0])
 		if !ok || len(v) > 1 {
 			return echo.NewHTTPError(http.StatusBadRequest, "This page of the feed does not exist: its before= parameter is not one tidings wrote.")
 		}
 		before = &cur
 	}
 	// The stamp is read before anything it vouches for.
-	stamp, err := s.store.Stamp(c.Request().Context(), spec.scope)
+	stamp, err := s.store.Stamp(c.Request().Context(), spec.Scope)
 	if err != nil {
 		return err
 	}
 	// Only the newest page of each feed is cached: older pages are rarely
 	// read, and their cursors are unbounded in number.
-	key := feedCacheKey(spec.path+"."+spec.format.Ext(), perPage)
+	key := feedCacheKey(spec.Path+"."+format.Ext(), perPage)
 	var r *rendered
 	if before == nil {
 		if e := s.feedCache.get(key); e != nil && e.r.version == stamp.Version {
@@ -69,11 +54,11 @@ func (s *Server) serveFeed(c echo.Context, gen uint64, spec *feedSpec) error {
 		}
 	}
 	if r == nil {
-		if r, err = s.renderFeed(c, spec, perPage, before, stamp); err != nil {
+		if r, err = s.renderFeed(c, spec, format, feedbuild.Page{PerPage: perPage, Before: before}, stamp); err != nil {
 			return err
 		}
 	}
-	e := &cached{r: r, gen: gen, next: stamp.NextHarvest, public: spec.public}
+	e := &cached{r: r, gen: gen, next: stamp.NextHarvest, public: public}
 	if before == nil {
 		s.feedCache.put(key, e)
 	}
@@ -81,49 +66,20 @@ func (s *Server) serveFeed(c echo.Context, gen uint64, spec *feedSpec) error {
 	return nil
 }
 
-func (s *Server) renderFeed(c echo.Context, spec *feedSpec, perPage bool, before *cursor, stamp db.FeedStamp) (*rendered, error) {
-	cols, err := spec.collections()
+// renderFeed builds one document of a feed and renders it, with its
+// validators.
+func (s *Server) renderFeed(c echo.Context, spec *feedbuild.Spec, format feeds.Format, pg feedbuild.Page, stamp db.FeedStamp) (*rendered, error) {
+	f, err := s.build.Build(c.Request().Context(), spec, format, pg, stamp)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.loadPage(c.Request().Context(), spec, perPage, before, stamp, cols)
-	if err != nil {
-		return nil, err
-	}
-	f := spec.meta
-	f.Updated = p.updated
-	f.HubURL = s.opts.HubURL
-	f.SelfURL = s.feedURL(spec, perPage, before)
-	if before != nil {
-		f.FirstURL = s.feedURL(spec, perPage, nil)
-	}
-	if p.next != nil {
-		f.NextURL = s.feedURL(spec, perPage, p.next)
-	}
-	f.Entries = p.entries
 	var buf bytes.Buffer
-	if err := feeds.Write(&buf, &f, spec.format); err != nil {
+	if err := feeds.Write(&buf, f, format); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(buf.Bytes())
 	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
-	return newRendered(stamp.Version, buf.Bytes(), etag, spec.format.MediaType()+"; charset=utf-8", p.updated), nil
-}
-
-// feedURL is the absolute URL of one page of a feed in spec's format.
-func (s *Server) feedURL(spec *feedSpec, perPage bool, before *cursor) string {
-	u := s.abs(spec.path + "." + spec.format.Ext())
-	q := url.Values{}
-	if perPage {
-		q.Set("entries", "page")
-	}
-	if before != nil {
-		q.Set("before", before.String())
-	}
-	if len(q) > 0 {
-		u += "?" + q.Encode()
-	}
-	return u
+	return newRendered(stamp.Version, buf.Bytes(), etag, format.MediaType()+"; charset=utf-8", f.Updated), nil
 }
 
 // writeFeed answers with a cached document: its validators, how long to

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mmcdole/gofeed"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
@@ -126,7 +127,7 @@ func serveAs(t *testing.T, h http.Handler, path, session string) *httptest.Respo
 // token for them.
 func signIn(t *testing.T, store *db.DB, name string) string {
 	t.Helper()
-	u, err := store.CreateUser(t.Context(), name, "x", NewToken(), "")
+	u, err := store.CreateUser(t.Context(), name, "x", accounts.NewToken(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +140,8 @@ func signIn(t *testing.T, store *db.DB, name string) string {
 			t.Fatal(err)
 		}
 	}
-	token := NewToken()
-	if err := store.CreateSession(t.Context(), hashToken(token), u.ID, time.Now().Add(time.Hour)); err != nil {
+	token := accounts.NewToken()
+	if err := store.CreateSession(t.Context(), accounts.HashToken(token), u.ID, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	return token

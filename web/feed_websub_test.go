@@ -9,9 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"tidings/feedbuild"
 	"tidings/feeds"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/websub"
 )
 
 // pingHub is a WebSub hub on loopback that records the topics of publish
@@ -71,12 +73,20 @@ func TestWebSubPingsChangedFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := srv.Handler()
+	build, err := feedbuild.New(fx.store, feedbuild.Options{BaseURL: testBase})
+	if err != nil {
+		t.Fatal(err)
+	}
 	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test"})
-	pub := harvest.NewPublisher(client, hub.URL+"/", harvest.PublisherOptions{})
+	pub := websub.NewPublisher(client, hub.URL+"/", websub.PublisherOptions{})
 	var hookErr error
 	harvester := harvest.New(client, fx.store, harvest.Options{
 		AfterHarvest: func(ctx context.Context, rep *harvest.SiteReport) {
-			topics, err := srv.ChangedFeeds(ctx, rep)
+			var done []feedbuild.Harvested
+			for _, cr := range rep.Collections {
+				done = append(done, feedbuild.Harvested(cr))
+			}
+			topics, err := build.ChangedFeeds(ctx, rep.Site.ID, done)
 			if err == nil {
 				err = pub.Publish(ctx, topics)
 			}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"tidings/accounts"
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
@@ -83,7 +84,7 @@ func opmlFor(siteURL string) string {
 func TestPostsNeedCSRFToken(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
-	a := newUIApp(t, fx.store, Options{Registration: RegistrationOpen, AuthRate: 1000})
+	a := newUIApp(t, fx.store, Options{Registration: accounts.RegistrationOpen, AuthRate: 1000})
 	annSession := signIn(t, fx.store, "ann")
 	ann := a.user(t, "ann")
 	newAccount(t, fx.store, "bob")
@@ -449,7 +450,7 @@ func TestEveryPageRenders(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	other := newSite(t)
-	a := newUIApp(t, fx.store, Options{Registration: RegistrationOpen})
+	a := newUIApp(t, fx.store, Options{Registration: accounts.RegistrationOpen})
 	admin := a.signedIn(t, signIn(t, fx.store, "ann"))
 	admin.get("/add")
 	disc := discoveryID(t, location(t, admin.post("/add", url.Values{"url": {other.URL}})))

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/metrics"
 )
 
 // scrape GETs /metrics and returns each sample by its name and labels as
@@ -49,7 +49,7 @@ func scrape(t *testing.T, h http.Handler, auth string) (int, map[string]float64)
 // three ways, and reads the counters back from /metrics.
 func TestMetricsCountHarvestsFetchesAndFeeds(t *testing.T) {
 	f := newFixture(t, nil)
-	m := NewMetrics()
+	m := metrics.New()
 	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-test", OnResponse: m.OnResponse})
 	h := harvest.New(client, f.store, harvest.Options{AfterHarvest: m.AfterHarvest})
 	site, err := f.store.SiteByURL(t.Context(), f.site.URL+"/")
@@ -120,50 +120,9 @@ func TestMetricsCountHarvestsFetchesAndFeeds(t *testing.T) {
 	}
 }
 
-func TestMetricsOutcomes(t *testing.T) {
-	m := NewMetrics()
-	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	col := func(protocol, errMsg string, docs, changes int) harvest.CollectionReport {
-		return harvest.CollectionReport{Collection: db.Collection{Protocol: protocol},
-			Run: db.Run{Documents: docs, Changes: changes, Error: errMsg, FinishedAt: start.Add(3 * time.Second)}}
-	}
-	for _, rep := range []*harvest.SiteReport{
-		{Run: db.Run{StartedAt: start, FinishedAt: start}, Collections: []harvest.CollectionReport{col("arc", "", 2, 5), col("scp", "broken", 1, 0)}},
-		{Run: db.Run{StartedAt: start, FinishedAt: start.Add(time.Second), Error: "gone"}},
-		{Run: db.Run{StartedAt: start, FinishedAt: start}, Collections: []harvest.CollectionReport{col("scp", "broken", 1, 0)}},
-		{Run: db.Run{StartedAt: start, FinishedAt: start, Error: "no description"}, Collections: []harvest.CollectionReport{col("arc", "", 1, 1)}},
-	} {
-		m.AfterHarvest(t.Context(), rep)
-	}
-	f := newFixture(t, nil)
-	s, err := New(f.store, Options{BaseURL: testBase, Metrics: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, got := scrape(t, s.Handler(), "")
-	for k, want := range map[string]float64{
-		`tidings_site_harvests_total{outcome="partial"}`:                2,
-		`tidings_site_harvests_total{outcome="error"}`:                  2,
-		`tidings_harvest_runs_total{outcome="ok",protocol="arc"}`:       2,
-		`tidings_harvest_runs_total{outcome="error",protocol="scp"}`:    2,
-		`tidings_changes_recorded_total{protocol="arc"}`:                6,
-		`tidings_documents_fetched_total{protocol="scp"}`:               2,
-		`tidings_harvest_duration_seconds_count`:                        4,
-		`tidings_harvest_duration_seconds_sum`:                          10,
-		`tidings_harvest_duration_seconds_bucket{le="2.5"}`:             1,
-		`tidings_harvest_duration_seconds_bucket{le="5"}`:               4,
-		`tidings_site_harvests_total{outcome="ok"}`:                     0,
-		`tidings_harvest_runs_total{outcome="ok",protocol="discovery"}`: 0,
-	} {
-		if got[k] != want {
-			t.Errorf("%s = %v, want %v", k, got[k], want)
-		}
-	}
-}
-
 func TestMetricsToken(t *testing.T) {
 	f := newFixture(t, nil)
-	s, err := New(f.store, Options{BaseURL: testBase, Metrics: NewMetrics(), MetricsToken: "s3cret"})
+	s, err := New(f.store, Options{BaseURL: testBase, Metrics: metrics.New(), MetricsToken: "s3cret"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +156,7 @@ func TestMetricsToken(t *testing.T) {
 
 func TestMetricsScheduleGauges(t *testing.T) {
 	f := newFixture(t, nil)
-	s, err := New(f.store, Options{BaseURL: testBase, Metrics: NewMetrics()})
+	s, err := New(f.store, Options{BaseURL: testBase, Metrics: metrics.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

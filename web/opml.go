@@ -2,21 +2,17 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
-	"tidings/feeds"
 	"tidings/harvest"
+	"tidings/opml"
 )
 
 // maxOPMLBytes bounds an uploaded OPML file.
@@ -25,41 +21,10 @@ const maxOPMLBytes = 2 << 20
 // maxImportSites bounds the sites one import may start discovering.
 const maxImportSites = 500
 
-// WriteUserOPML writes the OPML 2.0 export of everything a user follows:
-// one outline per site holding one per collection feed. The web page and
-// the CLI's opml export share it.
-func WriteUserOPML(ctx context.Context, store *db.DB, baseURL string, u db.User, w io.Writer) error {
-	base, err := url.Parse(baseURL)
-	if err != nil {
-		return fmt.Errorf("web: base URL %q: %w", baseURL, err)
-	}
-	sites, err := store.FollowedSites(ctx, u.ID)
-	if err != nil {
-		return err
-	}
-	var out []feeds.OPMLSite
-	for _, site := range sites {
-		cols, err := store.Collections(ctx, db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
-		if err != nil {
-			return err
-		}
-		title := site.Title
-		if title == "" {
-			title = site.URL
-		}
-		entry := feeds.OPMLSite{Title: title, HTMLURL: site.URL}
-		for _, col := range cols {
-			entry.Feeds = append(entry.Feeds, feeds.OPMLFeed{Title: col.Title, XMLURL: base.JoinPath(CollectionFeedPath(col.ID)).String(), HTMLURL: collectionHome(col)})
-		}
-		out = append(out, entry)
-	}
-	return feeds.WriteOPML(w, "Feeds "+u.Name+" follows on tidings", u.Name, time.Now(), out)
-}
-
 func (s *Server) opmlExport(c echo.Context) error {
 	u := currentUser(c)
 	var buf bytes.Buffer
-	if err := WriteUserOPML(c.Request().Context(), s.store, s.base.String(), *u, &buf); err != nil {
+	if err := opml.WriteUser(c.Request().Context(), s.store, s.base.String(), *u, &buf); err != nil {
 		return err
 	}
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="tidings.opml"`)
@@ -92,7 +57,7 @@ func (s *Server) opmlImport(c echo.Context) error {
 		return fail("The file could not be read.")
 	}
 	defer f.Close()
-	outlines, skipped, err := feeds.ParseOPML(f, maxOPMLBytes)
+	outlines, skipped, err := opml.Parse(f, maxOPMLBytes)
 	if err != nil {
 		return fail(capitalize(trimPrefix(err.Error(), "opml: ")) + ".")
 	}
@@ -118,7 +83,7 @@ func (s *Server) opmlImport(c echo.Context) error {
 
 // importURLs picks one address per site from the outlines: the page
 // (htmlUrl) when given, else the feed (xmlUrl), whose site is the same.
-func (s *Server) importURLs(outlines []feeds.OPMLOutline) (urls, skipped []string) {
+func (s *Server) importURLs(outlines []opml.Outline) (urls, skipped []string) {
 	seen := map[string]bool{}
 	for _, o := range outlines {
 		addr := o.HTMLURL

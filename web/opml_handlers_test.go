@@ -12,9 +12,10 @@ import (
 	"testing"
 
 	"tidings/db"
-	"tidings/feeds"
+	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/opml"
 )
 
 // wantOPML is the export of what user follows, built from the store.
@@ -37,7 +38,7 @@ func wantOPML(t *testing.T, store *db.DB, base string, user db.User) opmlFile {
 		}
 		folder := opmlFolder{Text: title}
 		for _, c := range cols {
-			folder.Feeds = append(folder.Feeds, opmlSub{"rss", c.Title, base + CollectionFeedPath(c.ID), c.Key})
+			folder.Feeds = append(folder.Feeds, opmlSub{"rss", c.Title, base + feedbuild.CollectionFeedPath(c.ID), c.Key})
 		}
 		want.Folders = append(want.Folders, folder)
 	}
@@ -79,36 +80,36 @@ func TestOPMLExport(t *testing.T) {
 		}
 	}
 
-	outlines, skipped, err := feeds.ParseOPML(bytes.NewReader(rec.Body.Bytes()), 1<<20)
+	outlines, skipped, err := opml.Parse(bytes.NewReader(rec.Body.Bytes()), 1<<20)
 	if err != nil || len(skipped) != 0 {
-		t.Fatalf("feeds.ParseOPML of the export: %v %q", err, skipped)
+		t.Fatalf("opml.Parse of the export: %v %q", err, skipped)
 	}
-	wantOutlines := []feeds.OPMLOutline{
+	wantOutlines := []opml.Outline{
 		{Title: "My Shrine & Co", XMLURL: testBase + "feeds/1.atom", HTMLURL: fx.url("/shrine/")},
 		{Title: fx.url("/gallery/"), XMLURL: testBase + "feeds/2.atom", HTMLURL: fx.url("/gallery/")},
 	}
 	if !slices.Equal(outlines, wantOutlines) {
-		t.Errorf("feeds.ParseOPML of the export:\n got %+v\nwant %+v", outlines, wantOutlines)
+		t.Errorf("opml.Parse of the export:\n got %+v\nwant %+v", outlines, wantOutlines)
 	}
 
 	// The CLI's path: the same document, under any base URL.
 	var buf bytes.Buffer
-	if err := WriteUserOPML(t.Context(), fx.store, testBase, annUser, &buf); err != nil {
+	if err := opml.WriteUser(t.Context(), fx.store, testBase, annUser, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if direct := parseOPMLFile(t, buf.Bytes()); !reflect.DeepEqual(direct, got) {
-		t.Errorf("WriteUserOPML differs from GET /opml:\n%+v\n%+v", direct, got)
+		t.Errorf("opml.WriteUser differs from GET /opml:\n%+v\n%+v", direct, got)
 	}
 	const other = "https://feeds.example/tidings/"
 	buf.Reset()
-	if err := WriteUserOPML(t.Context(), fx.store, other, annUser, &buf); err != nil {
+	if err := opml.WriteUser(t.Context(), fx.store, other, annUser, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if direct := parseOPMLFile(t, buf.Bytes()); !reflect.DeepEqual(direct, wantOPML(t, fx.store, other, annUser)) {
-		t.Errorf("WriteUserOPML under %s:\n%s", other, buf.Bytes())
+		t.Errorf("opml.WriteUser under %s:\n%s", other, buf.Bytes())
 	}
-	if err := WriteUserOPML(t.Context(), fx.store, "http://[::1", annUser, &buf); err == nil {
-		t.Error("WriteUserOPML accepted a malformed base URL")
+	if err := opml.WriteUser(t.Context(), fx.store, "http://[::1", annUser, &buf); err == nil {
+		t.Error("opml.WriteUser accepted a malformed base URL")
 	}
 
 	// Unfollowing empties the export.

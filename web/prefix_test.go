@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"tidings/feeds"
+	"tidings/opml"
 )
 
 // TestBaseURLWithPrefix: behind a proxy at https://example.org/tidings/,
@@ -37,7 +37,7 @@ func TestBaseURLWithPrefix(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("GET /tidings/opml: %d", rec.Code)
 	}
-	outlines, _, err := feeds.ParseOPML(rec.Body, 1<<20)
+	outlines, _, err := opml.Parse(rec.Body, 1<<20)
 	if err != nil || len(outlines) != 2 {
 		t.Fatalf("OPML: %v, %v", outlines, err)
 	}

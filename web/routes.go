@@ -8,6 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
+
+	"tidings/metrics"
 )
 
 // routes is the route table: every page and action of tidings.
@@ -36,9 +38,9 @@ func (s *Server) routes() {
 
 	// Feeds are public: readers cannot sign in.
 	feed := []string{http.MethodGet, http.MethodHead}
-	e.Match(feed, "/feeds/:file", s.collectionFeed, s.feedMiddleware("collection")...)
-	e.Match(feed, "/sites/:file", s.siteFeed, s.feedMiddleware("site")...)
-	e.Match(feed, "/u/:file", s.userFeed, s.feedMiddleware("user")...)
+	e.Match(feed, "/feeds/:file", s.collectionFeed, s.feedMiddleware(metrics.FeedCollection)...)
+	e.Match(feed, "/sites/:file", s.siteFeed, s.feedMiddleware(metrics.FeedSite)...)
+	e.Match(feed, "/u/:file", s.userFeed, s.feedMiddleware(metrics.FeedUser)...)
 	e.GET("/static/style.css", s.stylesheet)
 	e.GET("/healthz", s.health)
 	if s.opts.Metrics != nil {

@@ -1,4 +1,8 @@
-// Package web serves tidings over HTTP: the feeds and the pages.
+// Package web serves tidings over HTTP: the feeds, as feedbuild builds
+// them, cached and answered with validators, compression and 304s; the
+// pages, sessions, CSRF and forms of the web UI; OPML import and export;
+// /healthz and /metrics. It holds HTTP concerns only: the accounts,
+// feedbuild, opml and metrics packages hold the rules it applies.
 package web
 
 import (
@@ -14,16 +18,19 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tidings/accounts"
 	"tidings/db"
+	"tidings/feedbuild"
 	"tidings/harvest"
+	"tidings/metrics"
 	"tidings/templates"
 )
 
 // Options configure a Server.
 type Options struct {
 	BaseURL      string // public URL of this tidings, ending in "/"
-	FeedEntries  int    // entries per feed page; 0 = DefaultFeedEntries
-	Registration string // open, invite (the default) or closed
+	FeedEntries  int    // entries per feed page; 0 = feedbuild.DefaultFeedEntries
+	Registration string // an accounts.Registration mode; invite by default
 	Logger       *slog.Logger
 	// Harvester discovers and harvests sites added through the UI.
 	Harvester Harvester
@@ -43,11 +50,11 @@ type Options struct {
 	// HubURL, when set, is the WebSub hub every feed names (rel="hub").
 	HubURL string
 	// FailingAfter is how long a collection's harvests fail before its
-	// feeds say so; 0 = DefaultFailingAfter.
+	// feeds say so; 0 = feedbuild.DefaultFailingAfter.
 	FailingAfter time.Duration
 	// Metrics, when set, counts feed requests and answers /metrics;
 	// MetricsToken, when set, is the bearer token /metrics then requires.
-	Metrics      *Metrics
+	Metrics      *metrics.Metrics
 	MetricsToken string
 }
 
@@ -58,21 +65,11 @@ type Harvester interface {
 	CheckAddress(ctx context.Context, rawURL string) error
 }
 
-// Registration modes.
-const (
-	RegistrationOpen   = "open"
-	RegistrationInvite = "invite"
-	RegistrationClosed = "closed"
-)
-
 // Defaults of Options.
 const (
 	DefaultAuthRate        = 10
 	DefaultHarvestNowEvery = 5 * time.Minute
 )
-
-// DefaultFeedEntries is how many entries a feed carries.
-const DefaultFeedEntries = 50
 
 // Server holds the handlers' dependencies.
 type Server struct {
@@ -85,21 +82,16 @@ type Server struct {
 	// harvestNow remembers when each site was last harvested on request.
 	harvestNow *limiter
 	feedCache  *feedCache
+	build      *feedbuild.Builder
 }
 
 // New builds the server and its routes.
 func New(store *db.DB, o Options) (*Server, error) {
-	if o.FeedEntries <= 0 {
-		o.FeedEntries = DefaultFeedEntries
-	}
-	if o.FailingAfter <= 0 {
-		o.FailingAfter = DefaultFailingAfter
-	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Registration == "" {
-		o.Registration = RegistrationInvite
+		o.Registration = accounts.RegistrationInvite
 	}
 	if o.AuthRate <= 0 {
 		o.AuthRate = DefaultAuthRate
@@ -114,11 +106,17 @@ func New(store *db.DB, o Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: base URL %q: %w", o.BaseURL, err)
 	}
+	build, err := feedbuild.New(store, feedbuild.Options{
+		BaseURL: o.BaseURL, FeedEntries: o.FeedEntries, FailingAfter: o.FailingAfter, HubURL: o.HubURL,
+	})
+	if err != nil {
+		return nil, err
+	}
 	pages, err := parsePages(templates.FS)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{store: store, opts: o, base: base, pages: pages, echo: echo.New(), harvestNow: newLimiter(o.HarvestNowEvery)}
+	s := &Server{store: store, opts: o, base: base, pages: pages, echo: echo.New(), harvestNow: newLimiter(o.HarvestNowEvery), build: build}
 	s.feedCache = newFeedCache(defaultFeedCacheBytes)
 	s.jobs = newJobs(s)
 	s.routes()
@@ -147,12 +145,6 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 func (s *Server) abs(path string) string {
 	return s.base.JoinPath(path).String()
 }
-
-// CollectionFeedPath is a collection's Atom feed, relative to the base URL.
-func CollectionFeedPath(id int64) string { return fmt.Sprintf("feeds/%d.atom", id) }
-
-// SiteFeedPath is a site's merged Atom feed, relative to the base URL.
-func SiteFeedPath(id int64) string { return fmt.Sprintf("sites/%d.atom", id) }
 
 // Serve runs the HTTP server on ln until ctx ends, then shuts down
 // gracefully.

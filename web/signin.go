@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tidings/accounts"
 	"tidings/db"
 )
 
@@ -17,7 +18,7 @@ type signinData struct {
 	SignupOpen bool
 }
 
-func (s *Server) signupOpen() bool { return s.opts.Registration == RegistrationOpen }
+func (s *Server) signupOpen() bool { return s.opts.Registration == accounts.RegistrationOpen }
 
 func (s *Server) signinForm(c echo.Context) error {
 	if currentUser(c) != nil {
@@ -32,7 +33,7 @@ func (s *Server) signin(c echo.Context) error {
 	if err != nil && !errors.Is(err, db.ErrNotFound) {
 		return err
 	}
-	if !checkPassword(u.PasswordHash, c.FormValue("password")) {
+	if !accounts.CheckPassword(u.PasswordHash, c.FormValue("password")) {
 		d.Error = "That name and password do not match an account."
 		return s.render(c, http.StatusUnauthorized, "signin", "Sign in", d)
 	}

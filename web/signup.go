@@ -3,12 +3,12 @@ package web
 import (
 	"errors"
 	"net/http"
-	"regexp"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
+	"tidings/accounts"
 	"tidings/db"
 )
 
@@ -20,16 +20,6 @@ type signupData struct {
 	Errors map[string]string
 }
 
-var validName = regexp.MustCompile(`^[\p{L}\p{N}._-]{1,64}$`)
-
-// ValidateName says what is wrong with an account name, or "".
-func ValidateName(name string) string {
-	if !validName.MatchString(name) {
-		return "Use 1 to 64 letters, digits, dots, dashes or underscores."
-	}
-	return ""
-}
-
 // signupState says whether a sign-up with this invite token may proceed.
 func (s *Server) signupState(c echo.Context, invite string) (signupData, error) {
 	ctx := c.Request().Context()
@@ -39,9 +29,9 @@ func (s *Server) signupState(c echo.Context, invite string) (signupData, error) 
 	}
 	d := signupData{First: n == 0, Invite: invite, Errors: map[string]string{}}
 	switch {
-	case s.opts.Registration == RegistrationClosed:
+	case s.opts.Registration == accounts.RegistrationClosed:
 		d.Closed = "Registration is closed. The operator of this tidings creates accounts with: tidings user add NAME"
-	case s.opts.Registration == RegistrationOpen || n == 0:
+	case s.opts.Registration == accounts.RegistrationOpen || n == 0:
 	case invite == "":
 		d.Closed = "Signing up needs an invite link. Ask the admin of this tidings for one."
 	default:
@@ -77,10 +67,10 @@ func (s *Server) signup(c echo.Context) error {
 		return s.render(c, http.StatusForbidden, "signup", "Sign up", d)
 	}
 	d.Name = c.FormValue("name")
-	if msg := ValidateName(d.Name); msg != "" {
+	if msg := accounts.ValidateName(d.Name); msg != "" {
 		d.Errors["name"] = msg
 	}
-	hash, err := HashPassword(c.FormValue("password"))
+	hash, err := accounts.HashPassword(c.FormValue("password"))
 	if err != nil {
 		d.Errors["password"] = capitalize(err.Error()) + "."
 	}
@@ -90,12 +80,12 @@ func (s *Server) signup(c echo.Context) error {
 	var u db.User
 	ctx := c.Request().Context()
 	switch {
-	case s.opts.Registration == RegistrationOpen:
-		u, err = s.store.CreateUser(ctx, d.Name, hash, NewToken(), "")
+	case s.opts.Registration == accounts.RegistrationOpen:
+		u, err = s.store.CreateUser(ctx, d.Name, hash, accounts.NewToken(), "")
 	case d.First:
-		u, err = s.store.CreateFirstUser(ctx, d.Name, hash, NewToken())
+		u, err = s.store.CreateFirstUser(ctx, d.Name, hash, accounts.NewToken())
 	default:
-		u, err = s.store.CreateUser(ctx, d.Name, hash, NewToken(), d.Invite)
+		u, err = s.store.CreateUser(ctx, d.Name, hash, accounts.NewToken(), d.Invite)
 	}
 	switch {
 	case errors.Is(err, db.ErrAlreadyExists):

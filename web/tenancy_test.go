@@ -10,19 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"tidings/accounts"
 	"tidings/db"
+	"tidings/feedbuild"
 )
 
 // sessionFor creates a user who follows nothing and returns a session
 // token for them.
 func sessionFor(t *testing.T, store *db.DB, name string) string {
 	t.Helper()
-	u, err := store.CreateUser(t.Context(), name, "x", NewToken(), "")
+	u, err := store.CreateUser(t.Context(), name, "x", accounts.NewToken(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	token := NewToken()
-	if err := store.CreateSession(t.Context(), hashToken(token), u.ID, time.Now().Add(time.Hour)); err != nil {
+	token := accounts.NewToken()
+	if err := store.CreateSession(t.Context(), accounts.HashToken(token), u.ID, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	return token
@@ -135,7 +137,7 @@ func TestUsersSeeOnlyTheirOwn(t *testing.T) {
 	}
 
 	bobUser := a.user(t, "bob")
-	if f := feed(t, a.h, "/"+UserFeedPath(bobUser.FeedToken)); len(f.Items) != 0 {
+	if f := feed(t, a.h, "/"+feedbuild.UserFeedPath(bobUser.FeedToken)); len(f.Items) != 0 {
 		t.Errorf("bob's aggregate feed has ann's entries: %q", titles(f))
 	}
 	wrong := []byte(annUser.FeedToken)
@@ -152,7 +154,7 @@ func TestUserFeed(t *testing.T) {
 	fx := newFixture(t, nil)
 	a := newUIApp(t, fx.store, Options{})
 	ann := a.signedIn(t, signIn(t, fx.store, "ann"))
-	oldPath := "/" + UserFeedPath(a.user(t, "ann").FeedToken)
+	oldPath := "/" + feedbuild.UserFeedPath(a.user(t, "ann").FeedToken)
 
 	userFeed := regexp.MustCompile(`id="user-feed" type="text" readonly value="([^"]+)"`)
 	m := userFeed.FindStringSubmatch(ann.get("/").Body.String())
@@ -182,7 +184,7 @@ func TestUserFeed(t *testing.T) {
 		t.Errorf("the old user feed URL after a new token: %d, want 404", rec.Code)
 	}
 	m = userFeed.FindStringSubmatch(ann.get("/").Body.String())
-	newPath := "/" + UserFeedPath(a.user(t, "ann").FeedToken)
+	newPath := "/" + feedbuild.UserFeedPath(a.user(t, "ann").FeedToken)
 	if m == nil || m[1] != testBase+strings.TrimPrefix(newPath, "/") || newPath == oldPath {
 		t.Fatalf("dashboard user feed URL after a new token %q, want %s", m, newPath)
 	}

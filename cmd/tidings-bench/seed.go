@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"tidings/accounts"
 	"tidings/db"
+	"tidings/feedbuild"
 	"tidings/harvest"
-	"tidings/web"
 )
 
 // The shape of a seeded site: like the fleet's, with fewer changes, as a
@@ -29,12 +30,12 @@ func seedSites(ctx context.Context, path string, n int) ([]string, error) {
 		return nil, err
 	}
 	defer d.Close()
-	token := web.NewToken()
+	token := accounts.NewToken()
 	u, err := d.CreateUser(ctx, "bench", "not a password hash: nobody signs in", token, "")
 	if err != nil {
 		return nil, err
 	}
-	paths := []string{"/" + web.UserFeedPath(token)}
+	paths := []string{"/" + feedbuild.UserFeedPath(token)}
 	now := time.Now().UTC()
 	for i := range n {
 		site, cols, err := seedSite(ctx, d, i, now)
@@ -44,9 +45,9 @@ func seedSites(ctx context.Context, path string, n int) ([]string, error) {
 		if err := d.Follow(ctx, u.ID, site.ID); err != nil {
 			return nil, err
 		}
-		paths = append(paths, "/"+web.SiteFeedPath(site.ID))
+		paths = append(paths, "/"+feedbuild.SiteFeedPath(site.ID))
 		for _, c := range cols {
-			paths = append(paths, "/"+web.CollectionFeedPath(c.ID))
+			paths = append(paths, "/"+feedbuild.CollectionFeedPath(c.ID))
 		}
 	}
 	return paths, nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 )
 
@@ -68,6 +69,7 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	all := fs.Bool("all", false, "harvest every site, due or not")
 	siteURL := fs.String("site", "", "harvest only this site")
 	workers := workersFlag(fs)
+	websubFlags(fs, &cfg)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
@@ -77,11 +79,27 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	if *workers < 1 {
 		return usageError{"--workers must be at least 1"}
 	}
+	if err := cfg.validateWebSub(); err != nil {
+		return usageError{err.Error()}
+	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
+	if a.cfg.WebSubHub != "" {
+		// The pings go through the client the harvests fetch with, and
+		// are waited for before the store closes.
+		client := fetch.NewClient(a.cfg.clientOptions())
+		p, err := newPinger(ctx, a, client)
+		if err != nil {
+			return err
+		}
+		defer p.wait()
+		ho := a.cfg.harvestOptions(a.log)
+		ho.AfterHarvest = p.afterHarvest
+		a.harvester = harvest.New(client, a.store, ho)
+	}
 	var sites []db.Site
 	switch {
 	case *siteURL != "":
@@ -167,6 +185,7 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	enc := json.NewEncoder(stdout)
+	out := newTermWriter(stdout)
 	for _, c := range cols {
 		if *asJSON {
 			if err := enc.Encode(feedInfo{ID: c.ID, Site: c.SiteURL, Key: c.Key, Title: c.Title, Protocol: c.Protocol,
@@ -179,9 +198,9 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 		if c.LastHarvestAt != nil {
 			last = c.LastHarvestAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(stdout, "%d\t%s\n\tsite %s, %d change(s), last harvest %s\n\tfeed %s\n", c.ID, c.Title, c.SiteURL, c.Changes, last, a.feedURL(c.ID))
+		fmt.Fprintf(out, "%d\t%s\n\tsite %s, %d change(s), last harvest %s\n\tfeed %s\n", c.ID, c.Title, c.SiteURL, c.Changes, last, a.feedURL(c.ID))
 		if c.LastError != "" {
-			fmt.Fprintf(stdout, "\tproblem: %s\n", c.LastError)
+			fmt.Fprintf(out, "\tproblem: %s\n", c.LastError)
 		}
 	}
 	if len(cols) == 0 && !*asJSON {

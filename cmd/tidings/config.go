@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
-	"tidings/web"
 )
 
 // maxFeedEntries bounds --feed-entries: a document of more entries is
@@ -23,22 +23,22 @@ const maxFeedEntries = 1000
 // Config is every setting, built once from flags and the environment
 // (flag > TIDINGS_* variable > default) and passed down.
 type Config struct {
-	DB             string
-	Addr           string
-	BaseURL        string
-	AllowPrivate   bool
-	StrictDatetime bool
-	InitialWindow  time.Duration
-	Interval       time.Duration
-	Discovery      time.Duration
-	MaxBody        int64
-	LogFormat      string // text or json
-	SCP            scpConfig
-	SiteTimeout    time.Duration
-	HostDelay      time.Duration
-	MaxDocuments   int
+	DB            string
+	Addr          string
+	BaseURL       string
+	AllowPrivate  bool
+	InitialWindow time.Duration
+	Interval      time.Duration
+	Discovery     time.Duration
+	MaxBody       int64
+	LogFormat     string // text or json
+	Protocols     harvest.ProtocolSettings
+	SiteTimeout   time.Duration
+	HostDelay     time.Duration
+	MaxDocuments  int
 
-	// Feeds, set by serve's flags (see feedFlags).
+	// Feeds, set by serve's flags (see feedFlags); harvest has the
+	// WebSub ones (see websubFlags).
 	FeedEntries  int
 	FailingAfter time.Duration
 	WebSubHub    string
@@ -50,7 +50,6 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address the web server listens on")
 	fs.StringVar(&c.BaseURL, "base-url", "", "public URL of this tidings, used in feeds and the User-Agent (default: http://<addr>/)")
 	fs.BoolVar(&c.AllowPrivate, "allow-private-addresses", false, "allow fetching from loopback, private and link-local addresses")
-	fs.BoolVar(&c.StrictDatetime, "strict-datetime", false, "ignore change list entries without rs:md datetime, as IFCC-0001 says, instead of dating them by lastmod")
 	fs.DurationVar(&c.InitialWindow, "initial-window", harvest.DefaultInitialWindow, "on a collection's first harvest, changes older than this are stored as already seen")
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
 	fs.DurationVar(&c.Discovery, "discovery-interval", harvest.DefaultDiscoveryInterval, "how often a harvest looks for a site's change information everywhere, not only where it was found")
@@ -59,13 +58,20 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
-	scpFlags(fs, &c.SCP)
+	c.Protocols.RegisterFlags(fs)
 }
 
 // feedFlags registers the settings of the feeds serve answers.
 func feedFlags(fs *flag.FlagSet, c *Config) {
-	fs.IntVar(&c.FeedEntries, "feed-entries", web.DefaultFeedEntries, "entries per feed document; older ones are on pages linked from it")
-	fs.DurationVar(&c.FailingAfter, "failing-after", web.DefaultFailingAfter, "how long a collection's harvests fail before its feed gains an entry saying so")
+	fs.IntVar(&c.FeedEntries, "feed-entries", feedbuild.DefaultFeedEntries, "entries per feed document; older ones are on pages linked from it")
+	websubFlags(fs, c)
+}
+
+// websubFlags registers what a command that harvests needs to ping the
+// WebSub hub: the hub, and when a failing streak gives the feeds an entry,
+// which is a change to ping for too.
+func websubFlags(fs *flag.FlagSet, c *Config) {
+	fs.DurationVar(&c.FailingAfter, "failing-after", feedbuild.DefaultFailingAfter, "how long a collection's harvests fail before its feed gains an entry saying so")
 	fs.StringVar(&c.WebSubHub, "websub-hub", "", "URL of a WebSub hub: feeds name it, and it is pinged after each harvest that adds entries")
 }
 
@@ -82,19 +88,14 @@ func (c *Config) clientOptions() fetch.ClientOptions {
 // harvestOptions are the settings of the harvester.
 func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 	return harvest.Options{
-		StrictDatetime: c.StrictDatetime,
-		InitialWindow:  c.InitialWindow,
-		Interval:       c.Interval,
-		Logger:         log,
+		InitialWindow: c.InitialWindow,
+		Interval:      c.Interval,
+		Logger:        log,
 
-		DiscoveryInterval:   c.Discovery,
-		SiteTimeout:         c.SiteTimeout,
-		MaxDocuments:        c.MaxDocuments,
-		SCPMaxCompressed:    c.SCP.MaxCompressed,
-		SCPMaxDecompressed:  c.SCP.MaxDecompressed,
-		SCPMaxLine:          c.SCP.MaxLine,
-		SCPSnapshotInterval: c.SCP.SnapshotInterval,
-		SCPDownloadTimeout:  c.SCP.DownloadTimeout,
+		DiscoveryInterval: c.Discovery,
+		SiteTimeout:       c.SiteTimeout,
+		MaxDocuments:      c.MaxDocuments,
+		Protocols:         c.Protocols,
 	}
 }
 
@@ -188,6 +189,11 @@ func (c *Config) validateFeeds() error {
 	if c.FeedEntries < 1 || c.FeedEntries > maxFeedEntries {
 		return fmt.Errorf("--feed-entries must be between 1 and %d, not %d", maxFeedEntries, c.FeedEntries)
 	}
+	return c.validateWebSub()
+}
+
+// validateWebSub checks the settings websubFlags registers.
+func (c *Config) validateWebSub() error {
 	if c.FailingAfter <= 0 {
 		return fmt.Errorf("--failing-after must be positive, not %s", c.FailingAfter)
 	}

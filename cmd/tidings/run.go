@@ -10,9 +10,9 @@ import (
 	"runtime/debug"
 
 	"tidings/db"
+	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
-	"tidings/web"
 )
 
 // Version and Commit are set at build time with -ldflags.
@@ -111,10 +111,11 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "tidings:", err)
+		fmt.Fprintln(stderr, "tidings:", termText(err.Error()))
 		return 2
 	}
-	fmt.Fprintln(stderr, "tidings:", err)
+	// An error may quote a site: a title, a server's status line.
+	fmt.Fprintln(stderr, "tidings:", termText(err.Error()))
 	return 1
 }
 
@@ -149,5 +150,5 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 
 // feedURL is a collection's Atom feed address.
 func (a *app) feedURL(collectionID int64) string {
-	return a.cfg.BaseURL + web.CollectionFeedPath(collectionID)
+	return a.cfg.BaseURL + feedbuild.CollectionFeedPath(collectionID)
 }

@@ -10,8 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"tidings/accounts"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/metrics"
 	"tidings/web"
 )
 
@@ -26,7 +28,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
 	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
-	registration := fs.String("registration", web.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
+	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -36,7 +38,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{err.Error()}
 	}
 	switch *registration {
-	case web.RegistrationOpen, web.RegistrationInvite, web.RegistrationClosed:
+	case accounts.RegistrationOpen, accounts.RegistrationInvite, accounts.RegistrationClosed:
 	default:
 		return usageError{fmt.Sprintf("--registration must be open, invite or closed, not %q", *registration)}
 	}
@@ -50,17 +52,17 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer a.store.Close()
 	// One client and one harvester for everything serve fetches, so the
 	// metrics see every fetch and every harvest.
-	metrics := web.NewMetrics()
+	m := metrics.New()
 	co := a.cfg.clientOptions()
-	co.OnResponse = metrics.OnResponse
+	co.OnResponse = m.OnResponse
 	client := fetch.NewClient(co)
 	ho := a.cfg.harvestOptions(a.log)
-	ho.AfterHarvest = metrics.AfterHarvest
-	var srv *web.Server
+	ho.AfterHarvest = m.AfterHarvest
 	if a.cfg.WebSubHub != "" {
-		p := newPinger(ctx, a, client, func(ctx context.Context, rep *harvest.SiteReport) ([]string, error) {
-			return srv.ChangedFeeds(ctx, rep)
-		})
+		p, err := newPinger(ctx, a, client)
+		if err != nil {
+			return err
+		}
 		defer p.wait()
 		ho.AfterHarvest = afterHarvests(ho.AfterHarvest, p.afterHarvest)
 	}
@@ -72,13 +74,13 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	opts := web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
-		Metrics: metrics, MetricsToken: *metricsToken, TrustedProxies: proxies,
+		Metrics: m, MetricsToken: *metricsToken, TrustedProxies: proxies,
 	}
 	if !*noScheduler {
 		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest})
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*schedulerTick
 	}
-	srv, err = web.New(a.store, opts)
+	srv, err := web.New(a.store, opts)
 	if err != nil {
 		return err
 	}
@@ -108,71 +110,6 @@ func (a *app) reportHarvest(rep *harvest.SiteReport, err error) {
 	if err != nil && rep != nil {
 		a.log.Warn("harvest failed", "site", rep.Site.URL, "error", err)
 	}
-}
-
-// pinger pings the WebSub hub after each harvest that adds entries, in the
-// background so a slow hub never holds up harvesting.
-type pinger struct {
-	ctx     context.Context
-	log     *slog.Logger
-	pub     *harvest.Publisher
-	changed func(context.Context, *harvest.SiteReport) ([]string, error)
-
-	mu      sync.Mutex // guards closing and wg.Go against wait
-	closing bool
-	wg      sync.WaitGroup
-}
-
-// newPinger builds a pinger that publishes through client; its
-// afterHarvest goes into the harvester's AfterHarvest. changed lists the
-// feeds a harvest changed; it is called only once serving has begun.
-func newPinger(ctx context.Context, a *app, client *fetch.Client, changed func(context.Context, *harvest.SiteReport) ([]string, error)) *pinger {
-	return &pinger{
-		ctx: ctx, log: a.log, changed: changed,
-		pub: harvest.NewPublisher(client, a.cfg.WebSubHub, harvest.PublisherOptions{Logger: a.log}),
-	}
-}
-
-// afterHarvests chains AfterHarvest hooks, called in order; nil ones are
-// skipped.
-func afterHarvests(hooks ...func(context.Context, *harvest.SiteReport)) func(context.Context, *harvest.SiteReport) {
-	return func(ctx context.Context, rep *harvest.SiteReport) {
-		for _, h := range hooks {
-			if h != nil {
-				h(ctx, rep)
-			}
-		}
-	}
-}
-
-func (p *pinger) afterHarvest(ctx context.Context, rep *harvest.SiteReport) {
-	topics, err := p.changed(ctx, rep)
-	if err != nil {
-		p.log.Error("websub: list the feeds a harvest changed", "site", rep.Site.URL, "error", err)
-		return
-	}
-	if len(topics) == 0 {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closing {
-		return
-	}
-	p.wg.Go(func() {
-		if err := p.pub.Publish(p.ctx, topics); err == nil {
-			p.log.Info("websub: pinged the hub", "site", rep.Site.URL, "feeds", len(topics))
-		}
-	})
-}
-
-// wait returns when the pings under way are done (or given up, once the
-// server's context has ended); no ping starts after it is called.
-func (p *pinger) wait() {
-	p.mu.Lock()
-	p.closing = true
-	p.mu.Unlock()
-	p.wg.Wait()
 }
 
 // parseCIDRs reads --trusted-proxies: "10.0.0.0/8, 127.0.0.1" (a bare

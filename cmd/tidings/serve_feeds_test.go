@@ -26,6 +26,8 @@ func TestFeedFlagsAreChecked(t *testing.T) {
 		{"failing after nothing", nil, []string{"serve", "--failing-after", "0s"}, "--failing-after must be positive"},
 		{"failing after not a duration", []string{"TIDINGS_FAILING_AFTER", "3 days"}, []string{"serve"}, "TIDINGS_FAILING_AFTER"},
 		{"hub not http", []string{"TIDINGS_WEBSUB_HUB", "ftp://hub.example/"}, []string{"serve"}, `--websub-hub "ftp://hub.example/" is not an http or https URL`},
+		{"harvest hub not http", nil, []string{"harvest", "--websub-hub", "hub.example"}, `--websub-hub "hub.example" is not an http or https URL`},
+		{"harvest failing after nothing", []string{"TIDINGS_FAILING_AFTER", "-1h"}, []string{"harvest", "--all"}, "--failing-after must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -40,6 +42,12 @@ func TestFeedFlagsAreChecked(t *testing.T) {
 	for _, want := range []string{"--feed-entries (TIDINGS_FEED_ENTRIES)", "--failing-after (TIDINGS_FAILING_AFTER)", "--websub-hub (TIDINGS_WEBSUB_HUB)"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("serve --help lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	r = tidings(t, newEnv(t), "harvest", "--help")
+	for _, want := range []string{"--failing-after (TIDINGS_FAILING_AFTER)", "--websub-hub (TIDINGS_WEBSUB_HUB)"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("harvest --help lacks %q:\n%s", want, r.stderr)
 		}
 	}
 }

@@ -12,8 +12,9 @@ import (
 
 	"golang.org/x/term"
 
+	"tidings/accounts"
 	"tidings/db"
-	"tidings/web"
+	"tidings/opml"
 )
 
 func cmdUser(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -69,18 +70,18 @@ func cmdUser(ctx context.Context, args []string, getenv func(string) string, std
 }
 
 func (a *app) userAdd(ctx context.Context, name string, stdin io.Reader, stdout io.Writer) error {
-	if msg := web.ValidateName(name); msg != "" {
+	if msg := accounts.ValidateName(name); msg != "" {
 		return usageError{fmt.Sprintf("the name %q is not allowed: %s", name, msg)}
 	}
 	pw, err := readPassword(stdin, stdout)
 	if err != nil {
 		return err
 	}
-	hash, err := web.HashPassword(pw)
+	hash, err := accounts.HashPassword(pw)
 	if err != nil {
 		return err
 	}
-	u, err := a.store.CreateUser(ctx, name, hash, web.NewToken(), "")
+	u, err := a.store.CreateUser(ctx, name, hash, accounts.NewToken(), "")
 	if errors.Is(err, db.ErrAlreadyExists) {
 		return fmt.Errorf("the name %q is taken", name)
 	}
@@ -158,5 +159,5 @@ func cmdOPML(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	return web.WriteUserOPML(ctx, a.store, a.cfg.BaseURL, u, stdout)
+	return opml.WriteUser(ctx, a.store, a.cfg.BaseURL, u, stdout)
 }

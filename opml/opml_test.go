@@ -1,4 +1,4 @@
-package feeds
+package opml
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"tidings/feeds"
 )
 
 // testOPML is how an independent reader sees an OPML document.
@@ -37,29 +39,29 @@ type testOutline struct {
 	Outlines []testOutline `xml:"outline"`
 }
 
-func sampleSites() []OPMLSite {
-	return []OPMLSite{
+func sampleSites() []Site {
+	return []Site{
 		{
 			Title:   "My Shrine",
 			HTMLURL: "https://shrine.example/",
-			Feeds: []OPMLFeed{
+			Feeds: []Feed{
 				{Title: "My Shrine: friends", XMLURL: "https://tidings.example/feeds/7.atom"},
 				{Title: "My Shrine: art", XMLURL: "https://tidings.example/feeds/8.atom", HTMLURL: "https://shrine.example/art/"},
 			},
 		},
 		{
 			HTMLURL: "https://garden.example/",
-			Feeds:   []OPMLFeed{{XMLURL: "https://tidings.example/feeds/9.atom"}},
+			Feeds:   []Feed{{XMLURL: "https://tidings.example/feeds/9.atom"}},
 		},
 		{Title: "No feeds yet", HTMLURL: "https://empty.example/"},
 	}
 }
 
-func writeOPML(t *testing.T, title, owner string, created time.Time, sites []OPMLSite) []byte {
+func writeOPML(t *testing.T, title, owner string, created time.Time, sites []Site) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteOPML(&buf, title, owner, created, sites); err != nil {
-		t.Fatalf("WriteOPML: %v", err)
+	if err := Write(&buf, title, owner, created, sites); err != nil {
+		t.Fatalf("Write: %v", err)
 	}
 	return buf.Bytes()
 }
@@ -74,8 +76,8 @@ func decodeOPML(t *testing.T, out []byte) *testOPML {
 	return &doc
 }
 
-func TestWriteOPMLExact(t *testing.T) {
-	sites := []OPMLSite{{Title: "Shrine", HTMLURL: "https://shrine.example/", Feeds: []OPMLFeed{
+func TestWriteExact(t *testing.T) {
+	sites := []Site{{Title: "Shrine", HTMLURL: "https://shrine.example/", Feeds: []Feed{
 		{Title: "Shrine & co", XMLURL: "https://tidings.example/feeds/7.atom"},
 	}}}
 	got := string(writeOPML(t, "My follows", "Ana", day2, sites))
@@ -98,7 +100,7 @@ func TestWriteOPMLExact(t *testing.T) {
 	}
 }
 
-func TestWriteOPMLReadBack(t *testing.T) {
+func TestWriteReadBack(t *testing.T) {
 	paris := time.FixedZone("CEST", 2*3600)
 	created := time.Date(2024, 6, 1, 12, 0, 0, 999, paris)
 	doc := decodeOPML(t, writeOPML(t, "Tidings follows", "Ana", created, sampleSites()))
@@ -137,29 +139,29 @@ func TestWriteOPMLReadBack(t *testing.T) {
 	}
 }
 
-func TestWriteOPMLRoundTrip(t *testing.T) {
+func TestWriteRoundTrip(t *testing.T) {
 	out := writeOPML(t, "", "", day1, sampleSites())
-	got, skipped, err := ParseOPML(bytes.NewReader(out), 1<<20)
+	got, skipped, err := Parse(bytes.NewReader(out), 1<<20)
 	if err != nil {
-		t.Fatalf("ParseOPML: %v\n%s", err, out)
+		t.Fatalf("Parse: %v\n%s", err, out)
 	}
-	want := []OPMLOutline{
+	want := []Outline{
 		{"My Shrine: friends", "https://tidings.example/feeds/7.atom", "https://shrine.example/"},
 		{"My Shrine: art", "https://tidings.example/feeds/8.atom", "https://shrine.example/art/"},
 		{"https://tidings.example/feeds/9.atom", "https://tidings.example/feeds/9.atom", "https://garden.example/"},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("ParseOPML:\n%+v\nwant:\n%+v", got, want)
+		t.Errorf("Parse:\n%+v\nwant:\n%+v", got, want)
 	}
 	if len(skipped) != 0 {
 		t.Errorf("skipped = %q, want none", skipped)
 	}
 }
 
-func TestWriteOPMLDefaults(t *testing.T) {
+func TestWriteDefaults(t *testing.T) {
 	doc := decodeOPML(t, writeOPML(t, " \x00 ", "", time.Time{}, nil))
-	if doc.Head.Title != DefaultAuthor {
-		t.Errorf("title = %q, want %q", doc.Head.Title, DefaultAuthor)
+	if doc.Head.Title != feeds.DefaultAuthor {
+		t.Errorf("title = %q, want %q", doc.Head.Title, feeds.DefaultAuthor)
 	}
 	if doc.Head.DateCreated != "" || doc.Head.OwnerName != "" {
 		t.Errorf("head = %+v, want no dateCreated or ownerName", doc.Head)
@@ -167,7 +169,7 @@ func TestWriteOPMLDefaults(t *testing.T) {
 	if len(doc.Body.Outlines) != 0 {
 		t.Errorf("outlines = %+v, want none", doc.Body.Outlines)
 	}
-	untitled := []OPMLSite{{HTMLURL: "ftp://x.example/", Feeds: []OPMLFeed{{XMLURL: "https://t.example/f"}}}}
+	untitled := []Site{{HTMLURL: "ftp://x.example/", Feeds: []Feed{{XMLURL: "https://t.example/f"}}}}
 	doc = decodeOPML(t, writeOPML(t, "t", "", day1, untitled))
 	site := doc.Body.Outlines[0]
 	if site.Text != "Untitled site" || site.Outlines[0].HTMLURL != "" {
@@ -175,7 +177,7 @@ func TestWriteOPMLDefaults(t *testing.T) {
 	}
 }
 
-func TestWriteOPMLDeterministic(t *testing.T) {
+func TestWriteDeterministic(t *testing.T) {
 	a := writeOPML(t, "t", "o", day1, sampleSites())
 	b := writeOPML(t, "t", "o", day1, sampleSites())
 	if !bytes.Equal(a, b) {
@@ -183,11 +185,11 @@ func TestWriteOPMLDeterministic(t *testing.T) {
 	}
 }
 
-func TestWriteOPMLHostile(t *testing.T) {
-	sites := []OPMLSite{{
+func TestWriteHostile(t *testing.T) {
+	sites := []Site{{
 		Title:   "<script>alert(1)</script>\x0b\"Shrine\"\n\tline \xc3\x28",
 		HTMLURL: "javascript:alert(document.cookie)",
-		Feeds: []OPMLFeed{{
+		Feeds: []Feed{{
 			Title:   "]]></outline><evil a='b'/>\x00\x1b",
 			XMLURL:  "https://tidings.example/feeds/7.atom?a=1&b=\"2\"",
 			HTMLURL: " JavaScript:alert(3)",
@@ -217,18 +219,18 @@ func TestWriteOPMLHostile(t *testing.T) {
 	}
 }
 
-func TestWriteOPMLErrors(t *testing.T) {
+func TestWriteErrors(t *testing.T) {
 	for _, raw := range []string{"", "javascript:alert(1)", "/feeds/7.atom", "ftp://t.example/f"} {
 		var buf bytes.Buffer
-		sites := []OPMLSite{{Title: "s", Feeds: []OPMLFeed{{Title: "f", XMLURL: raw}}}}
-		if err := WriteOPML(&buf, "t", "", day1, sites); err == nil {
-			t.Errorf("xmlUrl %q: WriteOPML succeeded:\n%s", raw, buf.Bytes())
+		sites := []Site{{Title: "s", Feeds: []Feed{{Title: "f", XMLURL: raw}}}}
+		if err := Write(&buf, "t", "", day1, sites); err == nil {
+			t.Errorf("xmlUrl %q: Write succeeded:\n%s", raw, buf.Bytes())
 		}
 		if buf.Len() != 0 {
 			t.Errorf("xmlUrl %q: wrote %d bytes despite the error", raw, buf.Len())
 		}
 	}
-	if err := WriteOPML(failingWriter{}, "t", "", day1, sampleSites()); !errors.Is(err, errWrite) {
+	if err := Write(failingWriter{}, "t", "", day1, sampleSites()); !errors.Is(err, errWrite) {
 		t.Errorf("err = %v, want %v", err, errWrite)
 	}
 }
@@ -290,17 +292,17 @@ const entityBomb = `<?xml version="1.0"?>
 ]>
 <opml version="2.0"><head/><body><outline text="&lol9;" xmlUrl="https://a.example/"/></body></opml>`
 
-func TestParseOPML(t *testing.T) {
-	one := []OPMLOutline{{"A", "https://a.example/feed", ""}}
+func TestParse(t *testing.T) {
+	one := []Outline{{"A", "https://a.example/feed", ""}}
 	tests := []struct {
 		name        string
 		in          string
 		limit       int64 // 1 MiB when 0
-		want        []OPMLOutline
+		want        []Outline
 		wantSkipped []string
 		wantErr     string
 	}{
-		{name: "reader export with folders", in: readerExport, want: []OPMLOutline{
+		{name: "reader export with folders", in: readerExport, want: []Outline{
 			{"Ana's Shrine", "https://shrine.example/feed.xml", "https://shrine.example/"},
 			{"Garden", "https://garden.example/atom", ""},
 			{"Zine", "", "http://zine.example/"},
@@ -309,25 +311,25 @@ func TestParseOPML(t *testing.T) {
 			<outline text="A" xmlurl="https://a.example/feed" htmlurl="https://a.example/"/>
 			<outline TEXT="B" XMLURL="https://b.example/feed" HTMLURL="https://b.example/"/>
 			<outline Title="C" xmlURL="https://c.example/feed" htmlURL="https://c.example/"/>
-			<outline text="D" xmlUrl="" xmlurl="https://d.example/feed"/>`), want: []OPMLOutline{
+			<outline text="D" xmlUrl="" xmlurl="https://d.example/feed"/>`), want: []Outline{
 			{"A", "https://a.example/feed", "https://a.example/"},
 			{"B", "https://b.example/feed", "https://b.example/"},
 			{"C", "https://c.example/feed", "https://c.example/"},
 			{"D", "https://d.example/feed", ""},
 		}},
 		{name: "title cleaned", in: inBody(`<outline text="  two&#10; lines&#9;here " xmlUrl="https://a.example/"/>`),
-			want: []OPMLOutline{{"two lines here", "https://a.example/", ""}}},
+			want: []Outline{{"two lines here", "https://a.example/", ""}}},
 		{name: "html entity", in: inBody(`<outline text="Caf&eacute;" xmlUrl="https://a.example/"/>`),
-			want: []OPMLOutline{{"Café", "https://a.example/", ""}}},
+			want: []Outline{{"Café", "https://a.example/", ""}}},
 		{name: "namespaced root and prefixed attributes", in: `<opml xmlns="urn:x" xmlns:p="urn:p"><body>` +
 			`<outline text="A" p:xmlUrl="https://p.example/" xmlUrl="https://a.example/feed"/></body></opml>`, want: one},
 		{name: "utf-8 byte-order mark", in: "\xEF\xBB\xBF" + inBody(`<outline text="A" xmlUrl="https://a.example/feed"/>`), want: one},
 		{name: "utf-16 byte-order mark", in: utf16LE(`<?xml version="1.0" encoding="UTF-16"?>` +
 			inBody(`<outline text="Zoë" xmlUrl="https://a.example/feed"/>`)),
-			want: []OPMLOutline{{"Zoë", "https://a.example/feed", ""}}},
+			want: []Outline{{"Zoë", "https://a.example/feed", ""}}},
 		{name: "latin-1", in: `<?xml version="1.0" encoding="ISO-8859-1"?>` +
 			inBody("<outline text=\"Zo\xEB\" xmlUrl=\"https://a.example/feed\"/>"),
-			want: []OPMLOutline{{"Zoë", "https://a.example/feed", ""}}},
+			want: []Outline{{"Zoë", "https://a.example/feed", ""}}},
 		{name: "unknown charset", in: `<?xml version="1.0" encoding="x-klingon"?>` + inBody(""),
 			wantErr: `opml: the file's character encoding "x-klingon" is not supported`},
 		{name: "duplicates merged", in: inBody(`
@@ -336,7 +338,7 @@ func TestParseOPML(t *testing.T) {
 			<outline text="B" htmlUrl="https://b.example"/>
 			<outline text="B again" htmlUrl="HTTPS://b.example/"/>
 			<outline text="A elsewhere" xmlUrl="https://a.example/feed" htmlUrl="https://elsewhere.example/"/>`),
-			want: []OPMLOutline{
+			want: []Outline{
 				{"A", "https://a.example/feed", "https://a.example/"},
 				{"B", "", "https://b.example"},
 			}},
@@ -345,7 +347,7 @@ func TestParseOPML(t *testing.T) {
 			<outline text="Rel" xmlUrl="/feed.xml" htmlUrl="https://rel.example/"/>
 			<outline xmlUrl="javascript:alert(1)"/>
 			<outline text="Ok" xmlUrl="https://ok.example/feed"/>`),
-			want: []OPMLOutline{
+			want: []Outline{
 				{"Rel", "", "https://rel.example/"},
 				{"Ok", "https://ok.example/feed", ""},
 			},
@@ -357,12 +359,12 @@ func TestParseOPML(t *testing.T) {
 		{name: "all addresses bad", in: inBody(`<outline text="Foo" xmlUrl="ftp://x"/>`),
 			wantSkipped: []string{`outline "Foo": "ftp://x" is not an http or https address`},
 			wantErr:     "opml: none of the file's outlines has an http or https address"},
-		{name: "depth at the limit", in: inBody(nested(MaxOPMLDepth)),
-			want: []OPMLOutline{{"deep", "https://deep.example/feed", ""}}},
-		{name: "too deep", in: inBody(nested(MaxOPMLDepth + 1)),
+		{name: "depth at the limit", in: inBody(nested(MaxDepth)),
+			want: []Outline{{"deep", "https://deep.example/feed", ""}}},
+		{name: "too deep", in: inBody(nested(MaxDepth + 1)),
 			wantErr: "opml: the file nests elements more than 50 levels deep"},
-		{name: "outlines at the limit", in: manyOutlines(MaxOPMLOutlines)},
-		{name: "too many outlines", in: manyOutlines(MaxOPMLOutlines + 1),
+		{name: "outlines at the limit", in: manyOutlines(MaxOutlines)},
+		{name: "too many outlines", in: manyOutlines(MaxOutlines + 1),
 			wantErr: "opml: the file has more than 5000 outlines"},
 		{name: "too big", in: manyOutlines(100), limit: 1000,
 			wantErr: "opml: the file is too large (the limit is 1000 bytes)"},
@@ -404,7 +406,7 @@ func TestParseOPML(t *testing.T) {
 			if limit == 0 {
 				limit = 1 << 20
 			}
-			got, skipped, err := ParseOPML(strings.NewReader(tt.in), limit)
+			got, skipped, err := Parse(strings.NewReader(tt.in), limit)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -413,7 +415,7 @@ func TestParseOPML(t *testing.T) {
 					t.Errorf("outlines = %+v despite the error", got)
 				}
 			} else if err != nil {
-				t.Fatalf("ParseOPML: %v", err)
+				t.Fatalf("Parse: %v", err)
 			}
 			if tt.want != nil && !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("outlines:\n%+v\nwant:\n%+v", got, tt.want)
@@ -425,37 +427,37 @@ func TestParseOPML(t *testing.T) {
 	}
 }
 
-func TestParseOPMLTooLarge(t *testing.T) {
+func TestParseTooLarge(t *testing.T) {
 	doc := inBody(`<outline text="A" xmlUrl="https://a.example/feed"/>`)
 	size := int64(len(doc))
-	if _, _, err := ParseOPML(strings.NewReader(doc), size); err != nil {
+	if _, _, err := Parse(strings.NewReader(doc), size); err != nil {
 		t.Errorf("a file of exactly the limit: %v", err)
 	}
-	_, _, err := ParseOPML(strings.NewReader(doc+" "), size)
-	if !errors.Is(err, ErrOPMLTooLarge) {
-		t.Errorf("a file one byte over the limit: err = %v, want %v", err, ErrOPMLTooLarge)
+	_, _, err := Parse(strings.NewReader(doc+" "), size)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a file one byte over the limit: err = %v, want %v", err, ErrTooLarge)
 	}
 	// The reader must not be drained past the limit.
 	r := strings.NewReader(doc + strings.Repeat(" ", 1<<20))
-	if _, _, err := ParseOPML(r, size); !errors.Is(err, ErrOPMLTooLarge) {
-		t.Errorf("err = %v, want %v", err, ErrOPMLTooLarge)
+	if _, _, err := Parse(r, size); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("err = %v, want %v", err, ErrTooLarge)
 	}
 	if read := r.Size() - int64(r.Len()); read > size+1 {
 		t.Errorf("read %d bytes, want at most %d", read, size+1)
 	}
 }
 
-func TestParseOPMLEntityBombIsCheap(t *testing.T) {
+func TestParseEntityBombIsCheap(t *testing.T) {
 	// Without the declarations, the references are simply undefined.
 	bomb := strings.Replace(entityBomb, "<!ENTITY", "<!NOTENTITY", -1)
 	for _, in := range []string{entityBomb, bomb} {
 		start := time.Now()
-		_, _, err := ParseOPML(strings.NewReader(in), 1<<20)
+		_, _, err := Parse(strings.NewReader(in), 1<<20)
 		if err == nil {
-			t.Errorf("ParseOPML succeeded on\n%s", in)
+			t.Errorf("Parse succeeded on\n%s", in)
 		}
 		if d := time.Since(start); d > time.Second {
-			t.Errorf("ParseOPML took %v", d)
+			t.Errorf("Parse took %v", d)
 		}
 	}
 }
@@ -473,28 +475,28 @@ func (e *errAfterReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func TestParseOPMLReadError(t *testing.T) {
+func TestParseReadError(t *testing.T) {
 	errRead := errors.New("connection reset")
 	r := &errAfterReader{r: strings.NewReader(`<opml><body><outline xmlUrl="https://a.example/"/>`), err: errRead}
-	if _, _, err := ParseOPML(r, 1<<20); !errors.Is(err, errRead) {
+	if _, _, err := Parse(r, 1<<20); !errors.Is(err, errRead) {
 		t.Errorf("err = %v, want %v", err, errRead)
 	}
 }
 
-func TestParseOPMLBadLimit(t *testing.T) {
+func TestParseBadLimit(t *testing.T) {
 	for _, limit := range []int64{0, -1} {
-		if _, _, err := ParseOPML(strings.NewReader(readerExport), limit); err == nil {
-			t.Errorf("ParseOPML with limit %d succeeded", limit)
+		if _, _, err := Parse(strings.NewReader(readerExport), limit); err == nil {
+			t.Errorf("Parse with limit %d succeeded", limit)
 		}
 	}
 }
 
-func TestParseOPMLLongSkipReason(t *testing.T) {
+func TestParseLongSkipReason(t *testing.T) {
 	long := "ftp://x.example/" + strings.Repeat("é", 500)
 	in := inBody(`<outline text="` + strings.Repeat("t", 500) + `" xmlUrl="` + long + `" htmlUrl="https://a.example/"/>`)
-	_, skipped, err := ParseOPML(strings.NewReader(in), 1<<20)
+	_, skipped, err := Parse(strings.NewReader(in), 1<<20)
 	if err != nil || len(skipped) != 1 {
-		t.Fatalf("ParseOPML: skipped %q, err %v", skipped, err)
+		t.Fatalf("Parse: skipped %q, err %v", skipped, err)
 	}
 	if n := utf8.RuneCountInString(skipped[0]); n > 250 {
 		t.Errorf("skip reason is %d characters long: %q", n, skipped[0])
@@ -503,7 +505,7 @@ func TestParseOPMLLongSkipReason(t *testing.T) {
 
 func FuzzParseOPML(f *testing.F) {
 	var buf bytes.Buffer
-	if err := WriteOPML(&buf, "t", "o", day1, sampleSites()); err != nil {
+	if err := Write(&buf, "t", "o", day1, sampleSites()); err != nil {
 		f.Fatal(err)
 	}
 	for _, seed := range []string{
@@ -515,14 +517,14 @@ func FuzzParseOPML(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		outlines, _, err := ParseOPML(bytes.NewReader(in), 1<<16)
+		outlines, _, err := Parse(bytes.NewReader(in), 1<<16)
 		if err != nil {
 			if outlines != nil {
 				t.Errorf("outlines %+v despite error %v", outlines, err)
 			}
 			return
 		}
-		if len(outlines) == 0 || len(outlines) > MaxOPMLOutlines {
+		if len(outlines) == 0 || len(outlines) > MaxOutlines {
 			t.Errorf("%d outlines without an error", len(outlines))
 		}
 		seen := make(map[string]bool)
@@ -531,7 +533,7 @@ func FuzzParseOPML(f *testing.F) {
 				t.Errorf("outline %+v has no address", o)
 			}
 			for _, u := range []string{o.XMLURL, o.HTMLURL} {
-				if u != "" && safeURL(u) != u {
+				if u != "" && feeds.SafeURL(u) != u {
 					t.Errorf("address %q is not a clean http or https URL", u)
 				}
 			}
@@ -549,3 +551,30 @@ func FuzzParseOPML(f *testing.F) {
 		}
 	})
 }
+
+// wellFormed decodes the whole document with encoding/xml.
+func wellFormed(t *testing.T, out []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(out))
+	for {
+		_, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("encoding/xml: %v\n%s", err, out)
+		}
+	}
+}
+
+var (
+	day1 = time.Date(2024, 5, 1, 9, 30, 0, 0, time.UTC)
+	day2 = time.Date(2024, 5, 2, 18, 5, 7, 0, time.UTC)
+)
+
+// failingWriter fails every write, as a full disk does.
+type failingWriter struct{}
+
+var errWrite = errors.New("disk full")
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errWrite }

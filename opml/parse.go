@@ -1,4 +1,8 @@
-package feeds
+// Package opml reads and writes OPML, the outline files feed readers
+// import and export subscriptions with: a parser for the files people
+// upload, with limits, and a writer for the export of everything a user
+// follows.
+package opml
 
 import (
 	"bufio"
@@ -9,162 +13,30 @@ import (
 	"io"
 	"net/url"
 	"strings"
-	"time"
 
 	"golang.org/x/net/html/charset"
+
+	"tidings/feeds"
 )
 
-// Limits ParseOPML applies besides its byte limit.
+// Limits Parse applies besides its byte limit.
 const (
-	MaxOPMLOutlines = 5000 // <outline> elements in <body>, folders included
-	MaxOPMLDepth    = 50   // levels of nested outlines
+	MaxOutlines = 5000 // <outline> elements in <body>, folders included
+	MaxDepth    = 50   // levels of nested outlines
 )
 
-// ErrOPMLTooLarge is wrapped by the error ParseOPML returns when the file
+// ErrTooLarge is wrapped by the error Parse returns when the file
 // is larger than its byte limit.
-var ErrOPMLTooLarge = errors.New("opml: the file is too large")
+var ErrTooLarge = errors.New("opml: the file is too large")
 
-// opmlDate is RFC 822 with a four-digit year (RFC 1123), as OPML 2.0's
-// examples write it; times are written in UTC.
-const opmlDate = "Mon, 02 Jan 2006 15:04:05 GMT"
-
-// OPMLSite groups one site's collection feeds. WriteOPML makes it a
-// folder outline holding one subscription per feed.
-type OPMLSite struct {
-	Title   string // folder name; the HTMLURL, then "Untitled site", when empty
-	HTMLURL string // used for feeds without their own HTMLURL
-	Feeds   []OPMLFeed
-}
-
-// OPMLFeed is one collection feed of an OPMLSite.
-type OPMLFeed struct {
-	Title   string // the XMLURL when empty
-	XMLURL  string // required, an absolute http or https address
-	HTMLURL string // the site's HTMLURL when empty; only http and https are written
-}
-
-type opmlDoc struct {
-	XMLName xml.Name `xml:"opml"`
-	Version string   `xml:"version,attr"`
-	Head    opmlHead `xml:"head"`
-	Body    opmlBody `xml:"body"`
-}
-
-type opmlHead struct {
-	Title       string `xml:"title"`
-	DateCreated string `xml:"dateCreated,omitempty"`
-	OwnerName   string `xml:"ownerName,omitempty"`
-}
-
-type opmlBody struct {
-	Outlines []opmlOutline `xml:"outline"`
-}
-
-type opmlOutline struct {
-	Type     string        `xml:"type,attr,omitempty"`
-	Text     string        `xml:"text,attr"`
-	Title    string        `xml:"title,attr,omitempty"`
-	XMLURL   string        `xml:"xmlUrl,attr,omitempty"`
-	HTMLURL  string        `xml:"htmlUrl,attr,omitempty"`
-	Outlines []opmlOutline `xml:"outline"`
-}
-
-// WriteOPML writes an OPML 2.0 document to w: a head with title (DefaultAuthor
-// when empty), dateCreated (created in UTC, left out when zero) and
-// ownerName (left out when empty), then one folder outline per site holding
-// one type="rss" outline per feed. Sites are written in the order given;
-// a site without feeds is left out, as readers would import it as an empty
-// folder. Text is stripped of characters XML 1.0 forbids and kept to one
-// line. The same input always gives the same bytes. Nothing is written
-// when an error is returned.
-func WriteOPML(w io.Writer, title, owner string, created time.Time, sites []OPMLSite) error {
-	doc, err := buildOPML(title, owner, created, sites)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	buf.WriteString(xml.Header)
-	enc := xml.NewEncoder(&buf)
-	enc.Indent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return fmt.Errorf("feeds: encode opml: %w", err)
-	}
-	buf.WriteByte('\n')
-	if _, err := w.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("feeds: write opml: %w", err)
-	}
-	return nil
-}
-
-func buildOPML(title, owner string, created time.Time, sites []OPMLSite) (*opmlDoc, error) {
-	doc := &opmlDoc{
-		Version: "2.0",
-		Head:    opmlHead{Title: cleanLine(title), OwnerName: cleanLine(owner)},
-	}
-	if doc.Head.Title == "" {
-		doc.Head.Title = DefaultAuthor
-	}
-	if !created.IsZero() {
-		doc.Head.DateCreated = created.UTC().Format(opmlDate)
-	}
-	for i := range sites {
-		folder, err := siteOutline(&sites[i])
-		if err != nil {
-			return nil, err
-		}
-		if len(folder.Outlines) > 0 {
-			doc.Body.Outlines = append(doc.Body.Outlines, folder)
-		}
-	}
-	return doc, nil
-}
-
-// siteOutline builds a site's folder. The folder carries no htmlUrl so
-// that importers do not take it for a subscription of its own.
-func siteOutline(s *OPMLSite) (opmlOutline, error) {
-	siteURL := safeURL(s.HTMLURL)
-	name := cleanLine(s.Title)
-	if name == "" {
-		name = siteURL
-	}
-	if name == "" {
-		name = "Untitled site"
-	}
-	folder := opmlOutline{Text: name, Title: name}
-	for i, f := range s.Feeds {
-		xmlURL := safeURL(f.XMLURL)
-		if xmlURL == "" {
-			return folder, fmt.Errorf("feeds: opml site %q: feed %d: %q is not an http or https address", name, i+1, f.XMLURL)
-		}
-		htmlURL := safeURL(f.HTMLURL)
-		if htmlURL == "" {
-			htmlURL = siteURL
-		}
-		text := cleanLine(f.Title)
-		if text == "" {
-			text = xmlURL
-		}
-		folder.Outlines = append(folder.Outlines, opmlOutline{
-			Type: "rss", Text: text, Title: text, XMLURL: xmlURL, HTMLURL: htmlURL,
-		})
-	}
-	return folder, nil
-}
-
-// cleanLine is cleanText with runs of white space, line breaks included,
-// turned into single spaces and the ends trimmed.
-func cleanLine(s string) string {
-	return strings.Join(strings.Fields(cleanText(s)), " ")
-}
-
-// OPMLOutline is one subscription read from an imported OPML file.
-type OPMLOutline struct {
+// Outline is one subscription read from an imported OPML file.
+type Outline struct {
 	Title   string // the title attribute, else text; may be empty
 	XMLURL  string // absolute http or https, or empty
 	HTMLURL string // absolute http or https, or empty
 }
 
-// ParseOPML reads an OPML 1.0 or 2.0 file and returns, in document order,
+// Parse reads an OPML 1.0 or 2.0 file and returns, in document order,
 // every outline of its body, at any depth, that has an xmlUrl or an
 // htmlUrl (attribute names in any case). Outlines with the same xmlUrl
 // (or, without one, the same htmlUrl) are merged into the first, which
@@ -173,11 +45,11 @@ type OPMLOutline struct {
 // explained in skipped, and an outline left with no address is left out.
 //
 // At most maxBytes are read; a larger file gives an error wrapping
-// ErrOPMLTooLarge. More than MaxOPMLOutlines outlines or elements nested
-// deeper than MaxOPMLDepth outlines are errors too. Entities are never
+// ErrTooLarge. More than MaxOutlines outlines or elements nested
+// deeper than MaxDepth outlines are errors too. Entities are never
 // expanded: a file declaring any is refused. Errors are sentences a person
 // can act on; when no outline is kept the error comes with skipped.
-func ParseOPML(r io.Reader, maxBytes int64) (outlines []OPMLOutline, skipped []string, err error) {
+func Parse(r io.Reader, maxBytes int64) (outlines []Outline, skipped []string, err error) {
 	if maxBytes <= 0 {
 		return nil, nil, fmt.Errorf("opml: the size limit %d is not positive", maxBytes)
 	}
@@ -186,7 +58,7 @@ func ParseOPML(r io.Reader, maxBytes int64) (outlines []OPMLOutline, skipped []s
 	err = p.parse(in)
 	switch {
 	case in.over:
-		return nil, nil, fmt.Errorf("%w (the limit is %s)", ErrOPMLTooLarge, byteSize(maxBytes))
+		return nil, nil, fmt.Errorf("%w (the limit is %s)", ErrTooLarge, byteSize(maxBytes))
 	case in.err != nil:
 		return nil, nil, fmt.Errorf("opml: read the file: %w", in.err)
 	case err != nil:
@@ -199,7 +71,7 @@ func ParseOPML(r io.Reader, maxBytes int64) (outlines []OPMLOutline, skipped []s
 	return p.outlines, p.skipped, nil
 }
 
-var errOPMLLimit = errors.New("opml: byte limit reached")
+var errLimit = errors.New("opml: byte limit reached")
 
 // opmlReader reads at most left bytes from r. It then reads one byte more
 // to tell a file of exactly the limit from a larger one. It records why it
@@ -213,14 +85,14 @@ type opmlReader struct {
 
 func (o *opmlReader) Read(p []byte) (int, error) {
 	if o.over {
-		return 0, errOPMLLimit
+		return 0, errLimit
 	}
 	if o.left <= 0 {
 		var probe [1]byte
 		n, err := o.r.Read(probe[:])
 		if n > 0 {
 			o.over = true
-			return 0, errOPMLLimit
+			return 0, errLimit
 		}
 		return 0, o.fail(err)
 	}
@@ -245,7 +117,7 @@ func (o *opmlReader) fail(err error) error {
 // opmlParser collects outlines from a token stream, so that memory grows
 // with what is kept rather than with the document's tree.
 type opmlParser struct {
-	outlines   []OPMLOutline
+	outlines   []Outline
 	skipped    []string
 	seen       map[string]int // dedupe key to index in outlines
 	count      int            // outline elements met in <body>
@@ -324,8 +196,8 @@ func (p *opmlParser) token(tok xml.Token) error {
 func (p *opmlParser) start(t xml.StartElement) error {
 	p.depth++
 	p.anything = true
-	if p.depth > MaxOPMLDepth+2 {
-		return fmt.Errorf("opml: the file nests elements more than %d levels deep", MaxOPMLDepth)
+	if p.depth > MaxDepth+2 {
+		return fmt.Errorf("opml: the file nests elements more than %d levels deep", MaxDepth)
 	}
 	name := t.Name.Local
 	switch {
@@ -407,8 +279,8 @@ func (p *opmlParser) xmlError(err error) error {
 
 func (p *opmlParser) outline(t xml.StartElement) error {
 	p.count++
-	if p.count > MaxOPMLOutlines {
-		return fmt.Errorf("opml: the file has more than %d outlines", MaxOPMLOutlines)
+	if p.count > MaxOutlines {
+		return fmt.Errorf("opml: the file has more than %d outlines", MaxOutlines)
 	}
 	var text, title, xmlURL, htmlURL string
 	for _, a := range t.Attr {
@@ -426,7 +298,7 @@ func (p *opmlParser) outline(t xml.StartElement) error {
 			setFirst(&htmlURL, a.Value)
 		}
 	}
-	o := OPMLOutline{Title: cleanLine(title)}
+	o := Outline{Title: cleanLine(title)}
 	if o.Title == "" {
 		o.Title = cleanLine(text)
 	}
@@ -451,7 +323,7 @@ func (p *opmlParser) checkURL(title, raw string) string {
 	if raw == "" {
 		return ""
 	}
-	if u := safeURL(raw); u != "" {
+	if u := feeds.SafeURL(raw); u != "" {
 		return u
 	}
 	label := fmt.Sprintf("outline %d", p.count)
@@ -462,7 +334,7 @@ func (p *opmlParser) checkURL(title, raw string) string {
 	return ""
 }
 
-func (p *opmlParser) add(o OPMLOutline) {
+func (p *opmlParser) add(o Outline) {
 	key := "html " + urlKey(o.HTMLURL)
 	if o.XMLURL != "" {
 		key = "xml " + urlKey(o.XMLURL)

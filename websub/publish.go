@@ -1,4 +1,7 @@
-package harvest
+// Package websub tells a WebSub hub that feeds changed: the publisher's
+// ping (hub.mode=publish), sent through the fetch client so that the hub is
+// held to the same address policy as every site.
+package websub
 
 import (
 	"context"
@@ -81,13 +84,13 @@ func (p *Publisher) publish(ctx context.Context, topic string) error {
 			return nil
 		}
 		if !fetch.Transient(err) || n >= p.opts.Attempts {
-			return fmt.Errorf("harvest: websub publish of %s: %w", topic, err)
+			return fmt.Errorf("websub: publish of %s: %w", topic, err)
 		}
 		t := time.NewTimer(p.opts.Backoff(n))
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("harvest: websub publish of %s: %w", topic, errors.Join(err, ctx.Err()))
+			return fmt.Errorf("websub: publish of %s: %w", topic, errors.Join(err, ctx.Err()))
 		case <-t.C:
 		}
 	}

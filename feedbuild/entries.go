@@ -1,4 +1,4 @@
-package web
+package feedbuild
 
 import (
 	"cmp"
@@ -25,16 +25,16 @@ const (
 	srcStatus  = 1
 )
 
-// cursor is the sort key of an entry: its time, its source, and an id
+// Cursor is the sort key of an entry: its time, its source, and an id
 // unique within the source. A page holds the entries whose key is below
-// its cursor.
-type cursor struct {
+// its cursor; ParseCursor and String read and write it as ?before= does.
+type Cursor struct {
 	at  time.Time
 	src int
 	id  int64
 }
 
-func (a cursor) compare(b cursor) int {
+func (a Cursor) compare(b Cursor) int {
 	if c := a.at.Compare(b.at); c != 0 {
 		return c
 	}
@@ -45,35 +45,35 @@ func (a cursor) compare(b cursor) int {
 }
 
 // String is the cursor as the ?before= parameter writes it.
-func (a cursor) String() string {
+func (a Cursor) String() string {
 	return fmt.Sprintf("%d.%d.%d", a.at.UnixNano(), a.src, a.id)
 }
 
-// parseCursor reads a ?before= value; only the form String writes is
+// ParseCursor reads a ?before= value; only the form String writes is
 // accepted, so each page has one URL.
-func parseCursor(s string) (cursor, bool) {
+func ParseCursor(s string) (Cursor, bool) {
 	parts := strings.Split(s, ".")
 	if len(parts) != 3 {
-		return cursor{}, false
+		return Cursor{}, false
 	}
 	var n [3]int64
 	for i, p := range parts {
 		v, err := strconv.ParseInt(p, 10, 64)
 		if err != nil {
-			return cursor{}, false
+			return Cursor{}, false
 		}
 		n[i] = v
 	}
-	c := cursor{at: time.Unix(0, n[0]).UTC(), src: int(n[1]), id: n[2]}
+	c := Cursor{at: time.Unix(0, n[0]).UTC(), src: int(n[1]), id: n[2]}
 	if (c.src != srcHarvest && c.src != srcStatus) || c.id < 0 || c.String() != s {
-		return cursor{}, false
+		return Cursor{}, false
 	}
 	return c, true
 }
 
 // harvestBefore is the part of the cursor's page bound that the harvest
 // source sees.
-func (a cursor) harvestBefore() db.Before {
+func (a Cursor) harvestBefore() db.Before {
 	if a.src > srcHarvest {
 		// Entries of a later source at the same time come first: every
 		// harvest entry of that time is still to come.
@@ -84,39 +84,39 @@ func (a cursor) harvestBefore() db.Before {
 
 // feedItem is an entry with its sort key.
 type feedItem struct {
-	key   cursor
+	key   Cursor
 	entry feeds.Entry
 }
 
 // feedPage is one document's entries.
 type feedPage struct {
 	entries []feeds.Entry
-	next    *cursor   // where the next (older) page starts; nil on the last
+	next    *Cursor   // where the next (older) page starts; nil on the last
 	updated time.Time // when the feed last gained an entry
 }
 
 // loadPage loads the entries of one page: at most FeedEntries, older than
 // before when it is set.
-func (s *Server) loadPage(ctx context.Context, spec *feedSpec, perPage bool, before *cursor, stamp db.FeedStamp, cols map[int64]db.Collection) (*feedPage, error) {
-	n := s.opts.FeedEntries
+func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before *Cursor, stamp db.FeedStamp, cols map[int64]db.Collection) (*feedPage, error) {
+	n := b.opts.FeedEntries
 	var bound db.Before
 	if before != nil {
 		bound = before.harvestBefore()
 	}
-	items, err := s.harvestItems(ctx, spec.scope, perPage, bound, n+1, cols)
+	items, err := b.harvestItems(ctx, spec.Scope, perPage, bound, n+1, cols)
 	if err != nil {
 		return nil, err
 	}
-	p := &feedPage{updated: spec.created}
+	p := &feedPage{updated: spec.Created}
 	if stamp.LastAdded != nil && stamp.LastAdded.After(p.updated) {
 		p.updated = *stamp.LastAdded
 	}
-	outages, err := s.store.Outages(ctx, spec.scope, s.opts.FailingAfter)
+	outages, err := b.store.Outages(ctx, spec.Scope, b.opts.FailingAfter)
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range outages {
-		for _, it := range s.statusItems(o, cols[o.CollectionID]) {
+		for _, it := range b.statusItems(o, cols[o.CollectionID]) {
 			if it.key.at.After(p.updated) {
 				p.updated = it.key.at
 			}
@@ -125,7 +125,7 @@ func (s *Server) loadPage(ctx context.Context, spec *feedSpec, perPage bool, bef
 			}
 		}
 	}
-	slices.SortFunc(items, func(a, b feedItem) int { return b.key.compare(a.key) })
+	slices.SortFunc(items, func(x, y feedItem) int { return y.key.compare(x.key) })
 	if len(items) > n {
 		items = items[:n]
 		p.next = &items[n-1].key
@@ -138,31 +138,31 @@ func (s *Server) loadPage(ctx context.Context, spec *feedSpec, perPage bool, bef
 
 // harvestItems loads up to limit digests, or with perPage changes, older
 // than bound.
-func (s *Server) harvestItems(ctx context.Context, scope db.Scope, perPage bool, bound db.Before, limit int, cols map[int64]db.Collection) ([]feedItem, error) {
+func (b *Builder) harvestItems(ctx context.Context, scope db.Scope, perPage bool, bound db.Before, limit int, cols map[int64]db.Collection) ([]feedItem, error) {
 	var items []feedItem
 	if perPage {
-		changes, err := s.store.FeedChangesBefore(ctx, scope, bound, limit)
+		changes, err := b.store.FeedChangesBefore(ctx, scope, bound, limit)
 		if err != nil {
 			return nil, err
 		}
 		for _, ch := range changes {
-			items = append(items, feedItem{cursor{ch.Datetime, srcHarvest, ch.ID}, s.pageEntry(ch, cols[ch.CollectionID])})
+			items = append(items, feedItem{Cursor{ch.Datetime, srcHarvest, ch.ID}, b.pageEntry(ch, cols[ch.CollectionID])})
 		}
 		return items, nil
 	}
-	digests, err := s.store.DigestsBefore(ctx, scope, bound, limit)
+	digests, err := b.store.DigestsBefore(ctx, scope, bound, limit)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range digests {
-		items = append(items, feedItem{cursor{d.Run.FinishedAt, srcHarvest, d.Run.ID}, s.digestEntry(d, cols[d.Run.CollectionID])})
+		items = append(items, feedItem{Cursor{d.Run.FinishedAt, srcHarvest, d.Run.ID}, b.digestEntry(d, cols[d.Run.CollectionID])})
 	}
 	return items, nil
 }
 
 // digestEntry is IFCC-0001 step 5: one entry summarising a harvest run,
 // dated by the end of the run.
-func (s *Server) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
+func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 	items := make([]feeds.DigestItem, len(d.Changes))
 	var tags []string
 	for i, ch := range d.Changes {
@@ -170,10 +170,10 @@ func (s *Server) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 		tags = append(tags, ch.Tags...)
 	}
 	return feeds.Entry{
-		ID:          s.tag(col.CreatedAt, fmt.Sprintf("collection/%d/run/%d", col.ID, d.Run.ID)),
+		ID:          b.tag(col.CreatedAt, fmt.Sprintf("collection/%d/run/%d", col.ID, d.Run.ID)),
 		Title:       feeds.DigestTitle(col.Title, items),
 		Updated:     d.Run.FinishedAt,
-		Link:        collectionHome(col),
+		Link:        CollectionHome(col),
 		ContentHTML: feeds.DigestHTML(items),
 		Author:      sharedAuthor(d.Changes),
 		Categories:  tags,
@@ -182,9 +182,9 @@ func (s *Server) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 
 // pageEntry is one change, dated by the change. Its id is built from what
 // changed, not from a row id, so it survives the rows being rebuilt.
-func (s *Server) pageEntry(ch db.Change, col db.Collection) feeds.Entry {
+func (b *Builder) pageEntry(ch db.Change, col db.Collection) feeds.Entry {
 	return feeds.Entry{
-		ID:          s.tag(col.CreatedAt, fmt.Sprintf("collection/%d/change/%s", col.ID, changeHash(ch))),
+		ID:          b.tag(col.CreatedAt, fmt.Sprintf("collection/%d/change/%s", col.ID, changeHash(ch))),
 		Title:       feeds.PageTitle(ch.Kind, ch.Title, ch.URL),
 		Updated:     ch.Datetime,
 		Link:        ch.URL,
@@ -222,13 +222,13 @@ func sharedAuthor(changes []db.Change) string {
 
 // statusItems are the status entries of a failing streak: one when
 // harvests saw it last longer than FailingAfter, one more when it ended.
-func (s *Server) statusItems(o db.Outage, col db.Collection) []feedItem {
+func (b *Builder) statusItems(o db.Outage, col db.Collection) []feedItem {
 	streak := fmt.Sprintf("collection/%d/outage/%s", col.ID, o.StartedAt.UTC().Format("20060102T150405.000000000Z"))
-	page := s.abs(fmt.Sprintf("collection/%d", col.ID))
+	page := b.URL(fmt.Sprintf("collection/%d", col.ID))
 	out := []feedItem{{
-		key: cursor{o.NoticedAt, srcStatus, 2 * o.ID},
+		key: Cursor{o.NoticedAt, srcStatus, 2 * o.ID},
 		entry: feeds.Entry{
-			ID:          s.tag(col.CreatedAt, streak+"/failing"),
+			ID:          b.tag(col.CreatedAt, streak+"/failing"),
 			Title:       feeds.FailingTitle(col.Title, o.StartedAt),
 			Updated:     o.NoticedAt,
 			Link:        page,
@@ -237,9 +237,9 @@ func (s *Server) statusItems(o db.Outage, col db.Collection) []feedItem {
 	}}
 	if o.EndedAt != nil {
 		out = append(out, feedItem{
-			key: cursor{*o.EndedAt, srcStatus, 2*o.ID + 1},
+			key: Cursor{*o.EndedAt, srcStatus, 2*o.ID + 1},
 			entry: feeds.Entry{
-				ID:          s.tag(col.CreatedAt, streak+"/recovered"),
+				ID:          b.tag(col.CreatedAt, streak+"/recovered"),
 				Title:       feeds.RecoveredTitle(col.Title),
 				Updated:     *o.EndedAt,
 				Link:        page,
@@ -248,10 +248,4 @@ func (s *Server) statusItems(o db.Outage, col db.Collection) []feedItem {
 		})
 	}
 	return out
-}
-
-// tag builds entry and feed ids from stored ids and dates only, so they
-// survive restarts and re-harvests.
-func (s *Server) tag(date time.Time, specific string) string {
-	return feeds.TagURI(s.base.Host, date, specific)
 }

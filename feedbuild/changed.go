@@ -1,4 +1,4 @@
-package web
+package feedbuild
 
 import (
 	"context"
@@ -7,19 +7,25 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
-	"tidings/harvest"
 )
 
-// ChangedFeeds lists the URLs of the feeds a site harvest gave new
+// Harvested is one collection's harvest as stored: what ChangedFeeds
+// judges a harvest by. A harvest.CollectionReport converts to it.
+type Harvested struct {
+	Collection db.Collection
+	Run        db.Run
+}
+
+// ChangedFeeds lists the URLs of the feeds the harvest of site siteID gave new
 // entries, in every format and entry mode: each one's WebSub topic, to be
 // pinged once. A collection's feeds changed when its run stored new
 // changes or began or ended a failing streak its feed tells of; then so
 // did its site's feed and the aggregate feed of everyone following the
 // site.
-func (s *Server) ChangedFeeds(ctx context.Context, rep *harvest.SiteReport) ([]string, error) {
+func (b *Builder) ChangedFeeds(ctx context.Context, siteID int64, harvested []Harvested) ([]string, error) {
 	var bases []string
-	for _, cr := range rep.Collections {
-		changed, err := s.collectionChanged(ctx, cr)
+	for _, cr := range harvested {
+		changed, err := b.collectionChanged(ctx, cr)
 		if err != nil {
 			return nil, err
 		}
@@ -30,8 +36,8 @@ func (s *Server) ChangedFeeds(ctx context.Context, rep *harvest.SiteReport) ([]s
 	if len(bases) == 0 {
 		return nil, nil
 	}
-	bases = append(bases, siteFeedBase(rep.Site.ID))
-	tokens, err := s.store.FollowerFeedTokens(ctx, rep.Site.ID)
+	bases = append(bases, siteFeedBase(siteID))
+	tokens, err := b.store.FollowerFeedTokens(ctx, siteID)
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +45,9 @@ func (s *Server) ChangedFeeds(ctx context.Context, rep *harvest.SiteReport) ([]s
 		bases = append(bases, userFeedBase(t))
 	}
 	var topics []string
-	for _, b := range bases {
+	for _, base := range bases {
 		for _, f := range feeds.Formats {
-			u := s.abs(b + "." + f.Ext())
+			u := b.URL(base + "." + f.Ext())
 			topics = append(topics, u, u+"?entries=page")
 		}
 	}
@@ -50,16 +56,16 @@ func (s *Server) ChangedFeeds(ctx context.Context, rep *harvest.SiteReport) ([]s
 
 // collectionChanged tells whether the run added entries to the
 // collection's feed: changes, or a status entry dated by this run.
-func (s *Server) collectionChanged(ctx context.Context, cr harvest.CollectionReport) (bool, error) {
+func (b *Builder) collectionChanged(ctx context.Context, cr Harvested) (bool, error) {
 	if cr.Run.Changes > 0 {
 		return true, nil
 	}
-	outages, err := s.store.Outages(ctx, db.Scope{CollectionID: cr.Collection.ID}, s.opts.FailingAfter)
+	outages, err := b.store.Outages(ctx, db.Scope{CollectionID: cr.Collection.ID}, b.opts.FailingAfter)
 	if err != nil {
-		return false, fmt.Errorf("web: feeds changed by run %d: %w", cr.Run.ID, err)
+		return false, fmt.Errorf("feedbuild: feeds changed by run %d: %w", cr.Run.ID, err)
 	}
 	for _, o := range outages {
-		for _, it := range s.statusItems(o, cr.Collection) {
+		for _, it := range b.statusItems(o, cr.Collection) {
 			if it.key.at.Equal(cr.Run.FinishedAt) {
 				return true, nil
 			}

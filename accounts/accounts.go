@@ -1,0 +1,82 @@
+// Package accounts holds the rules of tidings accounts that do not depend
+// on how they are reached: which names are allowed, how passwords are
+// hashed and checked, how secret tokens (sessions, feed addresses,
+// invites) are made and stored, and the registration modes. The web
+// server and the CLI's user commands both follow them.
+package accounts
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"regexp"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Registration modes: who may create an account through the web.
+const (
+	RegistrationOpen   = "open"
+	RegistrationInvite = "invite"
+	RegistrationClosed = "closed"
+)
+
+// MinPasswordLength is the shortest password accepted.
+const MinPasswordLength = 10
+
+// maxPasswordBytes is as much as bcrypt reads.
+const maxPasswordBytes = 72
+
+var validName = regexp.MustCompile(`^[\p{L}\p{N}._-]{1,64}$`)
+
+// ValidateName says what is wrong with an account name, or "".
+func ValidateName(name string) string {
+	if !validName.MatchString(name) {
+		return "Use 1 to 64 letters, digits, dots, dashes or underscores."
+	}
+	return ""
+}
+
+// HashPassword hashes a password with bcrypt. bcrypt reads at most 72
+// bytes, so longer passwords are refused rather than silently cut.
+func HashPassword(pw string) (string, error) {
+	if len(pw) < MinPasswordLength {
+		return "", errors.New("the password must be at least 10 characters long")
+	}
+	if len(pw) > maxPasswordBytes {
+		return "", errors.New("the password must be at most 72 bytes long")
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.DefaultCost)
+	return string(h), err
+}
+
+// CheckPassword tells whether pw is the password hash was made from, in
+// constant time. An empty hash (a user that does not exist) is compared
+// against a dummy hash, so that a sign-in takes as long either way.
+func CheckPassword(hash, pw string) bool {
+	if hash == "" {
+		hash = dummyHash
+	}
+	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil && hash != dummyHash
+}
+
+var dummyHash = func() string {
+	h, _ := bcrypt.GenerateFromPassword([]byte("not a password of anyone"), bcrypt.DefaultCost)
+	return string(h)
+}()
+
+// NewToken returns a random URL-safe token of 32 bytes.
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// HashToken is what the store keeps of a session token: a stolen copy of
+// the database then signs no one in.
+func HashToken(t string) string {
+	sum := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(sum[:])
+}

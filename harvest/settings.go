@@ -1,0 +1,23 @@
+package harvest
+
+import "flag"
+
+// ProtocolSettings are the settings the protocol adapters own, one field
+// per adapter that has any, so that Options holds none of a single
+// protocol's.
+type ProtocolSettings struct {
+	ResourceSync ResourceSyncSettings
+	SCP          SCPSettings
+}
+
+// RegisterFlags registers every protocol's flags on fs: the one place a
+// command line learns them.
+func (p *ProtocolSettings) RegisterFlags(fs *flag.FlagSet) {
+	p.ResourceSync.RegisterFlags(fs)
+	p.SCP.RegisterFlags(fs)
+}
+
+func (p ProtocolSettings) withDefaults() ProtocolSettings {
+	p.SCP = p.SCP.withDefaults()
+	return p
+}

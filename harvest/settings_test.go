@@ -1,0 +1,52 @@
+package harvest
+
+import (
+	"flag"
+	"io"
+	"strconv"
+	"testing"
+	"time"
+
+	"tidings/scpbridge"
+)
+
+// TestProtocolSettingsFlagsAndDefaults: a zero setting takes the same
+// default its flag shows, the size caps being the parser's own, and the
+// flags set the fields.
+func TestProtocolSettingsFlagsAndDefaults(t *testing.T) {
+	d := ProtocolSettings{}.withDefaults().SCP
+	lim := scpbridge.DefaultLimits()
+	if d.MaxCompressed != lim.MaxCompressed || d.MaxDecompressed != lim.MaxDecompressed || d.MaxLine != lim.MaxLine ||
+		d.DownloadTimeout != DefaultSCPDownloadTimeout || d.SnapshotInterval != DefaultSCPSnapshotInterval {
+		t.Errorf("SCP defaults %+v", d)
+	}
+	var p ProtocolSettings
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	p.RegisterFlags(fs)
+	for name, want := range map[string]string{
+		"strict-datetime":       "false",
+		"scp-max-compressed":    strconv.FormatInt(lim.MaxCompressed, 10),
+		"scp-max-decompressed":  strconv.FormatInt(lim.MaxDecompressed, 10),
+		"scp-max-line":          strconv.FormatInt(lim.MaxLine, 10),
+		"scp-download-timeout":  DefaultSCPDownloadTimeout.String(),
+		"scp-snapshot-interval": DefaultSCPSnapshotInterval.String(),
+	} {
+		if f := fs.Lookup(name); f == nil || f.DefValue != want {
+			t.Errorf("--%s: %+v, want default %s", name, f, want)
+		}
+	}
+	if p.SCP != d {
+		t.Errorf("registered defaults %+v, want %+v", p.SCP, d)
+	}
+	if err := fs.Parse([]string{"--scp-max-line=5", "--scp-snapshot-interval=1h"}); err != nil {
+		t.Fatal(err)
+	}
+	if p.SCP.MaxLine != 5 || p.SCP.SnapshotInterval != time.Hour || p.SCP.MaxCompressed != lim.MaxCompressed {
+		t.Errorf("after parsing: %+v", p.SCP)
+	}
+	// A setting given as zero (not through flags) still takes its default.
+	if got := (SCPSettings{MaxLine: 5}).withDefaults(); got.MaxLine != 5 || got.MaxDecompressed != lim.MaxDecompressed {
+		t.Errorf("partial settings: %+v", got)
+	}
+}

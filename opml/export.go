@@ -1,0 +1,43 @@
+package opml
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"tidings/db"
+	"tidings/feedbuild"
+)
+
+// WriteUser writes the OPML 2.0 export of everything a user follows: one
+// outline per site holding one per collection feed, at its address under
+// baseURL. The web page and the CLI's opml export share it.
+func WriteUser(ctx context.Context, store *db.DB, baseURL string, u db.User, w io.Writer) error {
+	base, err := url.Parse(baseURL)
+	if err != nil {
+		return fmt.Errorf("opml: base URL %q: %w", baseURL, err)
+	}
+	sites, err := store.FollowedSites(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	var out []Site
+	for _, site := range sites {
+		cols, err := store.Collections(ctx, db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
+		if err != nil {
+			return err
+		}
+		title := site.Title
+		if title == "" {
+			title = site.URL
+		}
+		entry := Site{Title: title, HTMLURL: site.URL}
+		for _, col := range cols {
+			entry.Feeds = append(entry.Feeds, Feed{Title: col.Title, XMLURL: base.JoinPath(feedbuild.CollectionFeedPath(col.ID)).String(), HTMLURL: feedbuild.CollectionHome(col)})
+		}
+		out = append(out, entry)
+	}
+	return Write(w, "Feeds "+u.Name+" follows on tidings", u.Name, time.Now(), out)
+}

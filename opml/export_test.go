@@ -1,0 +1,58 @@
+package opml
+
+import (
+	"bytes"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"tidings/db"
+)
+
+// TestWriteUser exports what a user follows from a real database and
+// reads it back: one subscription per collection feed, at its address
+// under the base URL, linking to the page the collection stands for.
+func TestWriteUser(t *testing.T) {
+	ctx := t.Context()
+	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "tidings.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	site, err := store.CreateSite(ctx, db.Site{URL: "https://shrine.example/", InputURL: "https://shrine.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, err := store.SyncCollections(ctx, site.ID, []db.CollectionSpec{
+		{Protocol: "resourcesync", Key: "https://shrine.example/art/", SourceURL: "https://shrine.example/art/capabilitylist.xml", Title: "Art"},
+		{Protocol: "scp", Key: "https://shrine.example/blog/", SourceURL: "https://shrine.example/blog.scp", Title: "Blog"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := store.CreateUser(ctx, "ann", "x", "token", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Follow(ctx, u.ID, site.ID); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WriteUser(ctx, store, "https://tidings.example/sub/", u, &buf); err != nil {
+		t.Fatal(err)
+	}
+	got, skipped, err := Parse(&buf, 1<<20)
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("Parse of the export: %v %q", err, skipped)
+	}
+	want := []Outline{
+		{Title: "Art", XMLURL: "https://tidings.example/sub/feeds/1.atom", HTMLURL: "https://shrine.example/art/"},
+		{Title: "Blog", XMLURL: "https://tidings.example/sub/feeds/2.atom", HTMLURL: "https://shrine.example/"},
+	}
+	if cols[0].ID != 1 || cols[1].ID != 2 || !reflect.DeepEqual(got, want) {
+		t.Errorf("export of collections %d, %d:\n got %+v\nwant %+v", cols[0].ID, cols[1].ID, got, want)
+	}
+	if err := WriteUser(ctx, store, "http://[::1", u, &buf); err == nil {
+		t.Error("WriteUser accepted a malformed base URL")
+	}
+}
