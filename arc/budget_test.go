@@ -37,6 +37,19 @@ func hostileSnapshotJSON(size int) []byte {
 	return b.Bytes()
 }
 
+// nonObjectPagesJSON is a sitemap of one valid page followed by millions
+// of page entries that are not objects.
+func nonObjectPagesJSON(size int) []byte {
+	var b bytes.Buffer
+	b.Grow(size + 256)
+	b.WriteString(jsonHead + "\n" + `"pages": [{"url": "https://example.com/a", "ai_indexable": true}`)
+	for b.Len() < size {
+		b.WriteString(",1")
+	}
+	b.WriteString("]}")
+	return b.Bytes()
+}
+
 // allocated is the memory f allocates, in bytes.
 func allocated(f func()) uint64 {
 	var before, after runtime.MemStats
@@ -57,6 +70,7 @@ func TestParseJSONSkipsUnreadValuesCheaply(t *testing.T) {
 	}{
 		{"unknown top-level key", hostileJSON(hostileSize)},
 		{"huge ai_snapshot", hostileSnapshotJSON(hostileSize)},
+		{"millions of pages that are not objects", nonObjectPagesJSON(hostileSize)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var sm *Sitemap
@@ -67,6 +81,9 @@ func TestParseJSONSkipsUnreadValuesCheaply(t *testing.T) {
 			}
 			if len(sm.Pages) != 1 || sm.Pages[0].URL != "https://example.com/a" {
 				t.Errorf("pages = %+v, want the one page", sm.Pages)
+			}
+			if len(sm.Skipped) > maxUnnamedSkipped {
+				t.Errorf("%d skipped entries listed, want at most %d", len(sm.Skipped), maxUnnamedSkipped)
 			}
 			t.Logf("%d MB in, %d MB allocated", len(tt.doc)>>20, n>>20)
 			if limit := 4 * uint64(len(tt.doc)); n > limit {

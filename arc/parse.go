@@ -145,6 +145,14 @@ func (b *builder) jsonPages(r *jsonReader) error {
 	}
 	return r.container('[', func([]byte) error {
 		return r.alone(func() error {
+			if c, err := r.next(); err == nil && c != '{' {
+				// Not a page: checked and stepped over, nothing built.
+				if err := r.skip(); err != nil {
+					return err
+				}
+				b.page(nil)
+				return nil
+			}
 			v, err := r.page()
 			if err == nil {
 				b.page(v)

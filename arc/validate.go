@@ -25,6 +25,7 @@ type builder struct {
 	have     map[string]bool
 	sawPages bool
 	n        int // pages seen
+	unnamed  int // invalid entries listed without a URL
 }
 
 func newBuilder(f Format) *builder {
@@ -110,12 +111,29 @@ func (b *builder) finish() (*Sitemap, error) {
 	return b.sm, nil
 }
 
+// maxUnnamedSkipped bounds the invalid entries without a URL listed one by
+// one; the harvest shows far fewer warnings anyway.
+const maxUnnamedSkipped = 100
+
+// skip lists an invalid entry, or only counts it once enough entries that
+// name no page are listed.
+func (b *builder) skip(s Skipped) {
+	if s.URL == "" && b.unnamed >= maxUnnamedSkipped {
+		b.sm.SkippedUnlisted++
+		return
+	}
+	if s.URL == "" {
+		b.unnamed++
+	}
+	b.sm.Skipped = append(b.sm.Skipped, s)
+}
+
 // page validates one entry of pages, keeping it or listing it as skipped.
 func (b *builder) page(v any) {
 	b.n++
 	m, ok := v.(map[string]any)
 	if !ok {
-		b.sm.Skipped = append(b.sm.Skipped, Skipped{Index: b.n, Reason: "is not an object"})
+		b.skip(Skipped{Index: b.n, Reason: "is not an object"})
 		return
 	}
 	p, reason := pageOf(m)
@@ -124,7 +142,7 @@ func (b *builder) page(v any) {
 		if raw, ok := m["url"].(string); ok && pageURL(raw) {
 			s.URL = raw
 		}
-		b.sm.Skipped = append(b.sm.Skipped, s)
+		b.skip(s)
 		return
 	}
 	if p.Private() {

@@ -44,6 +44,9 @@ func (h *arcHarvest) applyDelta(sm *arc.Sitemap, src string) {
 // listed. An invalid entry that hints the page is private still forgets
 // the page.
 func (h *arcHarvest) skipped(doc *pageDoc, sm *arc.Sitemap, src string) {
+	if sm.SkippedUnlisted > 0 {
+		h.warn.add("in %s, %d more page entries are not valid pages and were skipped", src, sm.SkippedUnlisted)
+	}
 	for _, s := range sm.Skipped {
 		h.warn.add("in %s, %s; it was skipped", src, s)
 		if s.URL == "" {
