@@ -61,6 +61,9 @@ func (h *scpHarvest) readDelta(ctx context.Context, d scpItem) {
 // readFile downloads and decodes one file into a staging area. A fatal
 // problem is recorded as the run's error and ok is false.
 func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (st *scpStaged, ok bool) {
+	if h.waiting {
+		return nil, false
+	}
 	cfg := h.j.h.opts.Protocols.SCP
 	role := it.Type
 	if it.Size > cfg.MaxCompressed {
@@ -75,6 +78,13 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	})
 	if err != nil {
 		h.errs = append(h.errs, roleError(role, err).Error())
+		var fe *fetch.FetchError
+		if errors.As(err, &fe) && fe.RetryAfter > 0 {
+			// The site asked for a pause: the files left are not asked
+			// for now, and the next harvest comes after it.
+			h.j.s.noteRetryAfter(err)
+			h.waiting = true
+		}
 		return nil, false
 	}
 	defer stream.Body.Close()

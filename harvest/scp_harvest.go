@@ -33,6 +33,9 @@ type scpHarvest struct {
 	processed map[string]bool
 	done      []string // documents processed by this run
 	errs      []string
+	// waiting: a download was answered 429 or 503 with a Retry-After; the
+	// files left wait for the next harvest.
+	waiting bool
 }
 
 // harvest reads the section's snapshot when due and every delta not yet
