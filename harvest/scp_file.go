@@ -33,16 +33,13 @@ type scpStaged struct {
 	reader    *scpbridge.Reader
 }
 
-func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem, under []scpItem) {
+func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem) {
 	initial := h.st.SnapshotRead == nil && h.known.fresh()
 	st, ok := h.readFile(ctx, snap, initial)
 	if !ok {
 		return
 	}
 	h.commit(st)
-	for _, d := range under {
-		h.done = append(h.done, d.urls...)
-	}
 	now := h.j.now
 	gen := st.generated
 	h.st.Snapshot, h.st.SnapshotGenerated, h.st.SnapshotRead = snap.URL, &gen, &now

@@ -40,7 +40,9 @@ type scpHarvest struct {
 
 // harvest reads the section's snapshot when due and every delta not yet
 // processed, oldest first. A fatal problem in one file rejects that file
-// only: the others are still read, and the run's error names it.
+// only: the others are still read, and the run's error names it. A
+// rejected snapshot in particular holds back no delta: each file says what
+// it says whatever becomes of another.
 func (scp) harvest(ctx context.Context, j *job) error {
 	sitemap, section := scpSection(j.col.Key)
 	sm, err := scpFetchSitemap(ctx, j.s, j.col.SourceURL)
@@ -62,11 +64,8 @@ func (scp) harvest(ctx context.Context, j *job) error {
 	if h.processed, err = j.processedDocs(ctx); err != nil {
 		return err
 	}
-	for _, step := range h.plan() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		step(ctx)
+	if err := h.read(ctx); err != nil {
+		return err
 	}
 	h.finish()
 	if len(h.errs) > 0 {
@@ -108,48 +107,49 @@ type scpItem struct {
 	urls []string
 }
 
-// plan decides what to read, in order: the snapshot when due, then the
-// deltas not yet processed that it does not cover, oldest first.
-func (h *scpHarvest) plan() []func(context.Context) {
+// read reads the snapshot when due, then the deltas not yet processed
+// that no snapshot read covers, oldest first. A delta older than a newer
+// snapshot is read when that snapshot was not: the snapshot may have been
+// rejected, or not be due yet.
+func (h *scpHarvest) read(ctx context.Context) error {
 	snaps, deltas := h.offered()
-	var steps []func(context.Context)
-	var snap *scpItem
 	if len(snaps) > 0 {
-		snap = &snaps[len(snaps)-1]
-	}
-	haveDeltas := slices.ContainsFunc(h.sm.Files, func(f scpbridge.File) bool {
-		return f.Section == h.section && f.Type == scpbridge.TypeDelta
-	})
-	due := snap != nil && h.snapshotDue(snap, haveDeltas)
-	var under []scpItem // deltas the snapshot covers
-	if due {
-		steps = append(steps, func(ctx context.Context) { h.readSnapshot(ctx, snap, under) })
-	}
-	for _, d := range deltas {
-		switch {
-		case due && !d.Generated.After(snap.Generated):
-			under = append(under, d)
-		case !due && h.st.SnapshotGenerated != nil && !d.Generated.After(*h.st.SnapshotGenerated):
-			// Covered by the snapshot read before: nothing to fetch.
-			h.done = append(h.done, d.urls...)
-		default:
-			steps = append(steps, func(ctx context.Context) { h.readDelta(ctx, d) })
+		snap := &snaps[len(snaps)-1]
+		if h.snapshotDue(snap) {
+			h.readSnapshot(ctx, snap)
 		}
 	}
-	return steps
+	for _, d := range deltas {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if g := h.st.SnapshotGenerated; g != nil && !d.Generated.After(*g) {
+			// A snapshot read, now or before, holds all of it.
+			h.done = append(h.done, d.urls...)
+			continue
+		}
+		if h.waiting {
+			continue
+		}
+		h.readDelta(ctx, d)
+	}
+	return nil
 }
 
 // snapshotDue: on the first harvest; later, when a newer snapshot is
 // offered and the interval has passed since the last one was read, or at
 // once when the section offers no deltas (its snapshots are then all there
 // is to follow).
-func (h *scpHarvest) snapshotDue(snap *scpItem, haveDeltas bool) bool {
+func (h *scpHarvest) snapshotDue(snap *scpItem) bool {
 	if h.st.SnapshotRead == nil {
 		return true
 	}
 	if h.st.SnapshotGenerated != nil && !snap.Generated.After(*h.st.SnapshotGenerated) {
 		return false
 	}
+	haveDeltas := slices.ContainsFunc(h.sm.Files, func(f scpbridge.File) bool {
+		return f.Section == h.section && f.Type == scpbridge.TypeDelta
+	})
 	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.h.opts.Protocols.SCP.SnapshotInterval
 }
 
