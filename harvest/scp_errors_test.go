@@ -110,7 +110,7 @@ func TestSCPFatalFileStoresNothing(t *testing.T) {
 					t.Errorf("the later valid delta was not read: %d changes", run.Run.Changes)
 				}
 				done, _ := e.store.Processed(context.Background(), run.Collection.ID)
-				if done[e.site.URL+bad.path] || !done[e.site.URL+good.path] {
+				if done[scpDeltaKey(e.site.URL+bad.path, bad.gen)] || !done[scpDeltaKey(e.site.URL+good.path, good.gen)] {
 					t.Errorf("processed %v", done)
 				}
 				pages, _ := e.store.Pages(context.Background(), run.Collection.ID)

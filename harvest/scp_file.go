@@ -43,6 +43,12 @@ func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem) {
 	now := h.j.now
 	gen := st.generated
 	h.st.Snapshot, h.st.SnapshotGenerated, h.st.SnapshotRead = snap.URL, &gen, &now
+	if h.filling != nil {
+		h.j.warn.add("the deltas offered leave out changes made after %s; the snapshot %s was read to fill the gap",
+			h.filling.UTC().Format(time.RFC3339), snap.URL)
+	}
+	h.st.Gap = nil
+	h.advance(snap.Generated)
 	h.stChanged = true
 }
 
@@ -52,7 +58,8 @@ func (h *scpHarvest) readDelta(ctx context.Context, d scpItem) {
 		return
 	}
 	h.commit(st)
-	h.done = append(h.done, d.urls...)
+	h.done = append(h.done, d.keys()...)
+	h.advance(d.Generated)
 }
 
 // readFile downloads and decodes one file into a staging area. A fatal
