@@ -29,6 +29,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
 	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
+	maxPending := fs.Int("max-pending-discoveries", web.DefaultMaxPendingDiscoveries, "sites one person may have waiting to be discovered at once; an import over it queues what fits")
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -70,11 +71,15 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if *workers < 1 {
 		return usageError{"--workers must be at least 1"}
 	}
+	if *maxPending < 1 {
+		return usageError{"--max-pending-discoveries must be at least 1"}
+	}
 	var sched *harvest.Scheduler
 	opts := web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
 		Metrics: m, MetricsToken: *metricsToken, TrustedProxies: proxies,
+		MaxPendingDiscoveries: *maxPending,
 	}
 	if !*noScheduler {
 		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest})
