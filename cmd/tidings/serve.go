@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,6 +26,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	fs := newFlagSet("serve", stderr)
 	globalFlags(fs, &cfg)
 	feedFlags(fs, &cfg)
+	retentionFlag(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
 	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
@@ -43,7 +45,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		return usageError{fmt.Sprintf("--registration must be open, invite or closed, not %q", *registration)}
 	}
-	if err := cfg.validateFeeds(); err != nil {
+	if err := errors.Join(cfg.validateFeeds(), cfg.validateRetention()); err != nil {
 		return usageError{err.Error()}
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
@@ -82,7 +84,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		MaxPendingDiscoveries: *maxPending,
 	}
 	if !*noScheduler {
-		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest})
+		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{
+			Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
+		})
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*schedulerTick
 	}
 	srv, err := web.New(a.store, opts)
