@@ -196,6 +196,7 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	enc := json.NewEncoder(stdout)
+	out := newTermWriter(stdout)
 	for _, c := range cols {
 		if *asJSON {
 			if err := enc.Encode(feedInfo{ID: c.ID, Site: c.SiteURL, Key: c.Key, Title: c.Title, Protocol: c.Protocol,
@@ -208,9 +209,9 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 		if c.LastHarvestAt != nil {
 			last = c.LastHarvestAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(stdout, "%d\t%s\n\tsite %s, %d change(s), last harvest %s\n\tfeed %s\n", c.ID, c.Title, c.SiteURL, c.Changes, last, a.feedURL(c.ID))
+		fmt.Fprintf(out, "%d\t%s\n\tsite %s, %d change(s), last harvest %s\n\tfeed %s\n", c.ID, c.Title, c.SiteURL, c.Changes, last, a.feedURL(c.ID))
 		if c.LastError != "" {
-			fmt.Fprintf(stdout, "\tproblem: %s\n", c.LastError)
+			fmt.Fprintf(out, "\tproblem: %s\n", c.LastError)
 		}
 	}
 	if len(cols) == 0 && !*asJSON {
