@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -128,7 +129,7 @@ func (h *harness) hostileSite(ctx context.Context, a attack, dbPath string) ([]R
 	if err != nil {
 		return nil, err
 	}
-	rows := []Row{followRow(a.scenario, res, fmt.Sprintf("%s sent", mb(site.sent())))}
+	rows := []Row{followRow(a.scenario, res, fmt.Sprintf("%s sent, database %s", mb(site.sent()), mb(fileSizes(dbPath, dbPath+"-wal"))))}
 	before := site.sent()
 	var row Row
 	if a.feeds {
@@ -149,6 +150,17 @@ func (h *harness) hostileSite(ctx context.Context, a attack, dbPath string) ([]R
 func followRow(scenario string, res runResult, more string) Row {
 	return Row{scenario, fmt.Sprintf("follow: peak RSS %s in %.1f s, %s; %s; printed %s",
 		mb(res.peak), res.wall.Seconds(), res.ending(), more, codeSpan(firstLine(res.output, 110))), "< 300 MB", check(res.ok() && res.peak < rssTarget)}
+}
+
+// fileSizes is the sum of the sizes of the files that exist.
+func fileSizes(paths ...string) int64 {
+	var n int64
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // codeSpan quotes text as Markdown code in a table cell.

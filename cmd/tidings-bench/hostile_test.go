@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -193,5 +194,19 @@ func TestCodeSpan(t *testing.T) {
 		if got := codeSpan(in); got != want {
 			t.Errorf("codeSpan(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestFileSizes(t *testing.T) {
+	dir := t.TempDir()
+	a := dir + "/a.db"
+	if err := os.WriteFile(a, make([]byte, 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(a+"-wal", make([]byte, 24), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := fileSizes(a, a+"-wal", a+"-missing"); n != 1024 {
+		t.Errorf("fileSizes = %d, want 1024", n)
 	}
 }
