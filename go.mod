@@ -14,6 +14,7 @@ require (
 	github.com/mmcdole/gofeed v1.4.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/sergi/go-diff v1.4.0
 	github.com/temoto/robotstxt v1.1.2
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/crypto v0.58.0

@@ -12,3 +12,15 @@ func BenchmarkExtract(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkDiff(b *testing.B) {
+	v1, _ := Extract([]byte(realisticPage(20<<10, 0)), "text/html", "")
+	v2, _ := Extract([]byte(realisticPage(20<<10, 1)), "text/html", "")
+	b.SetBytes(int64(len(v1.Text) + len(v2.Text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		d := Compare(v1.Text, v2.Text)
+		_ = d.HTML()
+		_ = d.Summary()
+	}
+}
