@@ -24,3 +24,14 @@ func BenchmarkDiff(b *testing.B) {
 		_ = d.Summary()
 	}
 }
+
+func BenchmarkCompress(b *testing.B) {
+	page, _ := Extract([]byte(realisticPage(20<<10, 0)), "text/html", "")
+	b.SetBytes(int64(len(page.Text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decompress(Compress(page.Text), DefaultMaxText); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
