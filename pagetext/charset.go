@@ -39,7 +39,7 @@ func declaresCharset(body []byte) bool {
 }
 
 // decodedReader returns the body as UTF-8, without a byte order mark.
-// UTF-8 input is read as is: the HTML tokenizer and writeClean already
+// UTF-8 input is read as is: the HTML tokenizer and cleanWord already
 // turn invalid bytes into U+FFFD.
 func decodedReader(body []byte, enc encoding.Encoding, name string) io.Reader {
 	switch {

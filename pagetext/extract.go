@@ -101,7 +101,7 @@ func (o Options) Extract(body []byte, contentType, pageURL string) (*Snapshot, e
 	maxText := orDefault(o.MaxText, DefaultMaxText)
 	switch s.MediaType {
 	case "text/html", "application/xhtml+xml":
-		extractHTML(s, body, contentType, pageURL, maxText)
+		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit)
 	case "text/plain", "text/markdown", "text/x-markdown":
 		extractPlain(s, body, contentType, maxText)
 	default:

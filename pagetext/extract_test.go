@@ -19,7 +19,7 @@ func TestExtractTitle(t *testing.T) {
 		name, page, want string
 	}{
 		{"no title, no h1", `<html><body><p>Just a paragraph.</p></body></html>`, ""},
-		{"no title, first h1", `<body><h1> Cats  of the <em>Month</em></h1><h1>Second</h1><p>x</p>`, "Cats of the Month"},
+		{"no title, first h1", `<body><h1> Cats  of the <em>Mon</em>th</h1><h1>Second</h1><p>x</p>`, "Cats of the Month"},
 		{"whitespace and entities", "<title>\n\t  Cats &amp;amp; &lt;Dogs&gt;&nbsp;&#x263A;\r\n  &eacute;t&eacute;  </title><p>x</p>", "Cats &amp; <Dogs> ☺ été"},
 		{"only whitespace falls back to h1", "<title> \n&#32; </title><h1>Gallery</h1>", "Gallery"},
 		{"svg title is not the page's", `<body><svg><title>icon</title></svg><p>text</p>`, ""},

@@ -23,21 +23,33 @@ func FuzzExtract(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(s.Text) > maxText || !utf8.ValidString(s.Text) || !utf8.ValidString(s.Title) {
-			t.Fatalf("text of %d bytes (cap %d), valid %v", len(s.Text), maxText, utf8.ValidString(s.Text))
-		}
-		if s.Text != "" && !s.HasText() {
-			t.Fatal("text without a text hash")
-		}
-		for _, l := range strings.Split(s.Text, "\n") {
-			if s.Text != "" && (l == "" || l != strings.TrimSpace(l)) {
-				t.Fatalf("line %q is empty or not trimmed", l)
-			}
-			if strings.IndexFunc(l, unicode.IsControl) >= 0 {
-				t.Fatalf("control character in %q", l)
-			}
-		}
+		checkSnapshot(t, s, maxText)
+		// Big pages are streamed instead; fuzz that path on small ones too.
+		streamed := &Snapshot{}
+		extractHTML(streamed, body, contentType, "", maxText, true)
+		streamed.TextHash = "-"
+		checkSnapshot(t, streamed, maxText)
 	})
+}
+
+// checkSnapshot holds what every snapshot promises: text within the cap,
+// valid UTF-8, trimmed non-empty lines and no control characters.
+func checkSnapshot(t *testing.T, s *Snapshot, maxText int) {
+	t.Helper()
+	if len(s.Text) > maxText || !utf8.ValidString(s.Text) || !utf8.ValidString(s.Title) {
+		t.Fatalf("text of %d bytes (cap %d), valid %v", len(s.Text), maxText, utf8.ValidString(s.Text))
+	}
+	if s.Text != "" && !s.HasText() {
+		t.Fatal("text without a text hash")
+	}
+	for _, l := range strings.Split(s.Text, "\n") {
+		if s.Text != "" && (l == "" || l != strings.TrimSpace(l)) {
+			t.Fatalf("line %q is empty or not trimmed", l)
+		}
+		if strings.IndexFunc(l, unicode.IsControl) >= 0 || strings.IndexFunc(s.Title, unicode.IsControl) >= 0 {
+			t.Fatalf("control character in %q or %q", l, s.Title)
+		}
+	}
 }
 
 func FuzzDiff(f *testing.F) {

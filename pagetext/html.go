@@ -22,12 +22,14 @@ const maxReadabilityElements = 20000
 // and the whole body says better what the page is.
 const articleShare = 3 // the article holds at least a third of the body
 
-func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText int) {
+// extractHTML fills s from an HTML body; stream skips the tree and
+// readability (see treeLimit).
+func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText int, stream bool) {
 	enc, name, guessed := pageEncoding(body, contentType)
 	s.Charset, s.CharsetGuessed = name, guessed
 	r := decodedReader(body, enc, name)
 	bodyLines := newLineBuilder(maxText)
-	if len(body) > treeLimit {
+	if stream {
 		streamHTML(bodyLines, r)
 		s.Title, s.Text, s.Truncated, s.Method = bodyLines.pageTitle(), bodyLines.finish(), bodyLines.truncated, MethodBody
 		return

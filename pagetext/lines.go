@@ -134,7 +134,6 @@ func (b *lineBuilder) text(s string) {
 	}
 	if b.inH1 && b.h1.Len() < maxTitle*utf8.UTFMax {
 		b.h1.WriteString(s)
-		b.h1.WriteByte(' ')
 	}
 	start := -1
 	for i := 0; i < len(s); {
@@ -173,6 +172,10 @@ func isSpace(r rune) bool {
 }
 
 func (b *lineBuilder) word(w string) {
+	w = cleanWord(w)
+	if w == "" {
+		return
+	}
 	if b.cur.Len() > 0 && b.cur.Len()+len(w) >= maxLine {
 		b.flush()
 	}
@@ -180,7 +183,7 @@ func (b *lineBuilder) word(w string) {
 		b.cur.WriteByte(' ')
 	}
 	b.space = false
-	writeClean(&b.cur, w)
+	b.cur.WriteString(w)
 	if b.size+b.cur.Len() > b.max {
 		b.flush()
 	}
@@ -225,9 +228,10 @@ func (b *lineBuilder) pageTitle() string {
 	return cleanTitle(b.h1.String())
 }
 
-// writeClean copies a word, dropping control characters and replacing
-// invalid UTF-8, so stored text is safe to show anywhere.
-func writeClean(sb *strings.Builder, w string) {
+// cleanWord drops control characters and replaces invalid UTF-8, so
+// stored text is safe to show anywhere. Clean words, nearly all of them,
+// are returned as they are.
+func cleanWord(w string) string {
 	clean := true
 	for i := 0; i < len(w); i++ {
 		if c := w[i]; c < 0x20 || c >= 0x7f {
@@ -236,15 +240,15 @@ func writeClean(sb *strings.Builder, w string) {
 		}
 	}
 	if clean {
-		sb.WriteString(w)
-		return
+		return w
 	}
+	var sb strings.Builder
 	for _, r := range w {
-		if unicode.IsControl(r) {
-			continue
+		if !unicode.IsControl(r) {
+			sb.WriteRune(r)
 		}
-		sb.WriteRune(r)
 	}
+	return sb.String()
 }
 
 // cleanTitle collapses whitespace, drops control characters and caps the
@@ -252,10 +256,13 @@ func writeClean(sb *strings.Builder, w string) {
 func cleanTitle(s string) string {
 	var sb strings.Builder
 	for _, w := range strings.Fields(s) {
+		if w = cleanWord(w); w == "" {
+			continue
+		}
 		if sb.Len() > 0 {
 			sb.WriteByte(' ')
 		}
-		writeClean(&sb, w)
+		sb.WriteString(w)
 	}
 	t := sb.String()
 	if utf8.RuneCountInString(t) > maxTitle {
