@@ -68,6 +68,19 @@ type Snapshot struct {
 // when that text is empty.
 func (s *Snapshot) HasText() bool { return s.TextHash != "" }
 
+// Warnings says, in sentences for the site's page, what makes the
+// snapshot less than faithful; none when it is.
+func (s *Snapshot) Warnings() []string {
+	var w []string
+	if s.CharsetGuessed {
+		w = append(w, "the page declares no character encoding and is not UTF-8, so its text was read as Windows-1252 and may be garbled")
+	}
+	if s.Truncated {
+		w = append(w, "the page's text is longer than tidings keeps, so changes near its end are not seen")
+	}
+	return w
+}
+
 // Options tunes extraction; the zero value uses the defaults.
 type Options struct {
 	// MaxText caps the text kept, in bytes; zero means DefaultMaxText.

@@ -183,6 +183,9 @@ func TestExtractCharset(t *testing.T) {
 			if s.Charset != tt.charset || s.CharsetGuessed != tt.guessed {
 				t.Errorf("charset = %q guessed %v, want %q guessed %v", s.Charset, s.CharsetGuessed, tt.charset, tt.guessed)
 			}
+			if tt.guessed != (len(s.Warnings()) == 1) {
+				t.Errorf("warnings %q", s.Warnings())
+			}
 			if s.Title != tt.title || s.Text != tt.text {
 				t.Errorf("title, text = %q, %q; want %q, %q", s.Title, s.Text, tt.title, tt.text)
 			}
@@ -256,6 +259,9 @@ func TestExtractCaps(t *testing.T) {
 	s, err := Options{MaxText: 64 << 10}.Extract(big, "text/html", "")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(s.Warnings()) != 1 {
+		t.Errorf("warnings %q, want one about the cut text", s.Warnings())
 	}
 	if !s.Truncated || len(s.Text) > 64<<10 || len(s.Text) < 60<<10 || !utf8.ValidString(s.Text) {
 		t.Errorf("5 MB page: truncated %v, %d bytes of text, want at most %d", s.Truncated, len(s.Text), 64<<10)
