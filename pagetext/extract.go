@@ -151,5 +151,6 @@ func extractPlain(s *Snapshot, body []byte, contentType string, maxText int) {
 	b := newLineBuilder(maxText)
 	b.pre = 1 // every newline ends a line, as inside <pre>
 	streamText(b, decodedReader(body, enc, name))
-	s.Text, s.Truncated = b.finish(), b.truncated
+	s.Text = b.finish()
+	s.Truncated = b.truncated
 }

@@ -225,6 +225,10 @@ func TestExtractPlain(t *testing.T) {
 	if want := "Changelog\nv2: faster\nv1: first"; s.Text != want || s.Method != MethodPlain || !s.HasText() {
 		t.Errorf("snapshot %+v, want text %q", s, want)
 	}
+	s, err = Options{MaxText: 100}.Extract([]byte(strings.Repeat("ligne été\n", 1000)), "text/plain", "")
+	if err != nil || !s.Truncated || len(s.Text) > 100 || len(s.Text) < 90 || !strings.HasPrefix(s.Text, "ligne été\nligne été") {
+		t.Errorf("long text: truncated %v, %d bytes, ends %q, err %v", s.Truncated, len(s.Text), s.Text[len(s.Text)-12:], err)
+	}
 }
 
 func TestExtractEmptyHTML(t *testing.T) {

@@ -31,7 +31,8 @@ func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText 
 	bodyLines := newLineBuilder(maxText)
 	if stream {
 		streamHTML(bodyLines, r)
-		s.Title, s.Text, s.Truncated, s.Method = bodyLines.pageTitle(), bodyLines.finish(), bodyLines.truncated, MethodBody
+		s.Text = bodyLines.finish()
+		s.Title, s.Truncated, s.Method = bodyLines.pageTitle(), bodyLines.truncated, MethodBody
 		return
 	}
 	doc, err := html.Parse(r)
