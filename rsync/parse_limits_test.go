@@ -1,0 +1,96 @@
+package rsync
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"tidings/hints"
+)
+
+// TestParseLongURLs checks that an entry whose URL is longer than
+// hints.MaxURLBytes is skipped, and counted in one warning, however long it
+// is, and that an rs:ln href that long is dropped.
+func TestParseLongURLs(t *testing.T) {
+	const base = "https://example.org/"
+	exact := base + strings.Repeat("a", hints.MaxURLBytes-len(base))
+	over := exact + "b"
+	huge := base + strings.Repeat("c", 1<<20)
+	// Relative, it is short; resolved against the document's URL, too long.
+	relative := strings.Repeat("d", hints.MaxURLBytes-len(base)+1)
+	src := `<urlset xmlns="` + sm09 + `" xmlns:rs="` + rsNS + `">
+  <rs:ln rel="up" href="` + over + `"/>
+  <url><loc>
+    ` + exact + `
+  </loc><rs:ln rel="alternate" href="` + huge + `"/></url>
+  <url><loc>` + over + `</loc></url>
+  <url><loc>` + huge + `</loc></url>
+  <url><loc>` + relative + `</loc></url>
+  <url><loc>https://example.org/short</loc></url>
+</urlset>`
+	doc, err := Parse(strings.NewReader(src), "https://example.org/cl.xml")
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	want := &Document{
+		URL: "https://example.org/cl.xml", Root: RootURLSet,
+		Entries: []Entry{{Loc: exact}, {Loc: "https://example.org/short"}},
+		Warnings: []string{
+			`root: rs:ln rel="up" href is longer than 2048 bytes, skipped`,
+			fmt.Sprintf(`entry 1 <%s>: rs:ln rel="alternate" href is longer than 2048 bytes, skipped`, exact),
+			"skipped 3 entries whose URL is longer than 2048 bytes",
+		},
+	}
+	sameDoc(t, doc, want)
+}
+
+// TestParseHugeLocNotCopied checks that a <loc> of many megabytes costs
+// the parse little more than the document itself: its text is not
+// gathered, converted and resolved before being refused.
+func TestParseHugeLocNotCopied(t *testing.T) {
+	src := `<urlset xmlns="` + sm09 + `"><url><loc>https://example.org/` +
+		strings.Repeat("x", 16<<20) + `</loc></url></urlset>`
+	in := strings.NewReader(src)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	doc, err := Parse(in, "https://example.org/cl.xml")
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if len(doc.Entries) != 0 {
+		t.Fatalf("kept %d entries, want none", len(doc.Entries))
+	}
+	// encoding/xml's token buffer, grown by doubling, costs four times
+	// the token; gathering the text and making it a string used to add
+	// three more.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 5*uint64(len(src)) {
+		t.Errorf("parsing allocated %d MB for a %d MB document", got>>20, len(src)>>20)
+	}
+}
+
+// TestParseWarningsCapped checks that a document with a problem in every
+// entry keeps a bounded number of warnings and says how many it dropped.
+func TestParseWarningsCapped(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="` + sm09 + `" xmlns:rs="` + rsNS + `">`)
+	for i := range 1000 {
+		fmt.Fprintf(&b, `<url><loc>https://example.org/%d</loc><rs:md change="updated" datetime="never"/></url>`, i)
+	}
+	b.WriteString(`</urlset>`)
+	doc, err := Parse(strings.NewReader(b.String()), "https://example.org/cl.xml")
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if len(doc.Entries) != 1000 {
+		t.Errorf("kept %d entries, want 1000", len(doc.Entries))
+	}
+	if n := len(doc.Warnings); n != maxWarnings+1 {
+		t.Fatalf("got %d warnings, want %d", n, maxWarnings+1)
+	}
+	if last, want := doc.Warnings[maxWarnings], "… and 900 more warnings"; last != want {
+		t.Errorf("last warning = %q, want %q", last, want)
+	}
+}
