@@ -31,6 +31,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	} else if err := p.harvest(ctx, j); err != nil {
 		run.Error = err.Error()
 	}
+	j.finishChanges()
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()

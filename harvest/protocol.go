@@ -254,6 +254,7 @@ type job struct {
 	warn   warnings
 
 	changes   []db.Change
+	limit     changeCap
 	seen      map[changeKey]bool
 	lastmod   int
 	newest    time.Time
@@ -272,12 +273,13 @@ type changeKey struct {
 }
 
 // record adds a change once per (URL, kind, time) within the run; the
-// store's uniqueness key catches repeats across runs.
+// store's uniqueness key catches repeats across runs. A change past the
+// limit of the run waits for the next (see changeCap).
 func (j *job) record(c db.Change) {
 	c.CollectionID = j.col.ID
 	c.Datetime = c.Datetime.UTC()
 	k := changeKey{c.URL, c.Kind, c.Datetime}
-	if j.seen[k] {
+	if j.seen[k] || j.waits(&c) {
 		return
 	}
 	j.seen[k] = true
@@ -287,8 +289,8 @@ func (j *job) record(c db.Change) {
 	if c.Datetime.After(j.newest) {
 		j.newest = c.Datetime
 	}
-	c.History = j.first && c.Datetime.Before(j.cutoff)
-	j.changes = append(j.changes, c)
+	c.History = j.isHistory(c.Datetime)
+	j.hold(c)
 }
 
 // pagesKnown loads the collection's known pages (for page-list protocols).

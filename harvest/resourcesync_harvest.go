@@ -14,6 +14,9 @@ const maxChildLists = 1000
 // list, its change list or change list index, and every change dated after
 // the last processing time.
 func (resourceSync) harvest(ctx context.Context, j *job) error {
+	// What is left past the limit is read again next time, from the
+	// watermark on.
+	j.limitChanges()
 	capList, err := j.s.doc(ctx, "capability list", j.col.SourceURL)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,9 @@ type session struct {
 	// that follow (a capability list it had to look into), so that one site
 	// harvest fetches a document once.
 	read map[string]*rsync.Document
+	// changeLists are the change lists read whole in this session, whose
+	// fetch state forgetChangeLists can drop.
+	changeLists map[string]bool
 }
 
 func newSession(c *fetch.Client, known map[string]db.FetchState) *session {
@@ -137,8 +141,20 @@ func (s *session) keepDoc(url string, resp *fetch.Response, d *rsync.Document, d
 		if b, err := json.Marshal(d); err == nil {
 			memo = string(b)
 		}
+	} else {
+		if s.changeLists == nil {
+			s.changeLists = map[string]bool{}
+		}
+		s.changeLists[url] = true
 	}
 	s.remember(url, resp, memo, digest)
+}
+
+// forgetChangeLists drops the fetch state of the change lists read whole,
+// so that the next harvest reads them again rather than take them for
+// unchanged: some of their changes wait for it.
+func (s *session) forgetChangeLists() {
+	s.states = slices.DeleteFunc(s.states, func(st db.FetchState) bool { return s.changeLists[st.URL] })
 }
 
 // bodyDigest is what fetch_state keeps of a body to recognise it again.
