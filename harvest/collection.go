@@ -32,6 +32,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 		run.Error = err.Error()
 	}
 	j.finishChanges()
+	j.finishDates()
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()

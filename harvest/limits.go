@@ -35,6 +35,13 @@ func heldSize(c *db.Change) int {
 	return n
 }
 
+// Dates tidings believes. The web began in 1991: an earlier date is a
+// mistake (often the zero time of some program). A date more than a day
+// ahead of the harvest would sit on top of the feed for ever.
+var minChangeTime = time.Date(1991, 1, 1, 0, 0, 0, 0, time.UTC)
+
+const maxClockSkew = 24 * time.Hour
+
 // changeCap keeps the oldest changes of a harvest up to a limit, so that
 // the watermark can move to the newest one kept and the next harvest goes
 // on from there. Until the limit is passed the changes are simply
@@ -155,4 +162,50 @@ func (h *latestFirst) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
+}
+
+// refusedDates counts the changes refused for their date, so that one
+// warning each says how many.
+type refusedDates struct {
+	early, late int
+	latest      time.Time
+}
+
+// believable reports whether a change dated at may be recorded: not before
+// 1991, not more than maxClockSkew after the harvest began. A later one is
+// refused rather than dated now: the next harvest would date it anew, and
+// every harvest would add it to the feed again.
+func (j *job) believable(at time.Time) bool {
+	d := &j.dates
+	switch {
+	case at.Before(minChangeTime):
+		d.early++
+	case at.After(j.now.Add(maxClockSkew)):
+		d.late++
+		if at.After(d.latest) {
+			d.latest = at
+		}
+	default:
+		return true
+	}
+	return false
+}
+
+// finishDates warns about the changes refused for their date.
+func (j *job) finishDates() {
+	d := &j.dates
+	if d.early > 0 {
+		j.warn.add("ignored %d %s dated before 1991, before the web began", d.early, changesWord(d.early))
+	}
+	if d.late > 0 {
+		j.warn.add("ignored %d %s dated more than a day after this harvest (the latest on %s), which would stay on top of the feed",
+			d.late, changesWord(d.late), d.latest.Format("2006-01-02"))
+	}
+}
+
+func changesWord(n int) string {
+	if n == 1 {
+		return "change"
+	}
+	return "changes"
 }

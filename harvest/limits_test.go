@@ -206,3 +206,38 @@ func TestHeldBytesAreBounded(t *testing.T) {
 		t.Errorf("warnings %q, want one", j.warn.all())
 	}
 }
+
+// TestUnbelievableDatesAreRefused: a change dated before 1991, or more
+// than a day after the harvest, is not stored; a warning counts them.
+func TestUnbelievableDatesAreRefused(t *testing.T) {
+	site := rsSite(t)
+	now := time.Now().UTC()
+	soon := now.Add(2 * time.Hour).Format(time.RFC3339)
+	site.set("/changes.xml", plainHead+`<rs:md capability="changelist"/>
+<url><loc>BASE/epoch.html</loc><rs:md change="updated" datetime="1970-01-01T00:00:00Z"/></url>
+<url><loc>BASE/early.html</loc><rs:md change="updated" datetime="1990-12-31T23:59:59Z"/></url>
+<url><loc>BASE/web.html</loc><rs:md change="created" datetime="1991-01-01"/></url>
+<url><loc>BASE/soon.html</loc><rs:md change="updated" datetime="`+soon+`"/></url>
+<url><loc>BASE/far.html</loc><rs:md change="updated" datetime="9999-12-31T00:00:00Z"/></url>
+<url><loc>BASE/later.html</loc><rs:md change="updated" datetime="`+now.Add(49*time.Hour).Format(time.RFC3339)+`"/></url>
+</urlset>`)
+	store, h := testHarvester(t, Options{})
+	rep := followURL(t, h, site.URL+"/")
+	if got, want := storedURLs(t, store, site.URL), []string{"/soon.html", "/web.html"}; !slices.Equal(got, want) {
+		t.Errorf("stored %q, want %q", got, want)
+	}
+	warns := rep.Collections[0].Run.Warnings
+	for _, want := range []string{
+		"ignored 2 changes dated before 1991, before the web began",
+		"ignored 2 changes dated more than a day after this harvest (the latest on 9999-12-31), which would stay on top of the feed",
+	} {
+		if !slices.Contains(warns, want) {
+			t.Errorf("warnings %q lack %q", warns, want)
+		}
+	}
+	// Read again, the far one is refused again, not dated anew.
+	harvestURL(t, store, h, site.URL+"/")
+	if got := storedURLs(t, store, site.URL); len(got) != 2 {
+		t.Errorf("after a second harvest, stored %q", got)
+	}
+}

@@ -255,6 +255,7 @@ type job struct {
 
 	changes   []db.Change
 	limit     changeCap
+	dates     refusedDates
 	seen      map[changeKey]bool
 	lastmod   int
 	newest    time.Time
@@ -273,11 +274,15 @@ type changeKey struct {
 }
 
 // record adds a change once per (URL, kind, time) within the run; the
-// store's uniqueness key catches repeats across runs. A change past the
+// store's uniqueness key catches repeats across runs. A change dated before
+// the web or too far ahead is refused (see minChangeTime), and one past the
 // limit of the run waits for the next (see changeCap).
 func (j *job) record(c db.Change) {
 	c.CollectionID = j.col.ID
 	c.Datetime = c.Datetime.UTC()
+	if !j.believable(c.Datetime) {
+		return
+	}
 	k := changeKey{c.URL, c.Kind, c.Datetime}
 	if j.seen[k] || j.waits(&c) {
 		return
