@@ -107,6 +107,14 @@ func (s *session) forget(url string) { delete(s.known, url) }
 // document remembered from the previous fetch, or nil when nothing was
 // remembered: a change list that has not changed holds nothing new.
 func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, error) {
+	return s.docEach(ctx, role, url, nil)
+}
+
+// docEach is doc for a document that may be a change list: the entries of
+// a <urlset> read now go to each instead of the Document, so that a list
+// of half a million entries is never held whole. Entries of a document
+// remembered or read before are still in the Document it returns.
+func (s *session) docEach(ctx context.Context, role, url string, each func(*rsync.Entry)) (*rsync.Document, error) {
 	if d, ok := s.read[url]; ok {
 		return d, nil
 	}
@@ -124,9 +132,14 @@ func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, e
 		s.remember(url, resp, prev.Memo, digest)
 		return s.remembered(ctx, role, url, prev.Memo)
 	}
-	d, err := rsync.Parse(bytes.NewReader(resp.Body), url)
+	d, err := rsync.ParseEach(bytes.NewReader(resp.Body), url, each)
 	if err != nil {
 		return nil, roleError(role, err)
+	}
+	if each != nil && !d.IsIndex() {
+		// Its entries are gone: it is remembered as a change list is.
+		s.keepChangeList(url, resp, digest)
+		return d, nil
 	}
 	s.keepDoc(url, resp, d, digest)
 	return d, nil
@@ -141,13 +154,20 @@ func (s *session) keepDoc(url string, resp *fetch.Response, d *rsync.Document, d
 		if b, err := json.Marshal(d); err == nil {
 			memo = string(b)
 		}
-	} else {
-		if s.changeLists == nil {
-			s.changeLists = map[string]bool{}
-		}
-		s.changeLists[url] = true
+		s.remember(url, resp, memo, digest)
+		return
 	}
-	s.remember(url, resp, memo, digest)
+	s.keepChangeList(url, resp, digest)
+}
+
+// keepChangeList keeps a change list's validators and digest, without a
+// memo.
+func (s *session) keepChangeList(url string, resp *fetch.Response, digest string) {
+	if s.changeLists == nil {
+		s.changeLists = map[string]bool{}
+	}
+	s.changeLists[url] = true
+	s.remember(url, resp, "", digest)
 }
 
 // forgetChangeLists drops the fetch state of the change lists read whole,

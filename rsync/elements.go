@@ -22,6 +22,9 @@ type parser struct {
 	longURLs int
 	// dropped counts the warnings beyond maxWarnings.
 	dropped int
+	// each, when set, takes the entries of a <urlset> instead of
+	// Document.Entries.
+	each func(*Entry)
 }
 
 // maxWarnings bounds the warnings one document keeps: a list of 500,000
@@ -101,7 +104,11 @@ func (p *parser) parseRoot() error {
 			if err != nil {
 				return err
 			}
-			if ok {
+			switch {
+			case !ok:
+			case p.each != nil && p.doc.Root == RootURLSet:
+				p.each(&e)
+			default:
 				p.doc.Entries = append(p.doc.Entries, e)
 			}
 			continue

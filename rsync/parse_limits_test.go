@@ -94,3 +94,40 @@ func TestParseWarningsCapped(t *testing.T) {
 		t.Errorf("last warning = %q, want %q", last, want)
 	}
 }
+
+// TestParseEachKeepsNoEntries: ParseEach hands a <urlset>'s entries over
+// in order and keeps none, so a list of half a million entries is never
+// held whole; a <sitemapindex> keeps its entries.
+func TestParseEachKeepsNoEntries(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="` + sm09 + `" xmlns:rs="` + rsNS + `"><rs:md capability="changelist"/>`)
+	for i := range 1000 {
+		fmt.Fprintf(&b, `<url><loc>https://example.org/%d</loc><rs:md change="updated" datetime="2024-01-02"/></url>`, i)
+	}
+	b.WriteString(`<url><loc>` + strings.Repeat("x", hints.MaxURLBytes+1) + `</loc></url></urlset>`)
+	var got []string
+	doc, err := ParseEach(strings.NewReader(b.String()), "https://example.org/cl.xml", func(e *Entry) {
+		if e.Change != ChangeUpdated || e.Datetime == nil {
+			t.Fatalf("entry %+v", e)
+		}
+		got = append(got, e.Loc)
+	})
+	if err != nil {
+		t.Fatalf("ParseEach: %v", err)
+	}
+	if len(doc.Entries) != 0 || doc.Capability != CapChangeList {
+		t.Errorf("kept %d entries, capability %q", len(doc.Entries), doc.Capability)
+	}
+	if len(got) != 1000 || got[0] != "https://example.org/0" || got[999] != "https://example.org/999" {
+		t.Errorf("handed over %d entries", len(got))
+	}
+	if len(doc.Warnings) != 1 {
+		t.Errorf("warnings %q", doc.Warnings)
+	}
+
+	index := `<sitemapindex xmlns="` + sm09 + `"><sitemap><loc>https://example.org/a.xml</loc></sitemap></sitemapindex>`
+	doc, err = ParseEach(strings.NewReader(index), "https://example.org/i.xml", func(e *Entry) { t.Errorf("handed over %s", e.Loc) })
+	if err != nil || len(doc.Entries) != 1 {
+		t.Errorf("index: %v, %d entries", err, len(doc.Entries))
+	}
+}
