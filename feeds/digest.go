@@ -75,7 +75,11 @@ func DigestMoreHTML(more int, pageURL string) string {
 	if href := SafeURL(pageURL); href != "" {
 		where = fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(href), where)
 	}
-	return fmt.Sprintf("<p>… and %s more on %s.</p>", thousands(more), where)
+	noun := "changes"
+	if more == 1 {
+		noun = "change"
+	}
+	return fmt.Sprintf("<p>… and %s more %s: see %s.</p>", thousands(more), noun, where)
 }
 
 // thousands writes n with commas between groups of three digits.

@@ -8,10 +8,10 @@ func TestDigestMoreHTML(t *testing.T) {
 		page string
 		want string
 	}{
-		{49800, "https://t.example/collection/3", `<p>… and 49,800 more on <a href="https://t.example/collection/3">the collection's page</a>.</p>`},
-		{1, "https://t.example/c?a=1&b=2", `<p>… and 1 more on <a href="https://t.example/c?a=1&amp;b=2">the collection's page</a>.</p>`},
-		{1234567, "javascript:x", `<p>… and 1,234,567 more on the collection's page.</p>`},
-		{999, "", `<p>… and 999 more on the collection's page.</p>`},
+		{49800, "https://t.example/collection/3", `<p>… and 49,800 more changes: see <a href="https://t.example/collection/3">the collection's page</a>.</p>`},
+		{1, "https://t.example/c?a=1&b=2", `<p>… and 1 more change: see <a href="https://t.example/c?a=1&amp;b=2">the collection's page</a>.</p>`},
+		{1234567, "javascript:x", `<p>… and 1,234,567 more changes: see the collection's page.</p>`},
+		{999, "", `<p>… and 999 more changes: see the collection's page.</p>`},
 	}
 	for _, tt := range tests {
 		if got := DigestMoreHTML(tt.more, tt.page); got != tt.want {
