@@ -43,6 +43,10 @@ type Config struct {
 	FeedEntries  int
 	FailingAfter time.Duration
 	WebSubHub    string
+
+	// UnfollowedRetention is how long serve's scheduler and harvest keep
+	// the history of a site nobody follows any more (see retentionFlag).
+	UnfollowedRetention time.Duration
 }
 
 // globalFlags registers the settings every subcommand shares.
@@ -75,6 +79,20 @@ func feedFlags(fs *flag.FlagSet, c *Config) {
 func websubFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.FailingAfter, "failing-after", feedbuild.DefaultFailingAfter, "how long a collection's harvests fail before its feed gains an entry saying so")
 	fs.StringVar(&c.WebSubHub, "websub-hub", "", "URL of a WebSub hub: feeds name it, and it is pinged after each harvest that adds entries")
+}
+
+// retentionFlag registers --unfollowed-retention, for the commands that
+// harvest on schedule: serve and harvest.
+func retentionFlag(fs *flag.FlagSet, c *Config) {
+	fs.DurationVar(&c.UnfollowedRetention, "unfollowed-retention", harvest.DefaultUnfollowedRetention, "how long the history of a site nobody follows any more is kept before it is deleted")
+}
+
+// validateRetention checks the setting retentionFlag registers.
+func (c *Config) validateRetention() error {
+	if c.UnfollowedRetention <= 0 {
+		return fmt.Errorf("--unfollowed-retention must be positive, not %s", c.UnfollowedRetention)
+	}
+	return nil
 }
 
 // clientOptions are the settings of the one outbound HTTP client.

@@ -85,15 +85,17 @@ func (p *progress) start(site string) {
 }
 
 // done prints one site's report (above the bar) and counts the site.
+// The report carries site text, so it goes through a termWriter; the bar
+// does not, its escapes are its own.
 func (p *progress) done(report func(io.Writer)) {
 	if p.bar == nil {
-		report(p.w)
+		report(newTermWriter(p.w))
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.bar.Clear()
-	report(p.w)
+	report(newTermWriter(p.w))
 	p.bar.Add(1)
 }
 

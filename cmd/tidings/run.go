@@ -111,10 +111,11 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintln(stderr, "tidings:", err)
+		fmt.Fprintln(stderr, "tidings:", termText(err.Error()))
 		return 2
 	}
-	fmt.Fprintln(stderr, "tidings:", err)
+	// An error may quote a site: a title, a server's status line.
+	fmt.Fprintln(stderr, "tidings:", termText(err.Error()))
 	return 1
 }
 
