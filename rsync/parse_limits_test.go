@@ -1,8 +1,8 @@
 package rsync
 
 import (
+	"encoding/xml"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -45,29 +45,29 @@ func TestParseLongURLs(t *testing.T) {
 	sameDoc(t, doc, want)
 }
 
-// TestParseHugeLocNotCopied checks that a <loc> of many megabytes costs
-// the parse little more than the document itself: its text is not
-// gathered, converted and resolved before being refused.
-func TestParseHugeLocNotCopied(t *testing.T) {
-	src := `<urlset xmlns="` + sm09 + `"><url><loc>https://example.org/` +
-		strings.Repeat("x", 16<<20) + `</loc></url></urlset>`
-	in := strings.NewReader(src)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	doc, err := Parse(in, "https://example.org/cl.xml")
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatalf("Parse: %v", err)
+// TestTextKeepsAtMostMaxText: the text of an element is gathered up to
+// maxText bytes only, so a <loc> of megabytes is refused without being
+// copied into a string, then resolved, on the way.
+func TestTextKeepsAtMostMaxText(t *testing.T) {
+	for _, n := range []int{maxText, maxText + 1, 16 << 20} {
+		huge := strings.Repeat("x", n)
+		src := `<loc>` + huge[:n/2] + `<!-- split -->` + huge[n/2:] + `</loc>`
+		r := &xmlReader{dec: xml.NewDecoder(strings.NewReader(src))}
+		if tok, err := r.next(); err != nil || tok.kind != tokStart {
+			t.Fatalf("start: %v", err)
+		}
+		got, long, err := r.text()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wantLong := n > maxText; long != wantLong || (long && got != "") || (!long && len(got) != n) {
+			t.Errorf("%d bytes of text: kept %d, long %v", n, len(got), long)
+		}
 	}
-	if len(doc.Entries) != 0 {
-		t.Fatalf("kept %d entries, want none", len(doc.Entries))
-	}
-	// encoding/xml's token buffer, grown by doubling, costs four times
-	// the token; gathering the text and making it a string used to add
-	// three more.
-	if got := after.TotalAlloc - before.TotalAlloc; got > 5*uint64(len(src)) {
-		t.Errorf("parsing allocated %d MB for a %d MB document", got>>20, len(src)>>20)
+	doc, err := Parse(strings.NewReader(`<urlset xmlns="`+sm09+`"><url><loc>https://example.org/`+
+		strings.Repeat("x", 16<<20)+`</loc></url></urlset>`), "https://example.org/cl.xml")
+	if err != nil || len(doc.Entries) != 0 {
+		t.Fatalf("Parse: %v, %d entries", err, len(doc.Entries))
 	}
 }
 
