@@ -37,8 +37,14 @@ type Sitemap struct {
 	// CrawlRate is the site's rate hint as written ("1/s", "10/m"), or "".
 	CrawlRate string
 	Pages     []Page
-	// Skipped lists the pages that failed validation, in document order.
+	// Skipped lists the pages that failed validation, in document order:
+	// all of those that name a URL (the harvest must not take them for
+	// deleted), the others up to maxUnnamedSkipped.
 	Skipped []Skipped
+	// SkippedUnlisted counts the invalid entries naming no URL past
+	// maxUnnamedSkipped: a list of millions of non-objects must not cost
+	// a record each.
+	SkippedUnlisted int
 	// Warnings are about the document itself (not its pages), for people.
 	Warnings []string
 }

@@ -17,7 +17,7 @@ import (
 // the rest are read. Unknown fields are ignored, as is null for an
 // optional field (the specification's own generator writes null).
 func Parse(r io.Reader, f Format) (*Sitemap, error) {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r)
 	if err != nil {
 		return nil, errorf("reading the document: %v", err)
 	}
@@ -29,6 +29,20 @@ func Parse(r io.Reader, f Format) (*Sitemap, error) {
 		return parseYAML(data)
 	}
 	return parseJSON(data)
+}
+
+// readAll reads r in one allocation when it knows its length, as the
+// bytes.Reader a harvest passes does: io.ReadAll's doubling would cost
+// twice the document.
+func readAll(r io.Reader) ([]byte, error) {
+	l, ok := r.(interface{ Len() int })
+	if !ok {
+		return io.ReadAll(r)
+	}
+	var b bytes.Buffer
+	b.Grow(l.Len() + bytes.MinRead)
+	_, err := b.ReadFrom(r)
+	return b.Bytes(), err
 }
 
 // DetectFormat tells JSON from YAML: by the Content-Type when it names
@@ -58,92 +72,178 @@ func DetectFormat(contentType, name string, body []byte) Format {
 	return YAML
 }
 
-// parseJSON streams the pages array, so that only one page at a time is
-// held as generic values.
+// parseJSON reads the document in one pass, page by page, building only
+// the values the rules read: everything else is checked and stepped over.
 func parseJSON(data []byte) (*Sitemap, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	fail := func(err error) error { return jsonError(data, dec, err) }
-	tok, err := dec.Token()
+	r := &jsonReader{data: data}
+	c, err := r.next()
 	if err != nil {
-		return nil, fail(err)
+		return nil, r.fail(err)
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	if c != '{' {
+		// As encoding/json's Decoder did: one token is read, and a list
+		// is refused at its bracket.
+		if c != '[' {
+			if _, err := r.value(); err != nil {
+				return nil, r.fail(err)
+			}
+		}
 		return nil, errorf("the document is not a JSON object")
 	}
 	b := newBuilder(JSON)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fail(err)
-		}
-		key, _ := tok.(string)
-		if key == "pages" {
-			if err := b.jsonPages(dec, data); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, fail(err)
-		}
-		if e := b.top(key, v); e != nil {
-			e.Line = lineAt(data, dec.InputOffset())
-			return nil, e
-		}
+	err = r.container('{', func(key []byte) error {
+		return r.alone(func() error { return b.jsonTop(r, string(key)) })
+	})
+	if err != nil {
+		return nil, r.fail(err)
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fail(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, &Error{Line: lineAt(data, dec.InputOffset()), Msg: "unexpected data after the JSON object"}
+	if r.ws(); r.off < len(data) {
+		return nil, &Error{Line: lineAt(data, int64(r.off)), Msg: "unexpected data after the JSON object"}
 	}
 	return b.finish()
 }
 
-func (b *builder) jsonPages(dec *json.Decoder, data []byte) error {
-	if b.sawPages {
-		return &Error{Line: lineAt(data, dec.InputOffset()), Msg: "pages is given twice"}
+func (b *builder) jsonTop(r *jsonReader, key string) error {
+	var v any
+	var err error
+	switch key {
+	case "pages":
+		return b.jsonPages(r)
+	case "arc_sitemap_version", "site", "generated_at", "crawl_rate":
+		v, err = r.value()
+	case "metadata":
+		v, err = r.record([]string{"crawl_rate"}, r.field)
+	default:
+		return r.skip()
 	}
-	b.sawPages = true
-	tok, err := dec.Token()
 	if err != nil {
-		return jsonError(data, dec, err)
+		return err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return &Error{Line: lineAt(data, dec.InputOffset()), Msg: "pages must be a list of pages"}
-	}
-	for dec.More() {
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return jsonError(data, dec, err)
-		}
-		b.page(v)
-	}
-	if _, err := dec.Token(); err != nil {
-		return jsonError(data, dec, err)
+	if e := b.top(key, v); e != nil {
+		e.Line = lineAt(r.data, int64(r.off))
+		return e
 	}
 	return nil
 }
 
-func jsonError(data []byte, dec *json.Decoder, err error) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// The decoder's offsets are relative to its buffer; a whole-document
-		// check gives the absolute one.
-		var raw json.RawMessage
-		if uerr := json.Unmarshal(data, &raw); !errors.As(uerr, &se) {
-			se = nil
+func (b *builder) jsonPages(r *jsonReader) error {
+	if b.sawPages {
+		return &Error{Line: lineAt(r.data, int64(r.off)), Msg: "pages is given twice"}
+	}
+	b.sawPages = true
+	c, err := r.next()
+	if err != nil {
+		return err
+	}
+	if c != '[' {
+		if c == '{' {
+			r.off++
+		} else if _, err := r.value(); err != nil {
+			return err
 		}
+		return &Error{Line: lineAt(r.data, int64(r.off)), Msg: "pages must be a list of pages"}
 	}
+	return r.container('[', func([]byte) error {
+		return r.alone(func() error {
+			if c, err := r.next(); err == nil && c != '{' {
+				// Not a page: checked and stepped over, nothing built.
+				if err := r.skip(); err != nil {
+					return err
+				}
+				b.page(nil)
+				return nil
+			}
+			v, err := r.page()
+			if err == nil {
+				b.page(v)
+			}
+			return err
+		})
+	})
+}
+
+// pageFields are the fields of a page the rules read.
+var pageFields = []string{"url", "ai_indexable", "lastmod", "ai_summary", "ai_checksum",
+	"robots_directive", "auth_required", "crawl_priority", "ai_tags", "ai_snapshot"}
+
+// page reads one entry of pages: of ai_snapshot only the title is built,
+// of ai_tags only what tagsOf looks at.
+func (r *jsonReader) page() (any, error) {
+	return r.record(pageFields, func(name string) (any, error) {
+		switch name {
+		case "ai_tags":
+			return r.tags()
+		case "ai_snapshot":
+			return r.record([]string{"title"}, r.field)
+		}
+		return r.value()
+	})
+}
+
+func (r *jsonReader) field(string) (any, error) { return r.value() }
+
+// tags reads ai_tags keeping what tagsOf looks at, so that a list of
+// millions of tags costs no more than twenty: the tags it would keep, and
+// the first item that is not a string, which fails the page.
+func (r *jsonReader) tags() (any, error) {
+	c, err := r.next()
+	if err != nil {
+		return nil, err
+	}
+	if c != '[' {
+		return r.value()
+	}
+	list := []any{}
+	seen := map[string]bool{}
+	done := false
+	err = r.container('[', func([]byte) error {
+		if done {
+			return r.skip()
+		}
+		v, err := r.value()
+		if err != nil {
+			return err
+		}
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			list, done = append(list, v), true
+		case len(seen) < MaxTags:
+			if t := tagText(s); t != "" && !seen[t] {
+				seen[t] = true
+				list = append(list, s)
+			}
+		}
+		return nil
+	})
+	return list, err
+}
+
+// alone reads a value with its nesting counted from itself, as the
+// Decoder counted each value it decoded.
+func (r *jsonReader) alone(f func() error) error {
+	d := r.depth
+	r.depth = 0
+	err := f()
+	r.depth = d
+	return err
+}
+
+// fail turns the reader's stop into the error people see, worded as
+// encoding/json words it.
+func (r *jsonReader) fail(err error) error {
+	var e *Error
 	switch {
-	case se != nil:
-		return &Error{Line: lineAt(data, se.Offset), Msg: "invalid JSON: " + se.Error()}
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &Error{Line: lineAt(data, int64(len(data))), Msg: "invalid JSON: the document ends too early"}
+	case errors.As(err, &e):
+		return e
+	case errors.Is(err, errTruncated):
+		return &Error{Line: lineAt(r.data, int64(len(r.data))), Msg: "invalid JSON: the document ends too early"}
 	}
-	return &Error{Line: lineAt(data, dec.InputOffset()), Msg: "invalid JSON: " + err.Error()}
+	var se *json.SyntaxError
+	if errors.As(json.Unmarshal(r.data, new(json.RawMessage)), &se) {
+		return &Error{Line: lineAt(r.data, se.Offset), Msg: "invalid JSON: " + se.Error()}
+	}
+	return &Error{Line: lineAt(r.data, int64(r.off)), Msg: "invalid JSON"}
 }
 
 // lineAt is the 1-based line of a byte offset.

@@ -25,6 +25,7 @@ type builder struct {
 	have     map[string]bool
 	sawPages bool
 	n        int // pages seen
+	unnamed  int // invalid entries listed without a URL
 }
 
 func newBuilder(f Format) *builder {
@@ -110,12 +111,29 @@ func (b *builder) finish() (*Sitemap, error) {
 	return b.sm, nil
 }
 
+// maxUnnamedSkipped bounds the invalid entries without a URL listed one by
+// one; the harvest shows far fewer warnings anyway.
+const maxUnnamedSkipped = 100
+
+// skip lists an invalid entry, or only counts it once enough entries that
+// name no page are listed.
+func (b *builder) skip(s Skipped) {
+	if s.URL == "" && b.unnamed >= maxUnnamedSkipped {
+		b.sm.SkippedUnlisted++
+		return
+	}
+	if s.URL == "" {
+		b.unnamed++
+	}
+	b.sm.Skipped = append(b.sm.Skipped, s)
+}
+
 // page validates one entry of pages, keeping it or listing it as skipped.
 func (b *builder) page(v any) {
 	b.n++
 	m, ok := v.(map[string]any)
 	if !ok {
-		b.sm.Skipped = append(b.sm.Skipped, Skipped{Index: b.n, Reason: "is not an object"})
+		b.skip(Skipped{Index: b.n, Reason: "is not an object"})
 		return
 	}
 	p, reason := pageOf(m)
@@ -124,7 +142,7 @@ func (b *builder) page(v any) {
 		if raw, ok := m["url"].(string); ok && pageURL(raw) {
 			s.URL = raw
 		}
-		b.sm.Skipped = append(b.sm.Skipped, s)
+		b.skip(s)
 		return
 	}
 	if p.Private() {
@@ -251,7 +269,7 @@ func tagsOf(list []any) ([]string, string) {
 		if !ok {
 			return nil, fmt.Sprintf("has an ai_tags item %s; tags must be strings", describe(item))
 		}
-		s = clip(strings.Join(strings.Fields(s), " "), MaxTagRunes)
+		s = tagText(s)
 		if s == "" || seen[s] || len(tags) >= MaxTags {
 			continue
 		}
@@ -259,6 +277,11 @@ func tagsOf(list []any) ([]string, string) {
 		tags = append(tags, s)
 	}
 	return tags, ""
+}
+
+// tagText is a tag as kept: spaces folded, clipped to MaxTagRunes.
+func tagText(s string) string {
+	return clip(strings.Join(strings.Fields(s), " "), MaxTagRunes)
 }
 
 func pageURL(s string) bool {
@@ -306,6 +329,11 @@ func describe(v any) string {
 		return "a list"
 	case map[string]any:
 		return "an object"
+	case compound:
+		if x == listValue {
+			return "a list"
+		}
+		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
 }
@@ -314,8 +342,15 @@ func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	// Converting only the kept part: a summary may be megabytes long.
+	end, runes := 0, 0
+	for end = range s {
+		if runes == n {
+			break
+		}
+		runes++
+	}
+	return string([]rune(s[:end])) + "…"
 }
 
 // ParseDateTime reads an RFC 3339 date-time, and the ISO 8601 and YAML

@@ -54,6 +54,7 @@ func TestClosedDatabaseFailsLoudly(t *testing.T) {
 		"DiscoveryByID":      func() error { _, err := d.DiscoveryByID(ctx, x.ID); return err },
 		"Discoveries":        func() error { _, err := d.Discoveries(ctx, ann.ID, 0, 10); return err },
 		"PendingDiscoveries": func() error { _, err := d.PendingDiscoveries(ctx); return err },
+		"PendingCount":       func() error { _, err := d.PendingCount(ctx, ann.ID); return err },
 		"CreateImport":       func() error { _, err := d.CreateImport(ctx, ann.ID, []string{"x"}, nil); return err },
 		"ImportByID":         func() error { _, err := d.ImportByID(ctx, 1); return err },
 		"SaveCollectionHarvest": func() error {

@@ -171,6 +171,16 @@ func (d *DB) PendingDiscoveries(ctx context.Context) ([]Discovery, error) {
 		`SELECT `+discoveryCols+` FROM discoveries WHERE status = 'pending' ORDER BY id`, scanDiscovery)
 }
 
+// PendingCount counts a user's discoveries still pending.
+func (d *DB) PendingCount(ctx context.Context, userID int64) (int, error) {
+	var n int
+	err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM discoveries WHERE user_id = ? AND status = 'pending'`, userID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("db: count pending discoveries: %w", err)
+	}
+	return n, nil
+}
+
 // Import is one uploaded OPML file.
 type Import struct {
 	ID        int64

@@ -135,6 +135,9 @@ func TestDiscoveries(t *testing.T) {
 	if err != nil || len(pending) != 4 || pending[0].ID != a1.ID || pending[3].ID != a3.ID {
 		t.Fatalf("pending %+v, %v; want all four, oldest first", pending, err)
 	}
+	if n, err := d.PendingCount(ctx, ann.ID); err != nil || n != 3 {
+		t.Errorf("ann's pending count %d, %v; want 3", n, err)
+	}
 
 	steps := []struct {
 		id      int64
@@ -162,6 +165,9 @@ func TestDiscoveries(t *testing.T) {
 	}
 	if pending, _ := d.PendingDiscoveries(ctx); len(pending) != 0 {
 		t.Errorf("pending after finishing all: %+v", pending)
+	}
+	if n, _ := d.PendingCount(ctx, ann.ID); n != 0 {
+		t.Errorf("ann's pending count after finishing all: %d", n)
 	}
 	for _, u := range []User{ann, bob} {
 		if ok, _ := d.Follows(ctx, u.ID, site.ID); !ok {

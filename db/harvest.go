@@ -70,7 +70,9 @@ type CollectionHarvest struct {
 	// diff page lists: SCP, ARC); Gone are removed from them.
 	Pages []Page
 	Gone  []string
-	// Processed names documents (deltas) now fully processed.
+	// Processed names documents (deltas) now fully processed, each by the
+	// key its adapter gives it (a URL, or for SCP a URL and generated
+	// time).
 	Processed []string
 	// State, when set, replaces the collection's protocol state.
 	State *string

@@ -204,6 +204,26 @@ UPDATE pages SET
 WHERE instr(hash, ' ') > 0
 	AND collection_id IN (SELECT id FROM collections WHERE protocol = 'scp');
 `,
+	// 9: a site whose last follower left is no longer harvested and its
+	// feeds have ended; its history is deleted later, its row kept so that
+	// its feeds can say so and a new follower brings it back. Triggers
+	// keep this true however a follow goes (unfollowing, deleting an
+	// account) or comes back. Sites without followers before this step
+	// are left harvested: nothing tells the CLI's own follows from them.
+	`
+ALTER TABLE sites ADD COLUMN unfollowed_at TEXT;
+ALTER TABLE sites ADD COLUMN history_deleted_at TEXT;
+CREATE TRIGGER follows_last_left AFTER DELETE ON follows
+WHEN NOT EXISTS (SELECT 1 FROM follows WHERE site_id = OLD.site_id)
+BEGIN
+	UPDATE sites SET unfollowed_at = strftime('%Y-%m-%dT%H:%M:%S.000000000Z', 'now') WHERE id = OLD.site_id;
+END;
+CREATE TRIGGER follows_back AFTER INSERT ON follows
+BEGIN
+	UPDATE sites SET unfollowed_at = NULL, history_deleted_at = NULL
+	WHERE id = NEW.site_id AND unfollowed_at IS NOT NULL;
+END;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -103,10 +103,10 @@ func TestMigrationFourFindsStreaksUnderWay(t *testing.T) {
 	storeRun(t, d, col, t0.Add(time.Hour), "")
 	storeRun(t, d, col, t0.Add(2*time.Hour), "failure A")
 	storeRun(t, d, col, t0.Add(3*time.Hour), "failure B")
-	// Rewind to schema 3: undo migrations 4 to 8.
-	for _, q := range []string{"DROP TABLE outages", "ALTER TABLE sites DROP COLUMN discovered_at", "ALTER TABLE sites DROP COLUMN failures",
+	// Rewind to schema 3: undo migrations 4 to 9.
+	for _, q := range append(undoMigrationNine, "DROP TABLE outages", "ALTER TABLE sites DROP COLUMN discovered_at", "ALTER TABLE sites DROP COLUMN failures",
 		"ALTER TABLE sites DROP COLUMN failing_since", "ALTER TABLE fetch_state DROP COLUMN digest",
-		"ALTER TABLE pages DROP COLUMN title", "ALTER TABLE pages DROP COLUMN summary", "PRAGMA user_version = 3"} {
+		"ALTER TABLE pages DROP COLUMN title", "ALTER TABLE pages DROP COLUMN summary", "PRAGMA user_version = 3") {
 		if _, err := d.w.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

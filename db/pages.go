@@ -40,7 +40,8 @@ func (d *DB) Pages(ctx context.Context, collectionID int64) (map[string]Page, er
 }
 
 // Processed returns the documents (deltas) of a collection already
-// processed, by URL.
+// processed, by the keys they were stored under (see
+// CollectionHarvest.Processed).
 func (d *DB) Processed(ctx context.Context, collectionID int64) (map[string]bool, error) {
 	list, err := queryAll(ctx, d, fmt.Sprintf("load processed documents of collection %d", collectionID),
 		`SELECT url FROM processed WHERE collection_id = ?`, func(row scanner) (string, error) {

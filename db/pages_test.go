@@ -30,7 +30,7 @@ func TestMigrationEightMovesSCPTitlesOutOfHash(t *testing.T) {
 		scp, arc = arc, scp
 	}
 	digest := "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
-	for _, q := range []string{"ALTER TABLE pages DROP COLUMN title", "ALTER TABLE pages DROP COLUMN summary", "PRAGMA user_version = 7"} {
+	for _, q := range append(undoMigrationNine, "ALTER TABLE pages DROP COLUMN title", "ALTER TABLE pages DROP COLUMN summary", "PRAGMA user_version = 7") {
 		if _, err := d.w.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

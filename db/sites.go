@@ -22,15 +22,23 @@ type Site struct {
 	Failures      int        // harvests failed in a row
 	FailingSince  *time.Time // when the current failing streak began
 	DiscoveredAt  *time.Time // when every protocol last looked for its change information
+	// UnfollowedAt is when its last follower left: it is no longer
+	// harvested and its feeds have ended. Nil while someone follows it,
+	// and for sites only the command line follows.
+	UnfollowedAt *time.Time
+	// HistoryDeletedAt is when its changes and harvest history were
+	// deleted, a while after its last follower left.
+	HistoryDeletedAt *time.Time
 }
 
-const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error, failures, failing_since, discovered_at`
+const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error, failures, failing_since, discovered_at, unfollowed_at, history_deleted_at`
 
 func scanSite(row scanner) (Site, error) {
 	var s Site
-	var last, next, since, disc nullTime
-	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError, &s.Failures, &since, &disc)
+	var last, next, since, disc, unfollowed, deleted nullTime
+	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError, &s.Failures, &since, &disc, &unfollowed, &deleted)
 	s.LastHarvestAt, s.NextHarvestAt, s.FailingSince, s.DiscoveredAt = last.t, next.t, since.t, disc.t
+	s.UnfollowedAt, s.HistoryDeletedAt = unfollowed.t, deleted.t
 	return s, err
 }
 
@@ -84,10 +92,16 @@ func (d *DB) Sites(ctx context.Context) ([]Site, error) {
 	return d.sitesWhere(ctx, "1 = 1")
 }
 
-// DueSites lists the sites whose next harvest is at or before now, or that
-// were never harvested.
+// HarvestedSites lists every site still harvested: all but those whose
+// last follower left.
+func (d *DB) HarvestedSites(ctx context.Context) ([]Site, error) {
+	return d.sitesWhere(ctx, "unfollowed_at IS NULL")
+}
+
+// DueSites lists the harvested sites whose next harvest is at or before
+// now, or that were never harvested.
 func (d *DB) DueSites(ctx context.Context, now time.Time) ([]Site, error) {
-	return d.sitesWhere(ctx, "next_harvest_at IS NULL OR next_harvest_at <= ?", fmtTime(now))
+	return d.sitesWhere(ctx, "unfollowed_at IS NULL AND (next_harvest_at IS NULL OR next_harvest_at <= ?)", fmtTime(now))
 }
 
 func (d *DB) sitesWhere(ctx context.Context, where string, args ...any) ([]Site, error) {

@@ -25,10 +25,14 @@ type Spec struct {
 }
 
 // CollectionSpec is the feed of one collection; a collection that does
-// not exist is db.ErrNotFound.
+// not exist is db.ErrNotFound, one of a site nobody follows any more a
+// *GoneError.
 func (b *Builder) CollectionSpec(ctx context.Context, id int64) (*Spec, error) {
 	col, err := b.store.CollectionByID(ctx, id)
 	if err != nil {
+		return nil, err
+	}
+	if err := b.collectionSite(ctx, col); err != nil {
 		return nil, err
 	}
 	return &Spec{
@@ -48,10 +52,14 @@ func (b *Builder) CollectionSpec(ctx context.Context, id int64) (*Spec, error) {
 }
 
 // SiteSpec is the merged feed of every collection of one site; a site
-// that does not exist is db.ErrNotFound.
+// that does not exist is db.ErrNotFound, one nobody follows any more a
+// *GoneError.
 func (b *Builder) SiteSpec(ctx context.Context, id int64) (*Spec, error) {
 	site, err := b.store.SiteByID(ctx, id)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkFollowed(site); err != nil {
 		return nil, err
 	}
 	title := site.Title

@@ -226,11 +226,7 @@ func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		fe := &FetchError{URL: rawURL, Status: resp.StatusCode, Reason: "returned " + resp.Status}
-		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
-			fe.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
-		}
-		return nil, fe
+		return nil, statusError(rawURL, resp)
 	}
 	out.Body, err = readBody(resp, limit)
 	read = int64(len(out.Body))
@@ -338,6 +334,16 @@ func (c *Client) CheckAddress(ctx context.Context, rawURL string) error {
 		}
 	}
 	return nil
+}
+
+// statusError is the FetchError of a non-2xx answer, with the wait a 429
+// or 503 asked for.
+func statusError(rawURL string, resp *http.Response) *FetchError {
+	fe := &FetchError{URL: rawURL, Status: resp.StatusCode, Reason: "returned " + resp.Status}
+	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+		fe.RetryAfter = retryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	return fe
 }
 
 // retryAfter reads a Retry-After header: seconds, or an HTTP date.

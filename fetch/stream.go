@@ -82,7 +82,7 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (*S
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
 		cancel()
-		return nil, &FetchError{URL: rawURL, Status: resp.StatusCode, Reason: "returned " + resp.Status}
+		return nil, statusError(rawURL, resp)
 	}
 	if resp.ContentLength > o.MaxBytes {
 		resp.Body.Close()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestStreamDoesNotInflate(t *testing.T) {
@@ -78,6 +79,34 @@ func TestStreamCaps(t *testing.T) {
 	var fe *FetchError
 	if _, err := c.Stream(ctx, srv.URL+"/missing", StreamOptions{MaxBytes: 10}); !errors.As(err, &fe) || fe.Status != 404 {
 		t.Errorf("404: %v", err)
+	}
+}
+
+// TestStreamRetryAfter: a download answered 429 or 503 says how long the
+// site asked to wait, as Get does.
+func TestStreamRetryAfter(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "7200")
+		switch r.URL.Path {
+		case "/busy":
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/down":
+			w.WriteHeader(http.StatusServiceUnavailable)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	c := NewClient(ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	for path, want := range map[string]time.Duration{"/busy": 2 * time.Hour, "/down": 2 * time.Hour, "/missing": 0} {
+		var fe *FetchError
+		_, err := c.Stream(context.Background(), srv.URL+path, StreamOptions{MaxBytes: 10})
+		if !errors.As(err, &fe) {
+			t.Fatalf("%s: %v, want a FetchError", path, err)
+		}
+		if fe.RetryAfter != want {
+			t.Errorf("%s: %v with a wait of %v, want %v", path, err, fe.RetryAfter, want)
+		}
 	}
 }
 

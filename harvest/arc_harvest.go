@@ -17,10 +17,8 @@ const maxDeltaDays = 14
 // arcState is an ARC collection's protocol state, stored with each
 // harvest.
 type arcState struct {
-	// GeneratedAt is the generated_at of the newest full sitemap read. A
-	// sitemap not newer than it says nothing new (a server without
-	// conditional GET sends it again), and deltas not newer are already in
-	// it.
+	// GeneratedAt is the generated_at of the newest full sitemap read:
+	// deltas not newer are already in it.
 	GeneratedAt *time.Time `json:"generated_at,omitempty"`
 	// DeltaDay (YYYY-MM-DD) is where the next harvest starts probing delta
 	// feeds: the last day probed, which may have grown since.
@@ -80,11 +78,22 @@ func (h *arcHarvest) run(ctx context.Context) error {
 		for _, w := range sm.Warnings {
 			h.warn.add("%s: %s", src, w)
 		}
-		if h.st.GeneratedAt == nil || sm.GeneratedAt.After(*h.st.GeneratedAt) {
-			h.applyFull(sm, src)
-			g := sm.GeneratedAt
-			h.st.GeneratedAt = &g
+		// Whatever generated_at says, the pages are compared: a site that
+		// edits its sitemap without moving generated_at (by hand, or a
+		// generator that stamps the build) still changed it, and a page
+		// it now marks private must leave the feed. An unchanged sitemap
+		// finds every page the same, and a 304 never gets here.
+		at := sm.GeneratedAt
+		if g := h.st.GeneratedAt; g != nil && !at.After(*g) {
+			// generated_at did not move: the edits were made after it,
+			// at the latest now, and dating them at the stale time would
+			// put them behind entries already served (or on top of an
+			// earlier change of the same page at that time).
+			at = h.now
+		} else {
+			h.st.GeneratedAt = &at
 		}
+		h.applyFull(sm, src, at)
 		h.s.keep(src, resp, "")
 	}
 	h.deltas(ctx)

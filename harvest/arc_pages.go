@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"net/url"
 	"strings"
+	"time"
 
 	"tidings/arc"
 	"tidings/db"
@@ -13,15 +14,16 @@ import (
 // maxHashLen: a longer ai_checksum is stored as its digest.
 const maxHashLen = 128
 
-// applyFull diffs a full sitemap against the known pages: new URLs are
+// applyFull diffs a full sitemap against the known pages, as of at (its
+// generated_at, or when it was read if that did not move): new URLs are
 // created, changed ones updated, and known pages it no longer lists are
 // deleted.
-func (h *arcHarvest) applyFull(sm *arc.Sitemap, src string) {
-	doc := h.known.read(sm.GeneratedAt, pageRules{Complete: true})
+func (h *arcHarvest) applyFull(sm *arc.Sitemap, src string, at time.Time) {
+	doc := h.known.read(at, pageRules{Complete: true})
 	for _, p := range sm.Pages {
 		// Listed, even when apply skips it: only silence is a deletion.
 		doc.list(p.URL)
-		h.apply(doc, sm, p, src)
+		h.apply(doc, p, src)
 	}
 	// A page listed but invalid has not vanished.
 	h.skipped(doc, sm, src)
@@ -34,7 +36,7 @@ func (h *arcHarvest) applyFull(sm *arc.Sitemap, src string) {
 func (h *arcHarvest) applyDelta(sm *arc.Sitemap, src string) {
 	doc := h.known.read(sm.GeneratedAt, pageRules{})
 	for _, p := range sm.Pages {
-		h.apply(doc, sm, p, src)
+		h.apply(doc, p, src)
 	}
 	h.skipped(doc, sm, src)
 	doc.commit()
@@ -44,6 +46,9 @@ func (h *arcHarvest) applyDelta(sm *arc.Sitemap, src string) {
 // listed. An invalid entry that hints the page is private still forgets
 // the page.
 func (h *arcHarvest) skipped(doc *pageDoc, sm *arc.Sitemap, src string) {
+	if sm.SkippedUnlisted > 0 {
+		h.warn.add("in %s, %d more page entries are not valid pages and were skipped", src, sm.SkippedUnlisted)
+	}
 	for _, s := range sm.Skipped {
 		h.warn.add("in %s, %s; it was skipped", src, s)
 		if s.URL == "" {
@@ -58,8 +63,8 @@ func (h *arcHarvest) skipped(doc *pageDoc, sm *arc.Sitemap, src string) {
 
 // apply compares one page with what is known of it (see pageDoc.add). A
 // change's time is the page's lastmod (never later than the document);
-// where that is missing or unchanged, the document's generated_at.
-func (h *arcHarvest) apply(doc *pageDoc, sm *arc.Sitemap, p arc.Page, src string) {
+// where that is missing or unchanged, the document's time.
+func (h *arcHarvest) apply(doc *pageDoc, p arc.Page, src string) {
 	if !h.onSite(p.URL, src) {
 		h.warn.add("in %s, a page on another host than the site was skipped", src)
 		return
@@ -69,9 +74,9 @@ func (h *arcHarvest) apply(doc *pageDoc, sm *arc.Sitemap, p arc.Page, src string
 		return
 	}
 	mod := p.Lastmod
-	if mod != nil && mod.After(sm.GeneratedAt) {
-		g := sm.GeneratedAt
-		mod = &g
+	if mod != nil && mod.After(doc.at) {
+		at := doc.at
+		mod = &at
 	}
 	// Titles are not kept with ARC pages: a deleted page's entry is
 	// untitled, as it always was.

@@ -183,7 +183,7 @@ func (d *arcDiscovery) accept(ctx context.Context, u string, resp *fetch.Respons
 		}
 		return false
 	}
-	d.triedf("%s is an ARC sitemap (%s) of %d pages", u, sm.Format, len(sm.Pages)+len(sm.Skipped))
+	d.triedf("%s is an ARC sitemap (%s) of %d pages", u, sm.Format, len(sm.Pages)+len(sm.Skipped)+sm.SkippedUnlisted)
 	spec := db.CollectionSpec{Protocol: ProtocolARC, Key: u, SourceURL: u}
 	if !d.isKnown(u) {
 		spec.Title = d.arcTitle(ctx, sm, u)

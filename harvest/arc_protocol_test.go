@@ -412,3 +412,58 @@ func TestARCCrawlRateSlowsTheClient(t *testing.T) {
 		}
 	}
 }
+
+// TestARCSitemapEditedWithoutNewGeneratedAt: a full sitemap edited while
+// its generated_at stays put is still compared page by page. The edits
+// are dated when they were seen (or by a lastmod past the stale
+// generated_at), a page now marked private leaves the feed, and a page
+// no longer listed is deleted.
+func TestARCSitemapEditedWithoutNewGeneratedAt(t *testing.T) {
+	e := newARCEnv(t, ts("2026-03-10T12:00:00Z"))
+	const path = "/.well-known/arc-sitemap.json"
+	gen := ts("2026-03-10T06:00:00Z")
+	e.site.Set(path, jsonType, e.site.sitemapJSON(gen, "",
+		page{"url": "/x.html", "lastmod": "2026-03-09T10:00:00Z", "ai_indexable": true, "ai_checksum": "sha256:x1"},
+		page{"url": "/y.html", "lastmod": "2026-03-09T11:00:00Z", "ai_indexable": true},
+		page{"url": "/drafts.html", "lastmod": "2026-03-09T12:00:00Z", "ai_indexable": true, "ai_summary": "soon SECRET"}))
+	c := arcRun(t, e.follow("/"))
+	e.site.Set(path, jsonType, e.site.sitemapJSON(gen, "",
+		page{"url": "/x.html", "lastmod": "2026-03-09T10:00:00Z", "ai_indexable": true, "ai_checksum": "sha256:x2"},
+		page{"url": "/drafts.html", "lastmod": "2026-03-09T12:00:00Z", "ai_indexable": false, "ai_summary": "SECRET"},
+		page{"url": "/z.html", "lastmod": "2026-03-11T09:00:00Z", "ai_indexable": true}))
+	e.clock.Set(ts("2026-03-11T12:00:00Z"))
+	r := arcRun(t, e.harvest()).Run
+	if r.Error != "" || r.Changes != 3 || !strings.Contains(strings.Join(r.Warnings, "\n"), "1 earlier changes were removed") {
+		t.Errorf("run: error %q changes %d warnings %q; want x updated, y deleted, z created, drafts withdrawn", r.Error, r.Changes, r.Warnings)
+	}
+	want := []string{
+		"created /x.html 2026-03-09T10:00:00Z",
+		"created /y.html 2026-03-09T11:00:00Z",
+		"created /z.html 2026-03-11T09:00:00Z",
+		"deleted /y.html 2026-03-11T12:00:00Z",
+		"updated /x.html 2026-03-11T12:00:00Z",
+	}
+	got := e.changeLines()
+	slices.Sort(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changes:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	pages := e.pages(c.Collection.ID)
+	if _, ok := pages["/drafts.html"]; ok || pages["/x.html"].Hash != "sha256:x2" || len(pages) != 2 {
+		t.Errorf("pages: %+v", pages)
+	}
+	for _, q := range []string{"", "?entries=page"} {
+		if body := atomOf(t, e, q); strings.Contains(body, "drafts") || strings.Contains(body, "SECRET") {
+			t.Errorf("feed%s still shows the private page:\n%s", q, body)
+		}
+	}
+	// The same sitemap again, served without a 304 this time, adds nothing.
+	e.clock.Set(ts("2026-03-12T12:00:00Z"))
+	e.site.Set(path, jsonType, e.site.sitemapJSON(gen, "",
+		page{"url": "/x.html", "lastmod": "2026-03-09T10:00:00Z", "ai_indexable": true, "ai_checksum": "sha256:x2"},
+		page{"url": "/drafts.html", "lastmod": "2026-03-09T12:00:00Z", "ai_indexable": false, "ai_summary": "SECRET"},
+		page{"url": "/z.html", "lastmod": "2026-03-11T09:00:00Z", "ai_indexable": true, "crawl_priority": 0.5}))
+	if r := arcRun(t, e.harvest()).Run; r.Error != "" || r.Changes != 0 {
+		t.Errorf("the same pages again: error %q, %d changes", r.Error, r.Changes)
+	}
+}

@@ -14,7 +14,15 @@ type SchedulerOptions struct {
 	Tick    time.Duration // how often due sites are looked for; 0 = one minute
 	// Report, when set, hears of every harvest the scheduler ran.
 	Report func(*SiteReport, error)
+	// UnfollowedRetention is how long the history of a site nobody
+	// follows any more is kept; 0 = DefaultUnfollowedRetention.
+	UnfollowedRetention time.Duration
 }
+
+// DefaultUnfollowedRetention keeps an unfollowed site's history a month:
+// long enough for someone who left by mistake, or a new person, to follow
+// it again and find its feeds whole.
+const DefaultUnfollowedRetention = 30 * 24 * time.Hour
 
 // DefaultWorkers is how many sites are harvested at once.
 const DefaultWorkers = 4
@@ -39,6 +47,9 @@ func (h *Harvester) NewScheduler(o SchedulerOptions) *Scheduler {
 	if o.Tick <= 0 {
 		o.Tick = time.Minute
 	}
+	if o.UnfollowedRetention <= 0 {
+		o.UnfollowedRetention = DefaultUnfollowedRetention
+	}
 	return &Scheduler{h: h, opts: o, pool: newHostPool(o.Workers)}
 }
 
@@ -57,14 +68,32 @@ func (s *Scheduler) Run(ctx context.Context) {
 	t := time.NewTicker(s.opts.Tick)
 	defer t.Stop()
 	defer s.pool.wait()
+	s.Sweep(ctx)
 	for {
 		s.Dispatch(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			s.Sweep(ctx)
 		case <-s.pool.freed: // a worker freed up: more due sites may start
 		}
+	}
+}
+
+// Sweep deletes the history of the sites nobody has followed for
+// UnfollowedRetention. Sites nobody follows are not harvested (DueSites
+// leaves them out); this is when what they stored goes too.
+func (s *Scheduler) Sweep(ctx context.Context) {
+	n, err := s.h.store.DeleteUnfollowedHistory(ctx, s.h.opts.Now().Add(-s.opts.UnfollowedRetention))
+	if err != nil {
+		if ctx.Err() == nil {
+			s.h.opts.Logger.Error("scheduler: delete the history of unfollowed sites", "error", err)
+		}
+		return
+	}
+	if n > 0 {
+		s.h.opts.Logger.Info("scheduler: deleted the history of sites nobody follows", "sites", n, "retention", s.opts.UnfollowedRetention)
 	}
 }
 

@@ -127,3 +127,53 @@ func TestSchedulerWorkersAndHosts(t *testing.T) {
 		t.Error("no heartbeat")
 	}
 }
+
+// TestSchedulerLeavesUnfollowedSites: a site whose last follower left is
+// not harvested; its history goes once the retention has passed; a new
+// follower brings its harvests back.
+func TestSchedulerLeavesUnfollowedSites(t *testing.T) {
+	ctx := context.Background()
+	now := time.Now()
+	e := newEnv(t, Options{Now: func() time.Time { return now }})
+	site := e.follow().Site
+	ann, err := e.store.CreateUser(ctx, "ann", "x", "token", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Follow(ctx, ann.ID, site.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.Unfollow(ctx, ann.ID, site.ID); err != nil {
+		t.Fatal(err)
+	}
+	sched := e.h.NewScheduler(SchedulerOptions{UnfollowedRetention: 30 * 24 * time.Hour})
+	now = now.Add(48 * time.Hour) // long past due
+	requests := len(e.site.Log())
+	sched.Dispatch(ctx)
+	sched.Wait()
+	if n := len(e.site.Log()) - requests; n != 0 {
+		t.Errorf("a site nobody follows was harvested: %d requests", n)
+	}
+
+	sched.Sweep(ctx)
+	if runs, _ := e.store.Runs(ctx, site.ID, 10); len(runs) == 0 {
+		t.Fatal("history deleted within the retention")
+	}
+	now = now.Add(30 * 24 * time.Hour)
+	sched.Sweep(ctx)
+	if runs, _ := e.store.Runs(ctx, site.ID, 10); len(runs) != 0 {
+		t.Errorf("history kept after the retention: %d runs", len(runs))
+	}
+
+	if err := e.store.Follow(ctx, ann.ID, site.ID); err != nil {
+		t.Fatal(err)
+	}
+	sched.Dispatch(ctx)
+	sched.Wait()
+	if runs, _ := e.store.Runs(ctx, site.ID, 10); len(runs) == 0 || len(e.site.Log()) == requests {
+		t.Errorf("followed again, the site was not harvested: %d runs", len(runs))
+	}
+	if len(e.changes()) == 0 {
+		t.Error("followed again, the site's first harvest stored no changes")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -109,7 +110,7 @@ func TestSCPFatalFileStoresNothing(t *testing.T) {
 					t.Errorf("the later valid delta was not read: %d changes", run.Run.Changes)
 				}
 				done, _ := e.store.Processed(context.Background(), run.Collection.ID)
-				if done[e.site.URL+bad.path] || !done[e.site.URL+good.path] {
+				if done[scpDeltaKey(e.site.URL+bad.path, bad.gen)] || !done[scpDeltaKey(e.site.URL+good.path, good.gen)] {
 					t.Errorf("processed %v", done)
 				}
 				pages, _ := e.store.Pages(context.Background(), run.Collection.ID)
@@ -270,4 +271,44 @@ func (e *scpEnv) siteDoc(path string) ([]byte, error) {
 		e.t.Fatal(err)
 	}
 	return resp.Body, nil
+}
+
+// TestSCPDownloadRetryAfter: a delta answered 429 with a Retry-After
+// postpones the site's next harvest past the wait, and the files after it
+// are left for that harvest rather than asked for at once.
+func TestSCPDownloadRetryAfter(t *testing.T) {
+	e := newSCPEnv(t, Options{})
+	e.standard()
+	e.follow()
+	t1 := base.Add(24 * time.Hour)
+	e.setNow(t1)
+	d1 := deltaAt("/c/blog-d1.scp.zst", "blog", t1.Add(-2*time.Hour))
+	d2 := deltaAt("/c/blog-d2.scp.zst", "blog", t1.Add(-time.Hour))
+	e.site.Handle(d1.path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "259200") // three days
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	e.site.Set(d2.path, scpsite.Zstd(scpsite.File(meta(d2), 0, e.page("/blog/n", "New", t1.Add(-90*time.Minute)))))
+	e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), d1, d2)
+	rep := e.harvest()
+	if r := collectionRun(t, rep, "#blog").Run; !strings.Contains(r.Error, "429") {
+		t.Errorf("run error %q, want the 429", r.Error)
+	}
+	site, err := e.store.SiteByID(context.Background(), rep.Site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wait := site.NextHarvestAt.Sub(t1); wait < 72*time.Hour {
+		t.Errorf("next harvest in %v, want at least the three days asked for", wait)
+	}
+	if n := e.site.Requests(d2.path); n != 0 {
+		t.Errorf("the delta after the 429 was requested %d times in the same harvest", n)
+	}
+	// Harvested again (by hand: the schedule would wait), both are read.
+	e.site.Remove(d1.path)
+	e.site.Set(d1.path, scpsite.Zstd(scpsite.File(meta(d1), 0, e.page("/blog/m", "Middle", t1.Add(-150*time.Minute)))))
+	e.setNow(t1.Add(2 * time.Hour))
+	if r := collectionRun(t, e.harvest(), "#blog").Run; r.Error != "" || r.Changes != 2 {
+		t.Errorf("after the wait: error %q, %d changes", r.Error, r.Changes)
+	}
 }

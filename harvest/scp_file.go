@@ -33,19 +33,22 @@ type scpStaged struct {
 	reader    *scpbridge.Reader
 }
 
-func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem, under []scpItem) {
+func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem) {
 	initial := h.st.SnapshotRead == nil && h.known.fresh()
 	st, ok := h.readFile(ctx, snap, initial)
 	if !ok {
 		return
 	}
 	h.commit(st)
-	for _, d := range under {
-		h.done = append(h.done, d.urls...)
-	}
 	now := h.j.now
 	gen := st.generated
 	h.st.Snapshot, h.st.SnapshotGenerated, h.st.SnapshotRead = snap.URL, &gen, &now
+	if h.filling != nil {
+		h.j.warn.add("the deltas offered leave out changes made after %s; the snapshot %s was read to fill the gap",
+			h.filling.UTC().Format(time.RFC3339), snap.URL)
+	}
+	h.st.Gap = nil
+	h.advance(snap.Generated)
 	h.stChanged = true
 }
 
@@ -55,12 +58,16 @@ func (h *scpHarvest) readDelta(ctx context.Context, d scpItem) {
 		return
 	}
 	h.commit(st)
-	h.done = append(h.done, d.urls...)
+	h.done = append(h.done, d.keys()...)
+	h.advance(d.Generated)
 }
 
 // readFile downloads and decodes one file into a staging area. A fatal
 // problem is recorded as the run's error and ok is false.
 func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (st *scpStaged, ok bool) {
+	if h.waiting {
+		return nil, false
+	}
 	cfg := h.j.h.opts.Protocols.SCP
 	role := it.Type
 	if it.Size > cfg.MaxCompressed {
@@ -75,6 +82,13 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	})
 	if err != nil {
 		h.errs = append(h.errs, roleError(role, err).Error())
+		var fe *fetch.FetchError
+		if errors.As(err, &fe) && fe.RetryAfter > 0 {
+			// The site asked for a pause: the files left are not asked
+			// for now, and the next harvest comes after it.
+			h.j.s.noteRetryAfter(err)
+			h.waiting = true
+		}
 		return nil, false
 	}
 	defer stream.Body.Close()

@@ -19,6 +19,14 @@ type scpState struct {
 	// Checksum is the rule the last verified checksum matched (the spec
 	// allows two readings; see scpbridge), with the file's URL.
 	Checksum string `json:"checksum,omitempty"`
+	// Through is the generated time (as the sitemap gives it) of the newest
+	// file read, snapshot or delta: what the next delta's since must not
+	// pass, or the changes in between are in no file read.
+	Through *time.Time `json:"through,omitempty"`
+	// Gap, when set, is where changes may be missing since a delta did not
+	// follow on from what was read: the newest snapshot generated after it
+	// is read at the next chance, whatever the snapshot interval.
+	Gap *time.Time `json:"gap,omitempty"`
 }
 
 // scpHarvest is one harvest of an SCP section.
@@ -33,11 +41,18 @@ type scpHarvest struct {
 	processed map[string]bool
 	done      []string // documents processed by this run
 	errs      []string
+	// waiting: a download was answered 429 or 503 with a Retry-After; the
+	// files left wait for the next harvest.
+	waiting bool
+	// filling is where the gap the snapshot is read to fill began.
+	filling *time.Time
 }
 
 // harvest reads the section's snapshot when due and every delta not yet
 // processed, oldest first. A fatal problem in one file rejects that file
-// only: the others are still read, and the run's error names it.
+// only: the others are still read, and the run's error names it. A
+// rejected snapshot in particular holds back no delta: each file says what
+// it says whatever becomes of another.
 func (scp) harvest(ctx context.Context, j *job) error {
 	sitemap, section := scpSection(j.col.Key)
 	sm, err := scpFetchSitemap(ctx, j.s, j.col.SourceURL)
@@ -59,11 +74,13 @@ func (scp) harvest(ctx context.Context, j *job) error {
 	if h.processed, err = j.processedDocs(ctx); err != nil {
 		return err
 	}
-	for _, step := range h.plan() {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		step(ctx)
+	if h.st.Through == nil && h.st.SnapshotGenerated != nil {
+		// State kept before the chain was followed.
+		t := *h.st.SnapshotGenerated
+		h.st.Through = &t
+	}
+	if err := h.read(ctx); err != nil {
+		return err
 	}
 	h.finish()
 	if len(h.errs) > 0 {
@@ -105,51 +122,6 @@ type scpItem struct {
 	urls []string
 }
 
-// plan decides what to read, in order: the snapshot when due, then the
-// deltas not yet processed that it does not cover, oldest first.
-func (h *scpHarvest) plan() []func(context.Context) {
-	snaps, deltas := h.offered()
-	var steps []func(context.Context)
-	var snap *scpItem
-	if len(snaps) > 0 {
-		snap = &snaps[len(snaps)-1]
-	}
-	haveDeltas := slices.ContainsFunc(h.sm.Files, func(f scpbridge.File) bool {
-		return f.Section == h.section && f.Type == scpbridge.TypeDelta
-	})
-	due := snap != nil && h.snapshotDue(snap, haveDeltas)
-	var under []scpItem // deltas the snapshot covers
-	if due {
-		steps = append(steps, func(ctx context.Context) { h.readSnapshot(ctx, snap, under) })
-	}
-	for _, d := range deltas {
-		switch {
-		case due && !d.Generated.After(snap.Generated):
-			under = append(under, d)
-		case !due && h.st.SnapshotGenerated != nil && !d.Generated.After(*h.st.SnapshotGenerated):
-			// Covered by the snapshot read before: nothing to fetch.
-			h.done = append(h.done, d.urls...)
-		default:
-			steps = append(steps, func(ctx context.Context) { h.readDelta(ctx, d) })
-		}
-	}
-	return steps
-}
-
-// snapshotDue: on the first harvest; later, when a newer snapshot is
-// offered and the interval has passed since the last one was read, or at
-// once when the section offers no deltas (its snapshots are then all there
-// is to follow).
-func (h *scpHarvest) snapshotDue(snap *scpItem, haveDeltas bool) bool {
-	if h.st.SnapshotRead == nil {
-		return true
-	}
-	if h.st.SnapshotGenerated != nil && !snap.Generated.After(*h.st.SnapshotGenerated) {
-		return false
-	}
-	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.h.opts.Protocols.SCP.SnapshotInterval
-}
-
 // offered groups the section's files, leaving out expired ones and deltas
 // already processed: snapshots by generated time, deltas oldest first.
 func (h *scpHarvest) offered() (snaps, deltas []scpItem) {
@@ -185,9 +157,17 @@ func (h *scpHarvest) offered() (snaps, deltas []scpItem) {
 			snaps = append(snaps, *g)
 			continue
 		}
-		if !slices.ContainsFunc(g.urls, func(u string) bool { return h.processed[u] }) {
-			deltas = append(deltas, *g)
+		if slices.ContainsFunc(g.keys(), func(k string) bool { return h.processed[k] }) {
+			h.advance(g.Generated)
+			continue
 		}
+		if slices.ContainsFunc(g.urls, func(u string) bool { return h.processed[u] }) {
+			// Recorded by URL alone, before deltas were told apart by
+			// their generated time: read again, since it may have been
+			// republished, but it was read up to its own time.
+			h.advance(g.Generated)
+		}
+		deltas = append(deltas, *g)
 	}
 	byTime := func(a, b scpItem) int {
 		if c := a.Generated.Compare(b.Generated); c != 0 {

@@ -10,10 +10,13 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// ratioGrace: the ratio is judged only once this much has been
-// decompressed. A file that small is no bomb, and the first blocks of a
-// stream may legitimately run ahead of the compressed bytes counted.
-const ratioGrace = 1 << 20
+// ratioSlack is added to what the ratio allows, at every point of the
+// stream: a tiny file of highly repetitive pages (a gzip or zstd frame
+// costs a few dozen bytes whatever it holds) may run past 100:1 without
+// being a bomb, and whatever it gains by this stays under 64 KiB. A grace
+// that waived the ratio below some size instead let any file up to that
+// size through at any ratio.
+const ratioSlack = 64 << 10
 
 // maxWindow caps the zstd window a file may ask for (the zstd tool's own
 // default limit is 128 MiB; levels up to 19 use at most 8 MiB).
@@ -149,7 +152,7 @@ func (c *outCounter) Read(p []byte) (int, error) {
 	switch {
 	case c.n > c.lim.MaxDecompressed:
 		return 0, ErrSize
-	case c.n > ratioGrace && c.n > c.lim.MaxRatio*c.in.n:
+	case c.n > c.lim.MaxRatio*c.in.n+ratioSlack:
 		return 0, ErrRatio
 	}
 	return n, err

@@ -410,10 +410,43 @@ func TestCompressionBombAbortsEarly(t *testing.T) {
 			if cr.n > size/50 {
 				t.Errorf("read %d of %d compressed bytes before aborting", cr.n, size)
 			}
-			if s := r.Stats(); s.Decompressed > 4*ratioGrace+s.Compressed*100 {
+			if s := r.Stats(); s.Decompressed > 4<<20+s.Compressed*100 {
 				t.Errorf("decompressed %d from %d", s.Decompressed, s.Compressed)
 			}
 			t.Logf("%s: aborted after %d of %d bytes (%s)", f.name, cr.n, size, e)
+		})
+	}
+}
+
+// TestSmallCompressionBomb: a file far over 100:1 is rejected however
+// small it stays (under a megabyte here, which a size-based grace let
+// through), while a tiny file of one repetitive page, over 100:1 only
+// because it is tiny, is read.
+func TestSmallCompressionBomb(t *testing.T) {
+	line := scpsite.Marshal(page("/same", strings.Repeat("a", 4000)))
+	var buf bytes.Buffer
+	for buf.Len() < 900<<10 {
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	tiny := scpsite.File(deltaMeta(), scpsite.NoChecksum, page("/long", strings.Repeat("a", 10<<10)))
+	for _, f := range formats[:2] {
+		t.Run(f.name, func(t *testing.T) {
+			bomb := f.pack(buf.Bytes())
+			r, _, err := tryAll(bomb, Options{})
+			if !errors.Is(err, ErrRatio) {
+				t.Fatalf("%d bytes decompressing to %d: err %v, want the ratio exceeded", len(bomb), buf.Len(), err)
+			}
+			if s := r.Stats(); s.Decompressed > 100*s.Compressed+256<<10 {
+				t.Errorf("decompressed %d from %d before stopping", s.Decompressed, s.Compressed)
+			}
+			small := f.pack(tiny)
+			if len(tiny) <= 100*len(small) {
+				t.Fatalf("the tiny file is only %d:1", len(tiny)/len(small))
+			}
+			if _, pages := readAll(t, small, Options{}); len(pages) != 1 {
+				t.Errorf("tiny file: %d pages", len(pages))
+			}
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
+	"tidings/feedbuild"
 	"tidings/feeds"
 )
 
@@ -56,6 +57,9 @@ func (s *Server) collectionFeed(c echo.Context) error {
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
 	}
+	if gone, ok := errors.AsType[*feedbuild.GoneError](err); ok {
+		return echo.NewHTTPError(http.StatusGone, gone.Message())
+	}
 	if err != nil {
 		return err
 	}
@@ -72,6 +76,9 @@ func (s *Server) siteFeed(c echo.Context) error {
 	spec, err := s.build.SiteSpec(ctx, id)
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
+	}
+	if gone, ok := errors.AsType[*feedbuild.GoneError](err); ok {
+		return echo.NewHTTPError(http.StatusGone, gone.Message())
 	}
 	if err != nil {
 		return err

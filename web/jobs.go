@@ -14,18 +14,20 @@ import (
 // of hundreds of sites does not open hundreds of connections.
 const maxDiscoveries = 4
 
-// jobs runs discoveries in the background. Pending discoveries are stored,
-// so a restart resumes them.
+// jobs runs discoveries in the background, a few at a time, taking turns
+// between users (see discoveryQueue). Pending discoveries are stored, so a
+// restart resumes them.
 type jobs struct {
-	s   *Server
-	sem chan struct{}
-	wg  sync.WaitGroup
-	mu  sync.Mutex
-	ctx context.Context
+	s       *Server
+	queue   *discoveryQueue
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	ctx     context.Context
+	workers int // running, at most maxDiscoveries
 }
 
 func newJobs(s *Server) *jobs {
-	return &jobs{s: s, sem: make(chan struct{}, maxDiscoveries), ctx: context.Background()}
+	return &jobs{s: s, queue: newDiscoveryQueue(), ctx: context.Background()}
 }
 
 // start sets the context jobs run under and resumes stored pending
@@ -58,17 +60,41 @@ func (j *jobs) spawn(fn func(ctx context.Context)) {
 	}()
 }
 
-// discover runs one stored discovery in the background, a few at a time.
+// discover queues one stored discovery and starts a worker if one is free.
 func (j *jobs) discover(d db.Discovery) {
-	j.spawn(func(ctx context.Context) {
-		select {
-		case j.sem <- struct{}{}:
-		case <-ctx.Done():
+	if !j.queue.push(d) {
+		return
+	}
+	j.mu.Lock()
+	if j.workers >= maxDiscoveries {
+		j.mu.Unlock()
+		return
+	}
+	j.workers++
+	j.mu.Unlock()
+	j.spawn(j.work)
+}
+
+// work runs queued discoveries until none is left or ctx ends; what is
+// left then stays pending in the database.
+func (j *jobs) work(ctx context.Context) {
+	for ctx.Err() == nil {
+		j.mu.Lock()
+		d, ok := j.queue.pop()
+		if !ok {
+			// Under the lock: a discovery pushed now sees this worker gone
+			// and starts another.
+			j.workers--
+			j.mu.Unlock()
 			return
 		}
-		defer func() { <-j.sem }()
+		j.mu.Unlock()
 		j.run(ctx, d)
-	})
+		j.queue.done(d.ID)
+	}
+	j.mu.Lock()
+	j.workers--
+	j.mu.Unlock()
 }
 
 func (j *jobs) run(ctx context.Context, d db.Discovery) {

@@ -67,6 +67,20 @@ func (s *Server) opmlImport(c echo.Context) error {
 		return fail("No outline in the file names a site that can be followed: " + joinLimited(skipped, 5))
 	}
 	u := currentUser(c)
+	waiting, err := s.store.PendingCount(c.Request().Context(), u.ID)
+	if err != nil {
+		return err
+	}
+	room := max(0, s.opts.MaxPendingDiscoveries-waiting)
+	if room == 0 {
+		return fail(fmt.Sprintf("You already have %d sites waiting to be looked at, the most tidings keeps waiting for one person. Import the file once they are done.", waiting))
+	}
+	if len(urls) > room {
+		for _, addr := range urls[room:] {
+			skipped = append(skipped, fmt.Sprintf("%s: not queued: at most %d of your sites may wait to be looked at; import the file again once these are done", addr, s.opts.MaxPendingDiscoveries))
+		}
+		urls = urls[:room]
+	}
 	im, err := s.store.CreateImport(c.Request().Context(), u.ID, urls, skipped)
 	if err != nil {
 		return err

@@ -123,7 +123,8 @@ func TestOPMLExport(t *testing.T) {
 func TestOPMLImportRefusesBadFiles(t *testing.T) {
 	t.Parallel()
 	site := newSite(t)
-	a := newUIApp(t, nil, Options{})
+	// More files than one person may import in an hour by default.
+	a := newUIApp(t, nil, Options{ImportRate: 100})
 	ann := a.signedIn(t, signIn(t, a.store, "ann"))
 	user := a.user(t, "ann")
 	ann.get("/import")

@@ -1,7 +1,10 @@
 package web
 
 import (
+	"fmt"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -61,6 +64,23 @@ func (s *Server) routes() {
 			return echo.NewHTTPError(http.StatusTooManyRequests, "Too many attempts from your address. Wait a minute and try again.")
 		},
 	})
+	// Adding and importing start work that every user's discoveries share:
+	// each user has a rate of their own, whatever address they come from.
+	perUser := func(perSecond float64, burst float64, msg string) echo.MiddlewareFunc {
+		return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+			Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+				Rate: rate.Limit(perSecond), Burst: max(1, int(burst)), ExpiresIn: time.Hour,
+			}),
+			IdentifierExtractor: func(c echo.Context) (string, error) { return strconv.FormatInt(currentUser(c).ID, 10), nil },
+			DenyHandler: func(c echo.Context, _ string, _ error) error {
+				return echo.NewHTTPError(http.StatusTooManyRequests, msg)
+			},
+		})
+	}
+	addLimited := perUser(s.opts.AddRate/60, s.opts.AddRate,
+		"You are adding sites faster than tidings allows. Wait a minute and try again.")
+	importLimited := perUser(s.opts.ImportRate/3600, s.opts.ImportRate,
+		fmt.Sprintf("You have imported several files just now. Wait %d minutes and try again.", int(math.Ceil(60/s.opts.ImportRate))))
 	// Middleware is attached per route, not per group: a group's middleware
 	// also runs for unknown paths, which must stay plain 404s.
 	page := func(method, path string, h echo.HandlerFunc, extra ...echo.MiddlewareFunc) {
@@ -88,7 +108,7 @@ func (s *Server) routes() {
 	page(http.MethodPost, "/signout", s.signout)
 
 	page(http.MethodGet, "/add", s.siteAddForm, user)
-	page(http.MethodPost, "/add", s.siteAdd, user)
+	page(http.MethodPost, "/add", s.siteAdd, user, addLimited)
 	page(http.MethodGet, "/discoveries/:id", s.discoveryPage, user)
 	page(http.MethodGet, "/site/:id", s.sitePage, user)
 	page(http.MethodPost, "/site/:id/harvest", s.siteHarvest, user)
@@ -97,7 +117,7 @@ func (s *Server) routes() {
 	page(http.MethodPost, "/feed-token", s.feedTokenRegenerate, user)
 	page(http.MethodGet, "/opml", s.opmlExport, user)
 	page(http.MethodGet, "/import", s.opmlImportForm, user)
-	page(http.MethodPost, "/import", s.opmlImport, user)
+	page(http.MethodPost, "/import", s.opmlImport, user, importLimited)
 	page(http.MethodGet, "/imports/:id", s.opmlImportResult, user)
 
 	page(http.MethodGet, "/admin", s.adminPage, admin)

@@ -37,6 +37,14 @@ type Options struct {
 	// AuthRate is how many sign-in and sign-up attempts one IP may make per
 	// minute; 0 = DefaultAuthRate.
 	AuthRate float64
+	// AddRate is how many sites one user may submit through /add per
+	// minute; 0 = DefaultAddRate. ImportRate is how many OPML files one
+	// user may import per hour; 0 = DefaultImportRate.
+	AddRate    float64
+	ImportRate float64
+	// MaxPendingDiscoveries is how many discoveries one user may have
+	// waiting at once; 0 = DefaultMaxPendingDiscoveries.
+	MaxPendingDiscoveries int
 	// HarvestNowEvery is how often one site may be harvested on request;
 	// 0 = DefaultHarvestNowEvery.
 	HarvestNowEvery time.Duration
@@ -69,6 +77,16 @@ type Harvester interface {
 const (
 	DefaultAuthRate        = 10
 	DefaultHarvestNowEvery = 5 * time.Minute
+	// A person adding sites by hand stays well under 20 a minute; an
+	// import is one file of up to maxImportSites sites, and one every ten
+	// minutes (after a burst of six) is plenty to retry a corrected file.
+	DefaultAddRate    = 20
+	DefaultImportRate = 6
+	// Two hundred waiting discoveries are about an hour of the workers'
+	// time when sites are slow: one person's large import then holds at
+	// most that much of a queue everyone shares, while an ordinary reading
+	// list (a few dozen to a couple of hundred sites) still fits at once.
+	DefaultMaxPendingDiscoveries = 200
 )
 
 // Server holds the handlers' dependencies.
@@ -95,6 +113,15 @@ func New(store *db.DB, o Options) (*Server, error) {
 	}
 	if o.AuthRate <= 0 {
 		o.AuthRate = DefaultAuthRate
+	}
+	if o.AddRate <= 0 {
+		o.AddRate = DefaultAddRate
+	}
+	if o.ImportRate <= 0 {
+		o.ImportRate = DefaultImportRate
+	}
+	if o.MaxPendingDiscoveries <= 0 {
+		o.MaxPendingDiscoveries = DefaultMaxPendingDiscoveries
 	}
 	if o.HarvestNowEvery <= 0 {
 		o.HarvestNowEvery = DefaultHarvestNowEvery

@@ -51,6 +51,11 @@ func (s *Server) siteAdd(c echo.Context) error {
 	case !errors.Is(err, db.ErrNotFound):
 		return err
 	}
+	if n, err := s.store.PendingCount(ctx, u.ID); err != nil {
+		return err
+	} else if n >= s.opts.MaxPendingDiscoveries {
+		return fail(fmt.Sprintf("You already have %d sites waiting to be looked at, the most tidings keeps waiting for one person. Add this one once some of them are done.", n))
+	}
 	x, err := s.store.CreateDiscovery(ctx, u.ID, 0, d.URL)
 	if err != nil {
 		return err

@@ -66,10 +66,11 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	var cfg Config
 	fs := newFlagSet("harvest [--all | --site URL] [--workers N]", stderr)
 	globalFlags(fs, &cfg)
-	all := fs.Bool("all", false, "harvest every site, due or not")
+	all := fs.Bool("all", false, "harvest every site still followed, due or not")
 	siteURL := fs.String("site", "", "harvest only this site")
 	workers := workersFlag(fs)
 	websubFlags(fs, &cfg)
+	retentionFlag(fs, &cfg)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	if *workers < 1 {
 		return usageError{"--workers must be at least 1"}
 	}
-	if err := cfg.validateWebSub(); err != nil {
+	if err := errors.Join(cfg.validateWebSub(), cfg.validateRetention()); err != nil {
 		return usageError{err.Error()}
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
@@ -100,6 +101,12 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 		ho.AfterHarvest = p.afterHarvest
 		a.harvester = harvest.New(client, a.store, ho)
 	}
+	// As serve's scheduler does, for a serve run without one.
+	if n, err := a.store.DeleteUnfollowedHistory(ctx, time.Now().Add(-a.cfg.UnfollowedRetention)); err != nil {
+		return err
+	} else if n > 0 {
+		fmt.Fprintf(stdout, "Deleted the history of %d site(s) nobody has followed for %s.\n", n, a.cfg.UnfollowedRetention)
+	}
 	var sites []db.Site
 	switch {
 	case *siteURL != "":
@@ -114,9 +121,13 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 		if err != nil {
 			return err
 		}
+		if s.UnfollowedAt != nil {
+			return fmt.Errorf("nobody has followed %s since %s, so it is no longer harvested; follow it again with: tidings follow %s",
+				root, s.UnfollowedAt.Format(time.DateOnly), *siteURL)
+		}
 		sites = []db.Site{s}
 	case *all:
-		sites, err = a.store.Sites(ctx)
+		sites, err = a.store.HarvestedSites(ctx)
 	default:
 		sites, err = a.store.DueSites(ctx, time.Now())
 	}

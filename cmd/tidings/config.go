@@ -36,12 +36,17 @@ type Config struct {
 	SiteTimeout   time.Duration
 	HostDelay     time.Duration
 	MaxDocuments  int
+	MaxChanges    int
 
 	// Feeds, set by serve's flags (see feedFlags); harvest has the
 	// WebSub ones (see websubFlags).
 	FeedEntries  int
 	FailingAfter time.Duration
 	WebSubHub    string
+
+	// UnfollowedRetention is how long serve's scheduler and harvest keep
+	// the history of a site nobody follows any more (see retentionFlag).
+	UnfollowedRetention time.Duration
 }
 
 // globalFlags registers the settings every subcommand shares.
@@ -58,6 +63,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
+	fs.IntVar(&c.MaxChanges, "max-changes", harvest.DefaultMaxChanges, "most changes one harvest of a collection stores; the later ones wait for the next harvest")
 	c.Protocols.RegisterFlags(fs)
 }
 
@@ -73,6 +79,20 @@ func feedFlags(fs *flag.FlagSet, c *Config) {
 func websubFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.FailingAfter, "failing-after", feedbuild.DefaultFailingAfter, "how long a collection's harvests fail before its feed gains an entry saying so")
 	fs.StringVar(&c.WebSubHub, "websub-hub", "", "URL of a WebSub hub: feeds name it, and it is pinged after each harvest that adds entries")
+}
+
+// retentionFlag registers --unfollowed-retention, for the commands that
+// harvest on schedule: serve and harvest.
+func retentionFlag(fs *flag.FlagSet, c *Config) {
+	fs.DurationVar(&c.UnfollowedRetention, "unfollowed-retention", harvest.DefaultUnfollowedRetention, "how long the history of a site nobody follows any more is kept before it is deleted")
+}
+
+// validateRetention checks the setting retentionFlag registers.
+func (c *Config) validateRetention() error {
+	if c.UnfollowedRetention <= 0 {
+		return fmt.Errorf("--unfollowed-retention must be positive, not %s", c.UnfollowedRetention)
+	}
+	return nil
 }
 
 // clientOptions are the settings of the one outbound HTTP client.
@@ -95,6 +115,7 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		DiscoveryInterval: c.Discovery,
 		SiteTimeout:       c.SiteTimeout,
 		MaxDocuments:      c.MaxDocuments,
+		MaxChanges:        c.MaxChanges,
 		Protocols:         c.Protocols,
 	}
 }
@@ -177,6 +198,9 @@ func (c *Config) validate() error {
 	}
 	if c.InitialWindow < 0 || c.Interval <= 0 || c.Discovery <= 0 || c.MaxBody <= 0 {
 		return errors.New("--initial-window, --interval, --discovery-interval and --max-body must be positive")
+	}
+	if c.MaxChanges <= 0 {
+		return fmt.Errorf("--max-changes must be positive, not %d", c.MaxChanges)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)

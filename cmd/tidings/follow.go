@@ -113,6 +113,12 @@ func (a *app) printFollow(ctx context.Context, w io.Writer, rep *harvest.SiteRep
 		return err
 	}
 	a.printReport(w, rep, true)
+	if user.ID == 0 {
+		// Followed again by the command line itself: harvested again.
+		if rerr := a.store.ResumeSite(ctx, rep.Site.ID); rerr != nil {
+			return errors.Join(err, rerr)
+		}
+	}
 	if user.ID != 0 {
 		if ferr := a.store.Follow(ctx, user.ID, rep.Site.ID); ferr == nil {
 			fmt.Fprintf(w, "%s now follows %s.\n", user.Name, rep.Site.URL)

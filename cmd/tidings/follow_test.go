@@ -105,3 +105,38 @@ func TestHarvestAllWithWorkers(t *testing.T) {
 		t.Errorf("--workers 0: exit %d, want 2", r.code)
 	}
 }
+
+// TestUnfollowedSiteIsLeftAlone: once the account of a site's last
+// follower is deleted, harvest leaves the site out, and follow without a
+// user brings it back.
+func TestUnfollowedSiteIsLeftAlone(t *testing.T) {
+	t.Parallel()
+	site := newSite(t)
+	other := newSite(t)
+	env := newEnv(t)
+	mustSucceed(t, tidingsIn(t, env, "secret-password\n", "user", "add", "ann"))
+	mustSucceed(t, tidings(t, env, "follow", "--user", "ann", site.URL))
+	mustSucceed(t, tidings(t, env, "follow", other.URL)) // the command line's own
+	mustSucceed(t, tidings(t, env, "user", "delete", "ann"))
+
+	fetched := len(site.Log())
+	all := tidings(t, env, "harvest", "--all")
+	mustSucceed(t, all)
+	if n := len(site.Log()); n != fetched {
+		t.Errorf("harvest --all fetched %d documents from a site nobody follows", n-fetched)
+	}
+	if !strings.Contains(all.stdout, other.URL+"/: 2 collection(s)") {
+		t.Errorf("harvest --all left out the site the command line follows:\n%s", all.stdout)
+	}
+	r := tidings(t, env, "harvest", "--site", site.URL)
+	if want := "nobody has followed " + site.URL + "/ since"; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Errorf("harvest --site of a site nobody follows: exit %d, stderr lacks %q:\n%s", r.code, want, r.stderr)
+	}
+
+	mustSucceed(t, tidings(t, env, "follow", site.URL))
+	fetched = len(site.Log())
+	mustSucceed(t, tidings(t, env, "harvest", "--all"))
+	if len(site.Log()) == fetched {
+		t.Error("followed again with the command line, the site is still left out")
+	}
+}

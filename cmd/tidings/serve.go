@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,10 +26,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	fs := newFlagSet("serve", stderr)
 	globalFlags(fs, &cfg)
 	feedFlags(fs, &cfg)
+	retentionFlag(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
 	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
 	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
+	maxPending := fs.Int("max-pending-discoveries", web.DefaultMaxPendingDiscoveries, "sites one person may have waiting to be discovered at once; an import over it queues what fits")
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -42,7 +45,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	default:
 		return usageError{fmt.Sprintf("--registration must be open, invite or closed, not %q", *registration)}
 	}
-	if err := cfg.validateFeeds(); err != nil {
+	if err := errors.Join(cfg.validateFeeds(), cfg.validateRetention()); err != nil {
 		return usageError{err.Error()}
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
@@ -70,14 +73,20 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if *workers < 1 {
 		return usageError{"--workers must be at least 1"}
 	}
+	if *maxPending < 1 {
+		return usageError{"--max-pending-discoveries must be at least 1"}
+	}
 	var sched *harvest.Scheduler
 	opts := web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
 		Metrics: m, MetricsToken: *metricsToken, TrustedProxies: proxies,
+		MaxPendingDiscoveries: *maxPending,
 	}
 	if !*noScheduler {
-		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest})
+		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{
+			Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
+		})
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*schedulerTick
 	}
 	srv, err := web.New(a.store, opts)
