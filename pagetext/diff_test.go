@@ -112,6 +112,14 @@ func TestDiffHTMLCap(t *testing.T) {
 	if d.Summary() != "+100 lines: new line 0" {
 		t.Errorf("Summary = %q", d.Summary())
 	}
+	var pairs []string
+	for i := range 30 {
+		pairs = append(pairs, fmt.Sprintf("cat number %d sleeps", i))
+	}
+	d = Compare(strings.Join(pairs, "\n"), strings.ReplaceAll(strings.Join(pairs, "\n"), "sleeps", "purrs"))
+	if n := strings.Count(d.HTML(), "<p>"); n != MaxHTMLLines/2+1 || !strings.Contains(d.HTML(), "and 20 more lines") {
+		t.Errorf("changed pairs: %d paragraphs, HTML ends %q", n, d.HTML()[len(d.HTML())-60:])
+	}
 	one := Compare("a", "a\nb\nc")
 	if strings.Contains(one.HTML(), "more") {
 		t.Errorf("under the cap: %q", one.HTML())

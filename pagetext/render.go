@@ -50,7 +50,7 @@ func (d Diff) HTML() string {
 			continue
 		}
 		for k := 0; k < max(len(op.Del), len(op.Ins)); k++ {
-			if shown >= MaxHTMLLines {
+			if shown+linesAt(op, k) > MaxHTMLLines {
 				break
 			}
 			shown += writeChange(&sb, op, k)
@@ -58,6 +58,18 @@ func (d Diff) HTML() string {
 	}
 	writeMore(&sb, d.Added+d.Removed-shown)
 	return sb.String()
+}
+
+// linesAt counts the changed lines at position k of a change.
+func linesAt(op Op, k int) int {
+	n := 0
+	if k < len(op.Del) {
+		n++
+	}
+	if k < len(op.Ins) {
+		n++
+	}
+	return n
 }
 
 // writeChange writes the k-th removed and added lines of op, as one line
