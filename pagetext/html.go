@@ -63,15 +63,30 @@ func articleText(doc *html.Node, pageURL string, maxText int) *lineBuilder {
 	if err != nil || !base.IsAbs() {
 		base = nil
 	}
-	parser := readability.NewParser()
-	parser.DisableJSONLD = true
-	article, err := parser.ParseAndMutate(doc, base)
-	if err != nil || article.Node == nil {
+	node := articleNode(doc, base)
+	if node == nil {
 		return nil
 	}
 	b := newLineBuilder(maxText)
-	walk(b, article.Node)
+	walk(b, node)
 	return b
+}
+
+func articleNode(doc *html.Node, base *url.URL) (node *html.Node) {
+	// Readability is a pile of heuristics run on hostile markup; should one
+	// of them panic, the page still has its body text.
+	defer func() {
+		if recover() != nil {
+			node = nil
+		}
+	}()
+	parser := readability.NewParser()
+	parser.DisableJSONLD = true
+	article, err := parser.ParseAndMutate(doc, base)
+	if err != nil {
+		return nil
+	}
+	return article.Node
 }
 
 // walk feeds a parsed tree to b in document order.
