@@ -81,7 +81,7 @@ func articleNode(doc *html.Node, base *url.URL) (node *html.Node) {
 		}
 	}()
 	parser := readability.NewParser()
-	parser.DisableJSONLD = true
+	parser.DisableJSONLD = true // only its metadata uses JSON-LD, and tidings takes none
 	article, err := parser.ParseAndMutate(doc, base)
 	if err != nil {
 		return nil
