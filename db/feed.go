@@ -219,7 +219,7 @@ SELECT u.feed_token FROM users u JOIN follows f ON f.user_id = u.id WHERE f.site
 }
 
 const changeCols = `ch.id, ch.collection_id, ch.url, ch.kind, ch.datetime, ch.run_id, ch.source, ch.title, ch.summary,
-	ch.author, ch.language, ch.tags, ch.from_lastmod`
+	ch.author, ch.language, ch.tags, ch.from_lastmod, ch.text_change, ch.diff`
 
 // changeDest returns the scan destinations of changeCols, and a function
 // that finishes the change once scanned.
@@ -227,7 +227,7 @@ func changeDest(c *Change) ([]any, func()) {
 	var run sql.NullInt64
 	var tags string
 	dest := []any{&c.ID, &c.CollectionID, &c.URL, &c.Kind, timeCol{&c.Datetime}, &run, &c.Source, &c.Title, &c.Summary,
-		&c.Author, &c.Language, &tags, &c.FromLastmod}
+		&c.Author, &c.Language, &tags, &c.FromLastmod, &c.TextChange, &c.Diff}
 	return dest, func() {
 		c.RunID, c.History = run.Int64, !run.Valid
 		if tags != "" {
