@@ -32,8 +32,21 @@ type Digest struct {
 	Run             Run
 	CollectionTitle string
 	CollectionKey   string
-	Changes         []Change
+	// Changes are the run's changes, newest first (by datetime, then
+	// URL), at most DigestChanges of them.
+	Changes []Change
+	// Omitted counts the run's changes left out of Changes. When some
+	// are, Pages counts the distinct pages of all the run's changes, and
+	// Kind is the kind they all share, or "" when kinds are mixed.
+	Omitted int
+	Pages   int
+	Kind    string
 }
+
+// DigestChanges bounds the changes a Digest carries: a run of 50,000
+// changes must not load 50,000 rows, nor make a feed entry of megabytes,
+// each time its feed is read.
+const DigestChanges = 200
 
 // Before bounds a page of a feed, newest first: only rows dated before At,
 // or dated At with an id below ID, come in. The zero Before bounds nothing.
@@ -76,15 +89,56 @@ ORDER BY r.finished_at DESC, r.id DESC LIMIT ?`, scanDigest, append(append([]any
 		byRun[out[i].Run.ID] = &out[i]
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	cs, err := d.changesWhere(ctx, "ch.run_id IN ("+marks+") ORDER BY ch.datetime DESC, ch.url", 0, ids...)
+	// One more than DigestChanges per run tells which runs have more.
+	cs, err := d.changesWhere(ctx, `ch.id IN (SELECT id FROM (
+	SELECT id, row_number() OVER (PARTITION BY run_id ORDER BY datetime DESC, url) AS n
+	FROM changes WHERE run_id IN (`+marks+`)) WHERE n <= ?)
+ORDER BY ch.datetime DESC, ch.url`, 0, append(ids, DigestChanges+1)...)
 	if err != nil {
 		return nil, err
 	}
+	var over []any
 	for _, c := range cs {
 		g := byRun[c.RunID]
+		if len(g.Changes) == DigestChanges {
+			over = append(over, c.RunID)
+			continue
+		}
 		g.Changes = append(g.Changes, c)
 	}
-	return out, nil
+	if len(over) == 0 {
+		return out, nil
+	}
+	return out, d.digestTotals(ctx, byRun, over)
+}
+
+// digestTotals fills in what the changes left out of the digests of the
+// runs over would have said.
+func (d *DB) digestTotals(ctx context.Context, byRun map[int64]*Digest, over []any) error {
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(over)), ",")
+	type totals struct {
+		run, changes, pages, kinds int64
+		kind                       string
+	}
+	rows, err := queryAll(ctx, d, "count digest changes", `
+SELECT run_id, count(*), count(DISTINCT url), count(DISTINCT kind), min(kind)
+FROM changes WHERE run_id IN (`+marks+`) GROUP BY run_id`, func(row scanner) (totals, error) {
+		var t totals
+		err := row.Scan(&t.run, &t.changes, &t.pages, &t.kinds, &t.kind)
+		return t, err
+	}, over...)
+	if err != nil {
+		return err
+	}
+	for _, t := range rows {
+		g := byRun[t.run]
+		g.Omitted = int(t.changes) - len(g.Changes)
+		g.Pages = int(t.pages)
+		if t.kinds == 1 {
+			g.Kind = t.kind
+		}
+	}
+	return nil
 }
 
 func scanDigest(row scanner) (Digest, error) {
@@ -165,7 +219,7 @@ SELECT u.feed_token FROM users u JOIN follows f ON f.user_id = u.id WHERE f.site
 }
 
 const changeCols = `ch.id, ch.collection_id, ch.url, ch.kind, ch.datetime, ch.run_id, ch.source, ch.title, ch.summary,
-	ch.author, ch.language, ch.tags, ch.from_lastmod`
+	ch.author, ch.language, ch.tags, ch.from_lastmod, ch.text_change, ch.diff`
 
 // changeDest returns the scan destinations of changeCols, and a function
 // that finishes the change once scanned.
@@ -173,7 +227,7 @@ func changeDest(c *Change) ([]any, func()) {
 	var run sql.NullInt64
 	var tags string
 	dest := []any{&c.ID, &c.CollectionID, &c.URL, &c.Kind, timeCol{&c.Datetime}, &run, &c.Source, &c.Title, &c.Summary,
-		&c.Author, &c.Language, &tags, &c.FromLastmod}
+		&c.Author, &c.Language, &tags, &c.FromLastmod, &c.TextChange, &c.Diff}
 	return dest, func() {
 		c.RunID, c.History = run.Int64, !run.Valid
 		if tags != "" {

@@ -43,7 +43,21 @@ type Change struct {
 	Language     string   // BCP 47 tag of the page, when the protocol gives it
 	Tags         []string // categories, when the protocol gives them
 	FromLastmod  bool
+	// TextChange says what the page's snapshot found: TextUnknown (no
+	// snapshot, or none before), TextChanged or TextUnchanged (a protocol
+	// said the page changed, its readable text did not).
+	TextChange string
+	// Diff is the text the change added and removed, as the snapshot
+	// package encodes it; "" when unknown.
+	Diff string
 }
+
+// What a page's snapshot found of a change's text (Change.TextChange).
+const (
+	TextUnknown   = ""
+	TextChanged   = "changed"
+	TextUnchanged = "unchanged"
+)
 
 // FetchState is what a conditional GET of one document needs next time, and
 // a memo of what the document said, so that a 304 costs no re-parse.
@@ -76,6 +90,8 @@ type CollectionHarvest struct {
 	Processed []string
 	// State, when set, replaces the collection's protocol state.
 	State *string
+	// Snapshots replace the site's snapshots of their pages.
+	Snapshots []Snapshot
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -101,6 +117,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := savePages(ctx, tx, run.CollectionID, h); err != nil {
+			return err
+		}
+		if err := saveSnapshots(ctx, tx, run.SiteID, h.Snapshots); err != nil {
 			return err
 		}
 		if h.State != nil {
@@ -158,8 +177,8 @@ func insertChanges(ctx context.Context, tx *sql.Tx, run Run, changes []Change) (
 	// Prepared once: preparing per row cost a third of storing a
 	// 50,000-entry list (BenchmarkBigChangeList).
 	ins, err := tx.PrepareContext(ctx, `
-INSERT INTO changes (collection_id, url, kind, datetime, run_id, source, title, summary, author, language, tags, from_lastmod)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
+INSERT INTO changes (collection_id, url, kind, datetime, run_id, source, title, summary, author, language, tags, from_lastmod, text_change, diff)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -179,7 +198,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 		}
 		res, err := ins.ExecContext(execCtx,
 			run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), runID, c.Source, c.Title, c.Summary,
-			c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod)
+			c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod, c.TextChange, c.Diff)
 		if err != nil {
 			return 0, 0, fmt.Errorf("insert change %s: %w", c.URL, err)
 		}

@@ -224,6 +224,31 @@ BEGIN
 	WHERE id = NEW.site_id AND unfollowed_at IS NOT NULL;
 END;
 `,
+	// 10: page snapshots, the latest per page of a site whatever the
+	// collections listing it, and the text a change brought with it.
+	// text_change is '' while unknown, else 'changed' or 'unchanged'; diff
+	// is the change's text diff as JSON, kept as history once the next
+	// snapshot replaces the text.
+	`
+ALTER TABLE changes ADD COLUMN text_change TEXT NOT NULL DEFAULT '';
+ALTER TABLE changes ADD COLUMN diff TEXT NOT NULL DEFAULT '';
+CREATE TABLE snapshots (
+	site_id       INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	final_url     TEXT NOT NULL DEFAULT '',
+	status        INTEGER NOT NULL DEFAULT 0,
+	content_type  TEXT NOT NULL DEFAULT '',
+	title         TEXT NOT NULL DEFAULT '',
+	size          INTEGER NOT NULL DEFAULT 0,
+	content_hash  TEXT NOT NULL DEFAULT '',
+	text_hash     TEXT NOT NULL DEFAULT '',
+	text          BLOB,
+	etag          TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	fetched_at    TEXT NOT NULL,
+	PRIMARY KEY (site_id, url)
+);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -6,9 +6,14 @@ import (
 	"time"
 )
 
-// undoMigrationNine rewinds migration 9, for tests of earlier ones.
-var undoMigrationNine = []string{"DROP TRIGGER follows_last_left", "DROP TRIGGER follows_back",
-	"ALTER TABLE sites DROP COLUMN unfollowed_at", "ALTER TABLE sites DROP COLUMN history_deleted_at"}
+// undoMigrationNine rewinds migrations 10 and 9, for tests of earlier
+// ones.
+var undoMigrationNine = append(undoMigrationTen, "DROP TRIGGER follows_last_left", "DROP TRIGGER follows_back",
+	"ALTER TABLE sites DROP COLUMN unfollowed_at", "ALTER TABLE sites DROP COLUMN history_deleted_at")
+
+// undoMigrationTen rewinds migration 10.
+var undoMigrationTen = []string{"DROP TABLE snapshots",
+	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff"}
 
 // TestLastFollowerLeaving: a site stops being harvested when its last
 // follower leaves, by unfollowing or by their account being deleted; its

@@ -169,7 +169,7 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 		items[i] = digestItem(ch)
 		tags = append(tags, ch.Tags...)
 	}
-	return feeds.Entry{
+	e := feeds.Entry{
 		ID:          b.tag(col.CreatedAt, fmt.Sprintf("collection/%d/run/%d", col.ID, d.Run.ID)),
 		Title:       feeds.DigestTitle(col.Title, items),
 		Updated:     d.Run.FinishedAt,
@@ -178,6 +178,13 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 		Author:      sharedAuthor(d.Changes),
 		Categories:  tags,
 	}
+	if d.Omitted > 0 {
+		// The store gave the newest db.DigestChanges; the collection's
+		// page has the rest.
+		e.Title = feeds.DigestTitleOf(col.Title, d.Pages, d.Kind)
+		e.ContentHTML += feeds.DigestMoreHTML(d.Omitted, b.URL(fmt.Sprintf("collection/%d", col.ID)))
+	}
+	return e
 }
 
 // pageEntry is one change, dated by the change. Its id is built from what

@@ -67,6 +67,30 @@ func writeDigestItem(b *strings.Builder, it DigestItem) {
 	b.WriteString(")</li>")
 }
 
+// DigestMoreHTML ends the content of a digest entry that lists only some
+// of its changes: how many more there are, and a link to the page that
+// shows them (plain text when pageURL is not http or https).
+func DigestMoreHTML(more int, pageURL string) string {
+	where := "the collection's page"
+	if href := SafeURL(pageURL); href != "" {
+		where = fmt.Sprintf(`<a href="%s">%s</a>`, html.EscapeString(href), where)
+	}
+	noun := "changes"
+	if more == 1 {
+		noun = "change"
+	}
+	return fmt.Sprintf("<p>… and %s more %s: see %s.</p>", thousands(more), noun, where)
+}
+
+// thousands writes n with commas between groups of three digits.
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
 // PageHTML renders the content of a per-page entry: the page as
 // DigestHTML lists it, then its summary as an escaped paragraph.
 func PageHTML(it DigestItem, summary string) string {
@@ -107,14 +131,25 @@ func DigestTitle(collection string, items []DigestItem) string {
 			verb = "changed"
 		}
 	}
+	return digestTitle(collection, len(seen), verb)
+}
+
+// DigestTitleOf is DigestTitle for a digest whose items are not all at
+// hand: pages counts its distinct pages, and kind is the kind they all
+// share, or "" when kinds are mixed.
+func DigestTitleOf(collection string, pages int, kind string) string {
+	return digestTitle(collection, pages, kindWord(kind))
+}
+
+func digestTitle(collection string, pages int, verb string) string {
 	if verb == "" {
 		verb = "changed"
 	}
 	noun := "pages"
-	if len(seen) == 1 {
+	if pages == 1 {
 		noun = "page"
 	}
-	title := fmt.Sprintf("%d %s %s", len(seen), noun, verb)
+	title := fmt.Sprintf("%d %s %s", pages, noun, verb)
 	if name := strings.TrimSpace(CleanText(collection)); name != "" {
 		title += " on " + name
 	}

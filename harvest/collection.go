@@ -31,6 +31,8 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	} else if err := p.harvest(ctx, j); err != nil {
 		run.Error = err.Error()
 	}
+	j.finishChanges()
+	j.finishDates()
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()

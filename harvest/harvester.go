@@ -40,6 +40,12 @@ type Options struct {
 	// MaxDocuments bounds the documents one site harvest fetches;
 	// 0 = DefaultMaxDocuments.
 	MaxDocuments int
+	// MaxChanges bounds the changes one harvest of a collection holds and
+	// stores, so that its memory stays bounded whatever the site serves;
+	// the oldest are kept and the rest wait for the next harvest. It
+	// applies to the protocols that go on from a watermark (ResourceSync).
+	// 0 = DefaultMaxChanges.
+	MaxChanges int
 	// AfterHarvest, when set, is called after each site harvest has been
 	// stored, with what it found (for example to notify a WebSub hub).
 	AfterHarvest func(ctx context.Context, rep *SiteReport)
@@ -83,6 +89,9 @@ func New(client *fetch.Client, store *db.DB, o Options) *Harvester {
 	}
 	if o.MaxDocuments <= 0 {
 		o.MaxDocuments = DefaultMaxDocuments
+	}
+	if o.MaxChanges <= 0 {
+		o.MaxChanges = DefaultMaxChanges
 	}
 	o.Protocols = o.Protocols.withDefaults()
 	if o.Logger == nil {

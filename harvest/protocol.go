@@ -254,6 +254,8 @@ type job struct {
 	warn   warnings
 
 	changes   []db.Change
+	limit     changeCap
+	dates     refusedDates
 	seen      map[changeKey]bool
 	lastmod   int
 	newest    time.Time
@@ -272,12 +274,17 @@ type changeKey struct {
 }
 
 // record adds a change once per (URL, kind, time) within the run; the
-// store's uniqueness key catches repeats across runs.
+// store's uniqueness key catches repeats across runs. A change dated before
+// the web or too far ahead is refused (see minChangeTime), and one past the
+// limit of the run waits for the next (see changeCap).
 func (j *job) record(c db.Change) {
 	c.CollectionID = j.col.ID
 	c.Datetime = c.Datetime.UTC()
+	if !j.believable(c.Datetime) {
+		return
+	}
 	k := changeKey{c.URL, c.Kind, c.Datetime}
-	if j.seen[k] {
+	if j.seen[k] || j.waits(&c) {
 		return
 	}
 	j.seen[k] = true
@@ -287,8 +294,8 @@ func (j *job) record(c db.Change) {
 	if c.Datetime.After(j.newest) {
 		j.newest = c.Datetime
 	}
-	c.History = j.first && c.Datetime.Before(j.cutoff)
-	j.changes = append(j.changes, c)
+	c.History = j.isHistory(c.Datetime)
+	j.hold(c)
 }
 
 // pagesKnown loads the collection's known pages (for page-list protocols).

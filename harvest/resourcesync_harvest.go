@@ -14,6 +14,9 @@ const maxChildLists = 1000
 // list, its change list or change list index, and every change dated after
 // the last processing time.
 func (resourceSync) harvest(ctx context.Context, j *job) error {
+	// What is left past the limit is read again next time, from the
+	// watermark on.
+	j.limitChanges()
 	capList, err := j.s.doc(ctx, "capability list", j.col.SourceURL)
 	if err != nil {
 		return err
@@ -41,7 +44,7 @@ func (resourceSync) harvest(ctx context.Context, j *job) error {
 	default:
 		j.warn.add("capability list %s names %d change lists; only the first is read", j.col.SourceURL, len(lists))
 	}
-	doc, err := j.s.doc(ctx, "change list", lists[0])
+	doc, err := j.s.docEach(ctx, "change list", lists[0], rsEach(j, lists[0]))
 	if err != nil || doc == nil {
 		return err
 	}
@@ -66,7 +69,7 @@ func rsCollectIndex(ctx context.Context, j *job, index *rsync.Document) error {
 			break
 		}
 		read++
-		doc, err := j.s.doc(ctx, "change list", e.Loc)
+		doc, err := j.s.docEach(ctx, "change list", e.Loc, rsEach(j, e.Loc))
 		if err != nil {
 			return err
 		}
@@ -82,23 +85,31 @@ func rsCollectIndex(ctx context.Context, j *job, index *rsync.Document) error {
 	return nil
 }
 
+// rsEach records the entries of the change list at src as they are read,
+// so that the list is never held whole.
+func rsEach(j *job, src string) func(*rsync.Entry) {
+	return func(e *rsync.Entry) { rsAdd(j, src, e) }
+}
+
+// rsAddEntries adds what a change list says beyond the entries rsEach
+// took: its warnings, and the entries of a list read before.
 func rsAddEntries(j *job, doc *rsync.Document) {
 	for _, w := range doc.Warnings {
 		j.warn.add("%s", w)
 	}
 	for i := range doc.Entries {
-		rsAdd(j, doc, &doc.Entries[i])
+		rsAdd(j, doc.URL, &doc.Entries[i])
 	}
 }
 
-func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
+func rsAdd(j *job, src string, e *rsync.Entry) {
 	switch e.Change {
 	case rsync.ChangeCreated, rsync.ChangeUpdated, rsync.ChangeDeleted:
 	case "":
-		j.warn.add("skipped %s in %s: no rs:md change attribute", e.Loc, doc.URL)
+		j.warn.add("skipped %s in %s: no rs:md change attribute", e.Loc, src)
 		return
 	default:
-		j.warn.add("skipped %s in %s: unknown change %q", e.Loc, doc.URL, e.Change)
+		j.warn.add("skipped %s in %s: unknown change %q", e.Loc, src, e.Change)
 		return
 	}
 	// Only the date the change is dated by matters: a bad lastmod beside a
@@ -116,7 +127,7 @@ func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
 		at, fromLastmod = e.Lastmod, e.Lastmod != nil
 	}
 	if at == nil {
-		j.warn.add("ignored %s in %s: no datetime", e.Loc, doc.URL)
+		j.warn.add("ignored %s in %s: no datetime", e.Loc, src)
 		return
 	}
 	// A change dated exactly at the last processing time may be new: with
@@ -126,5 +137,5 @@ func rsAdd(j *job, doc *rsync.Document, e *rsync.Entry) {
 	if wm := j.col.LastProcessedAt; wm != nil && at.Before(*wm) {
 		return
 	}
-	j.record(db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: doc.URL, FromLastmod: fromLastmod})
+	j.record(db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: src, FromLastmod: fromLastmod})
 }

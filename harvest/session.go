@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,9 @@ type session struct {
 	// that follow (a capability list it had to look into), so that one site
 	// harvest fetches a document once.
 	read map[string]*rsync.Document
+	// changeLists are the change lists read whole in this session, whose
+	// fetch state forgetChangeLists can drop.
+	changeLists map[string]bool
 }
 
 func newSession(c *fetch.Client, known map[string]db.FetchState) *session {
@@ -103,6 +107,14 @@ func (s *session) forget(url string) { delete(s.known, url) }
 // document remembered from the previous fetch, or nil when nothing was
 // remembered: a change list that has not changed holds nothing new.
 func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, error) {
+	return s.docEach(ctx, role, url, nil)
+}
+
+// docEach is doc for a document that may be a change list: the entries of
+// a <urlset> read now go to each instead of the Document, so that a list
+// of half a million entries is never held whole. Entries of a document
+// remembered or read before are still in the Document it returns.
+func (s *session) docEach(ctx context.Context, role, url string, each func(*rsync.Entry)) (*rsync.Document, error) {
 	if d, ok := s.read[url]; ok {
 		return d, nil
 	}
@@ -120,9 +132,14 @@ func (s *session) doc(ctx context.Context, role, url string) (*rsync.Document, e
 		s.remember(url, resp, prev.Memo, digest)
 		return s.remembered(ctx, role, url, prev.Memo)
 	}
-	d, err := rsync.Parse(bytes.NewReader(resp.Body), url)
+	d, err := rsync.ParseEach(bytes.NewReader(resp.Body), url, each)
 	if err != nil {
 		return nil, roleError(role, err)
+	}
+	if each != nil && !d.IsIndex() {
+		// Its entries are gone: it is remembered as a change list is.
+		s.keepChangeList(url, resp, digest)
+		return d, nil
 	}
 	s.keepDoc(url, resp, d, digest)
 	return d, nil
@@ -137,8 +154,27 @@ func (s *session) keepDoc(url string, resp *fetch.Response, d *rsync.Document, d
 		if b, err := json.Marshal(d); err == nil {
 			memo = string(b)
 		}
+		s.remember(url, resp, memo, digest)
+		return
 	}
-	s.remember(url, resp, memo, digest)
+	s.keepChangeList(url, resp, digest)
+}
+
+// keepChangeList keeps a change list's validators and digest, without a
+// memo.
+func (s *session) keepChangeList(url string, resp *fetch.Response, digest string) {
+	if s.changeLists == nil {
+		s.changeLists = map[string]bool{}
+	}
+	s.changeLists[url] = true
+	s.remember(url, resp, "", digest)
+}
+
+// forgetChangeLists drops the fetch state of the change lists read whole,
+// so that the next harvest reads them again rather than take them for
+// unchanged: some of their changes wait for it.
+func (s *session) forgetChangeLists() {
+	s.states = slices.DeleteFunc(s.states, func(st db.FetchState) bool { return s.changeLists[st.URL] })
 }
 
 // bodyDigest is what fetch_state keeps of a body to recognise it again.

@@ -17,10 +17,54 @@ type parser struct {
 	doc  *Document
 	base *url.URL
 	r    *xmlReader
+	// longURLs counts the entries skipped for a URL longer than
+	// hints.MaxURLBytes: one warning says how many, not one per entry.
+	longURLs int
+	// dropped counts the warnings beyond maxWarnings.
+	dropped int
+	// each, when set, takes the entries of a <urlset> instead of
+	// Document.Entries.
+	each func(*Entry)
 }
 
+// maxWarnings bounds the warnings one document keeps: a list of 500,000
+// entries with bad dates must not hold 500,000 sentences.
+const maxWarnings = 100
+
 func (p *parser) warnf(format string, args ...any) {
+	if len(p.doc.Warnings) >= maxWarnings {
+		p.dropped++
+		return
+	}
 	p.doc.Warnings = append(p.doc.Warnings, fmt.Sprintf(format, args...))
+}
+
+// finish adds the warnings that sum up the whole document.
+func (p *parser) finish() {
+	if p.longURLs > 0 {
+		p.doc.Warnings = append(p.doc.Warnings, fmt.Sprintf("skipped %d %s whose URL is longer than %d bytes",
+			p.longURLs, plural(p.longURLs, "entry", "entries"), hints.MaxURLBytes))
+	}
+	if p.dropped > 0 {
+		p.doc.Warnings = append(p.doc.Warnings, fmt.Sprintf("… and %d more warnings", p.dropped))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// clip shortens a value quoted in a warning: the warning names it, it need
+// not carry all of it.
+func clip(v string) string {
+	const max = 80
+	if len(v) <= max {
+		return v
+	}
+	return strings.ToValidUTF8(v[:max], "") + "…"
 }
 
 // parseRoot reads the root's rs:md and rs:ln and every entry, up to the
@@ -40,6 +84,7 @@ func (p *parser) parseRoot() error {
 		switch tok.kind {
 		case tokEnd:
 			p.rootMD(&md)
+			p.finish()
 			return nil
 		case tokStart:
 		default:
@@ -59,7 +104,11 @@ func (p *parser) parseRoot() error {
 			if err != nil {
 				return err
 			}
-			if ok {
+			switch {
+			case !ok:
+			case p.each != nil && p.doc.Root == RootURLSet:
+				p.each(&e)
+			default:
 				p.doc.Entries = append(p.doc.Entries, e)
 			}
 			continue
@@ -89,7 +138,7 @@ func (p *parser) rootDate(name, v string) *time.Time {
 	}
 	t, err := hints.ParseW3CDatetime(v)
 	if err != nil {
-		p.warnf("root rs:md: %s %q is not a W3C datetime", name, v)
+		p.warnf("root rs:md: %s %q is not a W3C datetime", name, clip(v))
 		return nil
 	}
 	return &t
@@ -100,6 +149,7 @@ func (p *parser) rootDate(name, v string) *time.Time {
 type entryChildren struct {
 	loc, lastmod       string
 	hasLoc, hasLastmod bool
+	longLoc            bool // longer than maxText: too long to be kept
 	md                 mdAttrs
 	links              []*elem
 }
@@ -112,13 +162,22 @@ func (p *parser) entry(n int) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	var e Entry
+	if c.longLoc || len(c.loc) > hints.MaxURLBytes {
+		p.longURLs++
+		return e, false, nil
+	}
 	if c.loc == "" {
 		p.warnf("entry %d: no <loc>, skipped", n)
 		return e, false, nil
 	}
 	abs, ok := p.resolve(c.loc)
 	if !ok {
-		p.warnf("entry %d: <loc> %q is not a URL, skipped", n, c.loc)
+		p.warnf("entry %d: <loc> %q is not a URL, skipped", n, clip(c.loc))
+		return e, false, nil
+	}
+	if len(abs) > hints.MaxURLBytes {
+		// Resolved against the document's URL, it grew too long.
+		p.longURLs++
 		return e, false, nil
 	}
 	e.Loc = abs
@@ -152,7 +211,7 @@ func (p *parser) entryChildren(c *entryChildren) error {
 		switch {
 		case isSitemapElem(el, "loc") && !c.hasLoc:
 			c.hasLoc = true
-			c.loc, err = p.r.text()
+			c.loc, c.longLoc, err = p.r.text()
 			c.loc = strings.TrimSpace(c.loc)
 			if err != nil {
 				return err
@@ -160,7 +219,9 @@ func (p *parser) entryChildren(c *entryChildren) error {
 			continue
 		case isSitemapElem(el, "lastmod") && !c.hasLastmod:
 			c.hasLastmod = true
-			c.lastmod, err = p.r.text()
+			// A lastmod too long to keep is no date; what is kept of it
+			// makes the warning.
+			c.lastmod, _, err = p.r.text()
 			c.lastmod = strings.TrimSpace(c.lastmod)
 			if err != nil {
 				return err
@@ -196,7 +257,7 @@ func (p *parser) entryMD(e *Entry, md *mdAttrs, where fmt.Stringer) {
 	if v := md.length; v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
-			p.warnf("%s: length %q is not a byte count", where, v)
+			p.warnf("%s: length %q is not a byte count", where, clip(v))
 		} else {
 			e.Length = n
 		}
@@ -217,7 +278,7 @@ func (p *parser) entryDate(e *Entry, name, v string, where fmt.Stringer) *time.T
 	t, err := hints.ParseW3CDatetime(v)
 	if err != nil {
 		e.BadDates = append(e.BadDates, name)
-		p.warnf("%s: %s %q is not a W3C datetime", where, name, v)
+		p.warnf("%s: %s %q is not a W3C datetime", where, name, clip(v))
 		return nil
 	}
 	return &t
@@ -233,12 +294,20 @@ func (p *parser) link(el *elem, where any) (Link, bool) {
 	}
 	href := p.attr(el, "href")
 	if href == "" {
-		p.warnf("%v: rs:ln rel=%q has no href, skipped", where, l.Rel)
+		p.warnf("%v: rs:ln rel=%q has no href, skipped", where, clip(l.Rel))
+		return l, false
+	}
+	if len(href) > hints.MaxURLBytes {
+		p.warnf("%v: rs:ln rel=%q href is longer than %d bytes, skipped", where, clip(l.Rel), hints.MaxURLBytes)
 		return l, false
 	}
 	abs, ok := p.resolve(href)
 	if !ok {
-		p.warnf("%v: rs:ln rel=%q href %q is not a URL, skipped", where, l.Rel, href)
+		p.warnf("%v: rs:ln rel=%q href %q is not a URL, skipped", where, clip(l.Rel), clip(href))
+		return l, false
+	}
+	if len(abs) > hints.MaxURLBytes {
+		p.warnf("%v: rs:ln rel=%q href is longer than %d bytes, skipped", where, clip(l.Rel), hints.MaxURLBytes)
 		return l, false
 	}
 	l.Href = abs

@@ -71,6 +71,19 @@ func (e *docError) Unwrap() []error {
 // of errors. The input must already be decompressed and size-capped; it is
 // streamed, so memory holds the entries but never a tree of the document.
 func Parse(r io.Reader, docURL string) (*Document, error) {
+	return parse(r, docURL, nil)
+}
+
+// ParseEach is Parse for documents too big to hold: the entries of a
+// <urlset> are handed to each as they are read, in order, and not kept in
+// the Document (those of a <sitemapindex> still are). The Entry is valid
+// only during the call. Entries handed over before a parse error stay
+// handed over; the error still says the document was not read whole.
+func ParseEach(r io.Reader, docURL string, each func(*Entry)) (*Document, error) {
+	return parse(r, docURL, each)
+}
+
+func parse(r io.Reader, docURL string, each func(*Entry)) (*Document, error) {
 	rec := &readRecorder{r: r}
 	in, fromBOM, err := skipBOM(rec)
 	if err != nil {
@@ -85,7 +98,7 @@ func Parse(r io.Reader, docURL string) (*Document, error) {
 		}
 		return charset.NewReaderLabel(label, in)
 	}
-	p := &parser{doc: &Document{URL: docURL}, r: &xmlReader{dec: dec}}
+	p := &parser{doc: &Document{URL: docURL}, r: &xmlReader{dec: dec}, each: each}
 	if base, err := url.Parse(strings.TrimSpace(docURL)); err == nil && base.IsAbs() {
 		p.base = base
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+
+	"tidings/hints"
 )
 
 // maxDepth bounds element nesting. A ResourceSync document needs four
@@ -149,24 +151,40 @@ func (r *xmlReader) skip() error {
 	return nil
 }
 
+// maxText bounds the character data text keeps of one element. The values
+// tidings reads from element text are a URL (hints.MaxURLBytes) and a date,
+// so a bound well above the longest URL with its indentation loses nothing,
+// and a 45 MB <loc> is not copied again and again on its way to being
+// refused. (The decoder itself still holds the token it returns; the body's
+// own cap bounds that.)
+const maxText = 4 * hints.MaxURLBytes
+
 // text returns the character data directly inside the element just
-// started, up to its end; nested elements are skipped.
-func (r *xmlReader) text() (string, error) {
+// started, up to its end; nested elements are skipped. Beyond maxText
+// bytes the text is dropped and long reports it.
+func (r *xmlReader) text() (s string, long bool, err error) {
 	depth := len(r.open)
 	var buf []byte
 	for {
 		tok, err := r.next()
 		if err != nil {
-			return "", err
+			return "", false, err
 		}
 		switch tok.kind {
 		case tokText:
-			if len(r.open) == depth {
+			if len(r.open) != depth {
+				continue
+			}
+			if len(buf)+len(tok.text) > maxText {
+				long = true
+				buf = buf[:0]
+			}
+			if !long {
 				buf = append(buf, tok.text...)
 			}
 		case tokEnd:
 			if len(r.open) < depth {
-				return string(buf), nil
+				return string(buf), long, nil
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	kgzip "github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -113,22 +114,23 @@ func (r *Reader) decompressor(kind string, br *bufio.Reader) (io.Reader, error) 
 	return zr, nil
 }
 
-// inCounter counts the compressed bytes read and stops at the cap.
+// inCounter counts the compressed bytes read and stops at the cap. The
+// zstd decoder reads its input in a goroutine of its own while the ratio
+// check reads the count, so the count is atomic.
 type inCounter struct {
 	r   io.Reader
-	n   int64
+	n   atomic.Int64
 	max int64
 	err error // a failure of the input itself, not of decoding
 }
 
 func (c *inCounter) Read(p []byte) (int, error) {
 	// Reading one byte past the cap is enough to know the file is larger.
-	if rest := c.max - c.n + 1; int64(len(p)) > rest {
+	if rest := c.max - c.n.Load() + 1; int64(len(p)) > rest {
 		p = p[:rest]
 	}
 	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if c.n > c.max {
+	if c.n.Add(int64(n)) > c.max {
 		return n, ErrCompressedSize
 	}
 	if err != nil && err != io.EOF {
@@ -147,12 +149,18 @@ type outCounter struct {
 }
 
 func (c *outCounter) Read(p []byte) (int, error) {
+	// Ask for no more than the caps allow now, and one byte to see them
+	// crossed: a large read must not carry a bomb's output past them.
+	limit := min(c.lim.MaxDecompressed, c.lim.MaxRatio*c.in.n.Load()+ratioSlack)
+	if rest := limit - c.n + 1; rest > 0 && int64(len(p)) > rest {
+		p = p[:rest]
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	switch {
 	case c.n > c.lim.MaxDecompressed:
 		return 0, ErrSize
-	case c.n > c.lim.MaxRatio*c.in.n+ratioSlack:
+	case c.n > c.lim.MaxRatio*c.in.n.Load()+ratioSlack:
 		return 0, ErrRatio
 	}
 	return n, err

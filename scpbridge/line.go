@@ -58,7 +58,7 @@ var knownBlocks = map[string]bool{
 // langTag is a loose BCP 47 shape: enough to keep markup out of xml:lang.
 var langTag = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
 
-const maxURL = 2048 // the sitemap protocol's limit
+const maxURL = hints.MaxURLBytes
 
 // lineParser parses the lines of one file.
 type lineParser struct {

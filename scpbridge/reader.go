@@ -231,7 +231,7 @@ func (r *Reader) explain(err error) *Error {
 		return &Error{Line: n, Err: ErrSize, Msg: fmt.Sprintf("the file decompresses to more than the limit of %s", sizeString(r.opts.MaxDecompressed))}
 	case errors.Is(err, ErrRatio):
 		return &Error{Line: n, Err: ErrRatio, Msg: fmt.Sprintf("the file decompresses to more than %d times its compressed size (%s from %s): a compression bomb",
-			r.opts.MaxRatio, sizeString(r.out.n), sizeString(r.in.n))}
+			r.opts.MaxRatio, sizeString(r.out.n), sizeString(r.in.n.Load()))}
 	case r.in != nil && r.in.err != nil:
 		return &Error{Line: n, Err: fmt.Errorf("%w: %w", ErrUnexpectedInput, r.in.err), Msg: "the download broke off: " + r.in.err.Error()}
 	case errors.Is(err, ErrFormat):
@@ -260,7 +260,7 @@ func (r *Reader) Checksum() ChecksumRule { return r.rule }
 func (r *Reader) Stats() Stats {
 	s := Stats{Format: r.fmt, Lines: r.line, Pages: r.pages}
 	if r.in != nil {
-		s.Compressed = r.in.n
+		s.Compressed = r.in.n.Load()
 	}
 	if r.out != nil {
 		s.Decompressed = r.out.n

@@ -36,6 +36,7 @@ type Config struct {
 	SiteTimeout   time.Duration
 	HostDelay     time.Duration
 	MaxDocuments  int
+	MaxChanges    int
 
 	// Feeds, set by serve's flags (see feedFlags); harvest has the
 	// WebSub ones (see websubFlags).
@@ -62,6 +63,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
+	fs.IntVar(&c.MaxChanges, "max-changes", harvest.DefaultMaxChanges, "most changes one harvest of a collection stores; the later ones wait for the next harvest")
 	c.Protocols.RegisterFlags(fs)
 }
 
@@ -113,6 +115,7 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		DiscoveryInterval: c.Discovery,
 		SiteTimeout:       c.SiteTimeout,
 		MaxDocuments:      c.MaxDocuments,
+		MaxChanges:        c.MaxChanges,
 		Protocols:         c.Protocols,
 	}
 }
@@ -195,6 +198,9 @@ func (c *Config) validate() error {
 	}
 	if c.InitialWindow < 0 || c.Interval <= 0 || c.Discovery <= 0 || c.MaxBody <= 0 {
 		return errors.New("--initial-window, --interval, --discovery-interval and --max-body must be positive")
+	}
+	if c.MaxChanges <= 0 {
+		return fmt.Errorf("--max-changes must be positive, not %d", c.MaxChanges)
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)

@@ -1,0 +1,79 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestSnapshotsAndTextDiffsAreStoredWithTheHarvest: a harvest's snapshots
+// replace the site's earlier ones in the same transaction as its changes,
+// whose text diffs are kept as they were stored; pages never read are
+// absent; a batch larger than one query reads back whole.
+func TestSnapshotsAndTextDiffsAreStoredWithTheHarvest(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTest(t)
+	col := testCollection(t, d, "shrine")
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	page := "https://shrine.example/cats.html"
+	save := func(at time.Time, snap Snapshot, ch Change) {
+		t.Helper()
+		_, err := d.SaveCollectionHarvest(ctx, CollectionHarvest{
+			Run:       Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: at, FinishedAt: at},
+			Changes:   []Change{ch},
+			Snapshots: []Snapshot{snap},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := Snapshot{URL: page, FinalURL: page, Status: 200, ContentType: "text/html", Title: "Cats of the Month",
+		Size: 2048, ContentHash: "c1", TextHash: "t1", Text: []byte{0x28, 0xb5, 0x2f, 0xfd, 0}, ETag: `"e1"`, FetchedAt: t0}
+	save(t0, first, Change{URL: page, Kind: "created", Datetime: t0, TextChange: TextUnknown})
+	second := first
+	second.Title, second.TextHash, second.Text, second.ETag, second.FetchedAt = "Cats of March", "t2", []byte("other"), `"e2"`, t0.Add(time.Hour)
+	save(t0.Add(time.Hour), second, Change{URL: page, Kind: "updated", Datetime: t0.Add(time.Hour),
+		TextChange: TextChanged, Diff: `{"ops":[{"del":["sleeps"],"ins":["purrs"]}]}`})
+
+	got, err := d.Snapshots(ctx, col.SiteID, []string{page, "https://shrine.example/never.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d snapshots, want 1: %v", len(got), got)
+	}
+	s := got[page]
+	if s.Title != "Cats of March" || s.TextHash != "t2" || string(s.Text) != "other" || s.ETag != `"e2"` ||
+		!s.FetchedAt.Equal(t0.Add(time.Hour)) || s.Status != 200 || s.Size != 2048 || s.ContentType != "text/html" {
+		t.Errorf("snapshot = %+v", s)
+	}
+	changes, err := d.changesWhere(ctx, "ch.collection_id = ? ORDER BY ch.datetime", 0, col.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 2 || changes[0].TextChange != TextUnknown || changes[0].Diff != "" ||
+		changes[1].TextChange != TextChanged || changes[1].Diff != `{"ops":[{"del":["sleeps"],"ins":["purrs"]}]}` {
+		t.Errorf("changes = %+v", changes)
+	}
+
+	var many []Snapshot
+	var urls []string
+	for i := range maxSnapshotQuery + 7 {
+		u := fmt.Sprintf("https://shrine.example/p%d.html", i)
+		many = append(many, Snapshot{URL: u, TextHash: u, FetchedAt: t0})
+		urls = append(urls, u)
+	}
+	if _, err := d.SaveCollectionHarvest(ctx, CollectionHarvest{
+		Run: Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: t0, FinishedAt: t0}, Snapshots: many,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.Snapshots(ctx, col.SiteID, urls); err != nil || len(got) != len(urls) {
+		t.Errorf("read back %d of %d snapshots: %v", len(got), len(urls), err)
+	}
+	other := testCollection(t, d, "gallery")
+	if got, err := d.Snapshots(ctx, other.SiteID, []string{page}); err != nil || len(got) != 0 {
+		t.Errorf("another site sees %d snapshots: %v", len(got), err)
+	}
+}

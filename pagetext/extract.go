@@ -1,0 +1,156 @@
+package pagetext
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// DefaultMaxText is the text kept per page when Options.MaxText is zero.
+const DefaultMaxText = 256 << 10
+
+// DefaultMaxBody is the largest body Extract reads when Options.MaxBody is
+// zero. The client caps bodies before this; the cap here keeps the package
+// safe on its own.
+const DefaultMaxBody = 16 << 20
+
+// treeLimit is the body size above which a page is not parsed into a tree
+// for readability but streamed through the tokenizer: memory then stays
+// proportional to the text kept, and pages that big are data, not articles.
+const treeLimit = 1 << 20
+
+// ErrTooLarge means the body is over Options.MaxBody.
+var ErrTooLarge = errors.New("pagetext: page too large")
+
+// How a snapshot's text was found.
+const (
+	MethodArticle = "article" // readability's main content
+	MethodBody    = "body"    // the whole <body>, when readability found too little
+	MethodPlain   = "plain"   // a text/plain document
+)
+
+// Snapshot is what tidings keeps of one page: enough to tell whether it
+// changed and to say how.
+type Snapshot struct {
+	// MediaType is the body's media type, lower-cased, without parameters.
+	MediaType string
+	// Size is the body's length in bytes, as received.
+	Size int
+	// ContentHash is the hex SHA-256 of the body as received.
+	ContentHash string
+	// Charset is the encoding the text was decoded from; empty without text.
+	Charset string
+	// CharsetGuessed reports that the page declared no encoding and was
+	// not valid UTF-8, so it was read as windows-1252: the text may be
+	// garbled and callers should say so.
+	CharsetGuessed bool
+	// Title is the page's <title>, or its first <h1> when it has none.
+	Title string
+	// Text is the readable text: one heading, paragraph, list item or
+	// table row per line, whitespace collapsed, at most MaxText bytes.
+	Text string
+	// TextHash is the hex SHA-256 of Text; empty when the media type has
+	// no text (images, PDFs, audio). Equal hashes with different content
+	// hashes mean only markup changed.
+	TextHash string
+	// Method says how Text was found (MethodArticle, MethodBody,
+	// MethodPlain); empty without text.
+	Method string
+	// Truncated reports that Text was cut at MaxText.
+	Truncated bool
+}
+
+// HasText reports whether the snapshot's media type carries text, even
+// when that text is empty.
+func (s *Snapshot) HasText() bool { return s.TextHash != "" }
+
+// Warnings says, in sentences for the site's page, what makes the
+// snapshot less than faithful; none when it is.
+func (s *Snapshot) Warnings() []string {
+	var w []string
+	if s.CharsetGuessed {
+		w = append(w, "the page declares no character encoding and is not UTF-8, so its text was read as Windows-1252 and may be garbled")
+	}
+	if s.Truncated {
+		w = append(w, "the page's text is longer than tidings keeps, so changes near its end are not seen")
+	}
+	return w
+}
+
+// Options tunes extraction; the zero value uses the defaults.
+type Options struct {
+	// MaxText caps the text kept, in bytes; zero means DefaultMaxText.
+	MaxText int
+	// MaxBody refuses bigger bodies with ErrTooLarge; zero means
+	// DefaultMaxBody.
+	MaxBody int
+}
+
+// Extract snapshots a page with the default options.
+func Extract(body []byte, contentType, pageURL string) (*Snapshot, error) {
+	return Options{}.Extract(body, contentType, pageURL)
+}
+
+// Extract snapshots a page from its body and its Content-Type header. An
+// empty Content-Type is sniffed. pageURL is the final URL the body came
+// from; it only helps readability judge links. Every body within MaxBody
+// gives a snapshot: markup errors and odd encodings are read as browsers
+// read them.
+func (o Options) Extract(body []byte, contentType, pageURL string) (*Snapshot, error) {
+	maxBody := orDefault(o.MaxBody, DefaultMaxBody)
+	if len(body) > maxBody {
+		return nil, fmt.Errorf("%w: %d bytes, over the %d-byte cap", ErrTooLarge, len(body), maxBody)
+	}
+	sum := sha256.Sum256(body)
+	s := &Snapshot{
+		MediaType:   mediaType(body, contentType),
+		Size:        len(body),
+		ContentHash: hex.EncodeToString(sum[:]),
+	}
+	maxText := orDefault(o.MaxText, DefaultMaxText)
+	switch s.MediaType {
+	case "text/html", "application/xhtml+xml":
+		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit)
+	case "text/plain", "text/markdown", "text/x-markdown":
+		extractPlain(s, body, contentType, maxText)
+	default:
+		return s, nil
+	}
+	textSum := sha256.Sum256([]byte(s.Text))
+	s.TextHash = hex.EncodeToString(textSum[:])
+	return s, nil
+}
+
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// mediaType reads the Content-Type, sniffing the body when the header is
+// missing or unparsable, as a browser would.
+func mediaType(body []byte, contentType string) string {
+	if mt, _, err := mime.ParseMediaType(contentType); err == nil {
+		return mt
+	}
+	if before, _, _ := strings.Cut(contentType, ";"); strings.TrimSpace(before) != "" {
+		return strings.ToLower(strings.TrimSpace(before))
+	}
+	mt, _, _ := mime.ParseMediaType(http.DetectContentType(body))
+	return mt
+}
+
+func extractPlain(s *Snapshot, body []byte, contentType string, maxText int) {
+	enc, name, guessed := pageEncoding(body, contentType)
+	s.Charset, s.CharsetGuessed, s.Method = name, guessed, MethodPlain
+	b := newLineBuilder(maxText)
+	b.pre = 1 // every newline ends a line, as inside <pre>
+	streamText(b, decodedReader(body, enc, name))
+	s.Text = b.finish()
+	s.Truncated = b.truncated
+}

@@ -1,0 +1,198 @@
+package pagetext
+
+import (
+	"bufio"
+	"io"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"codeberg.org/readeck/go-readability/v2"
+	"golang.org/x/net/html"
+)
+
+// maxReadabilityElements skips readability on pages with more elements:
+// its passes grow faster than linearly, and such pages are lists or
+// tables, which its scoring handles badly anyway.
+const maxReadabilityElements = 20000
+
+// articleShare is how much of the body's text readability's article must
+// hold to be used. Below it readability has most likely picked one block
+// of a page that is mostly lists (a shrine's links page, a gallery index),
+// and the whole body says better what the page is.
+const articleShare = 3 // the article holds at least a third of the body
+
+// extractHTML fills s from an HTML body; stream skips the tree and
+// readability (see treeLimit).
+func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText int, stream bool) {
+	enc, name, guessed := pageEncoding(body, contentType)
+	s.Charset, s.CharsetGuessed = name, guessed
+	r := decodedReader(body, enc, name)
+	bodyLines := newLineBuilder(maxText)
+	if stream {
+		streamHTML(bodyLines, r)
+		s.Text = bodyLines.finish()
+		s.Title, s.Truncated, s.Method = bodyLines.pageTitle(), bodyLines.truncated, MethodBody
+		return
+	}
+	doc, err := html.Parse(r)
+	if err != nil { // only reader errors, and a bytes reader has none
+		return
+	}
+	walk(bodyLines, doc)
+	s.Title = bodyLines.pageTitle()
+	bodyText := bodyLines.finish()
+	s.Text, s.Truncated, s.Method = bodyText, bodyLines.truncated, MethodBody
+	if bodyLines.elements > maxReadabilityElements || bodyText == "" {
+		return
+	}
+	article := articleText(doc, pageURL, maxText)
+	if article == nil {
+		return
+	}
+	text := article.finish()
+	if len(text)*articleShare >= len(bodyText) {
+		s.Text, s.Truncated, s.Method = text, article.truncated, MethodArticle
+	}
+}
+
+// articleText runs readability over doc, which it mutates, and returns the
+// lines of the article it finds, or nil.
+func articleText(doc *html.Node, pageURL string, maxText int) *lineBuilder {
+	base, err := url.Parse(pageURL)
+	if err != nil || !base.IsAbs() {
+		base = nil
+	}
+	node := articleNode(doc, base)
+	if node == nil {
+		return nil
+	}
+	b := newLineBuilder(maxText)
+	walk(b, node)
+	return b
+}
+
+func articleNode(doc *html.Node, base *url.URL) (node *html.Node) {
+	// Readability is a pile of heuristics run on hostile markup; should one
+	// of them panic, the page still has its body text.
+	defer func() {
+		if recover() != nil {
+			node = nil
+		}
+	}()
+	parser := readability.NewParser()
+	parser.DisableJSONLD = true // only its metadata uses JSON-LD, and tidings takes none
+	article, err := parser.ParseAndMutate(doc, base)
+	if err != nil {
+		return nil
+	}
+	return article.Node
+}
+
+// walk feeds a parsed tree to b in document order.
+func walk(b *lineBuilder, n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		b.text(n.Data)
+		return
+	case html.ElementNode:
+		if hidden(n) {
+			return
+		}
+		b.start(n.Data, attr(n, "alt"))
+		for c := n.FirstChild; c != nil && !b.full(); c = c.NextSibling {
+			walk(b, c)
+		}
+		b.end(n.Data)
+		return
+	}
+	for c := n.FirstChild; c != nil && !b.full(); c = c.NextSibling {
+		walk(b, c)
+	}
+}
+
+func hidden(n *html.Node) bool {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && (a.Key == "hidden" || a.Key == "aria-hidden" && a.Val == "true") {
+			return true
+		}
+	}
+	return false
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return strings.TrimSpace(a.Val)
+		}
+	}
+	return ""
+}
+
+// streamHTML feeds a page to b token by token, without building a tree,
+// and stops once b has all the text it keeps.
+func streamHTML(b *lineBuilder, r io.Reader) {
+	z := html.NewTokenizer(bufio.NewReaderSize(r, 64<<10))
+	for !b.full() {
+		switch tt := z.Next(); tt {
+		case html.ErrorToken:
+			return
+		case html.TextToken:
+			if b.skip == 0 { // a skipped script's text is never copied
+				b.text(string(z.Text()))
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, more := z.TagName()
+			tag, alt := string(name), ""
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				if string(k) == "alt" {
+					alt = strings.TrimSpace(string(v))
+				}
+			}
+			b.start(tag, alt)
+			if tt == html.SelfClosingTagToken || voidTags[tag] {
+				b.end(tag)
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			b.end(string(name))
+		}
+	}
+}
+
+// voidTags never have an end tag; streaming must close them itself so a
+// skipped one cannot swallow the rest of the page.
+var voidTags = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true,
+	"hr": true, "img": true, "input": true, "link": true, "meta": true,
+	"source": true, "track": true, "wbr": true,
+}
+
+// streamText feeds plain text to b in chunks, carrying a rune cut by a
+// chunk's end over to the next; b must treat newlines as line ends.
+func streamText(b *lineBuilder, r io.Reader) {
+	buf := make([]byte, 32<<10)
+	carry := 0
+	for !b.full() {
+		n, err := r.Read(buf[carry:])
+		n += carry
+		end := n
+		if err == nil {
+			for i := n - 1; i >= 0 && i >= n-utf8.UTFMax; i-- {
+				if utf8.RuneStart(buf[i]) {
+					if !utf8.FullRune(buf[i:n]) {
+						end = i
+					}
+					break
+				}
+			}
+		}
+		b.text(string(buf[:end]))
+		carry = copy(buf, buf[end:n])
+		if err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package pagetext
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// MaxHTMLLines is how many changed lines HTML shows before "and N more
+// lines": a feed entry says what changed, it does not replace the page.
+const MaxHTMLLines = 40
+
+// OpeningLines is how many lines of a created page HTML shows.
+const OpeningLines = 5
+
+// NoTextChange is what HTML and Summary say when the text is the same.
+const NoTextChange = "no change to the text"
+
+const (
+	maxShownLine = 600 // runes of a whole added or removed line in HTML
+	maxEqualRun  = 400 // runes of unchanged text kept whole inside a changed line
+	elideKeep    = 120 // runes kept on each side when eliding it
+	maxSummary   = 80  // runes of the line quoted in Summary
+)
+
+// HTML renders the diff for feed content: added text inside <ins>, removed
+// text inside <del>, a removed line and the line replacing it shown as one
+// line with the changed words marked, at most MaxHTMLLines changed lines.
+// A created page (nothing removed, nothing kept) shows its opening lines.
+// All text is escaped.
+func (d Diff) HTML() string {
+	if d.Unchanged() {
+		return "<p>" + NoTextChange + "</p>"
+	}
+	var sb strings.Builder
+	if d.Removed == 0 && len(d.Ops) == 1 {
+		lines := d.Ops[0].Ins
+		for _, l := range lines[:min(len(lines), OpeningLines)] {
+			sb.WriteString("<p>" + escapeLine(l) + "</p>\n")
+		}
+		writeMore(&sb, len(lines)-min(len(lines), OpeningLines))
+		return sb.String()
+	}
+	shown := 0
+	for _, op := range d.Ops {
+		if op.Equal > 0 {
+			continue
+		}
+		for k := 0; k < max(len(op.Del), len(op.Ins)); k++ {
+			if shown+linesAt(op, k) > MaxHTMLLines {
+				break
+			}
+			shown += writeChange(&sb, op, k)
+		}
+	}
+	writeMore(&sb, d.Added+d.Removed-shown)
+	return sb.String()
+}
+
+// linesAt counts the changed lines at position k of a change.
+func linesAt(op Op, k int) int {
+	n := 0
+	if k < len(op.Del) {
+		n++
+	}
+	if k < len(op.Ins) {
+		n++
+	}
+	return n
+}
+
+// writeChange writes the k-th removed and added lines of op, as one line
+// when they are alike, and returns how many changed lines it showed.
+func writeChange(sb *strings.Builder, op Op, k int) int {
+	if k < len(op.Del) && k < len(op.Ins) {
+		if segs, same := wordDiff(op.Del[k], op.Ins[k]); same >= pairSimilarity {
+			sb.WriteString("<p>")
+			for n, s := range segs {
+				writeSegment(sb, s, n == 0, n == len(segs)-1)
+			}
+			sb.WriteString("</p>\n")
+			return 2
+		}
+	}
+	shown := 0
+	if k < len(op.Del) {
+		sb.WriteString("<p><del>" + escapeLine(op.Del[k]) + "</del></p>\n")
+		shown++
+	}
+	if k < len(op.Ins) {
+		sb.WriteString("<p><ins>" + escapeLine(op.Ins[k]) + "</ins></p>\n")
+		shown++
+	}
+	return shown
+}
+
+func writeSegment(sb *strings.Builder, s segment, first, last bool) {
+	switch s.op {
+	case diffmatchpatch.DiffDelete:
+		sb.WriteString("<del>" + html.EscapeString(s.text) + "</del>")
+	case diffmatchpatch.DiffInsert:
+		sb.WriteString("<ins>" + html.EscapeString(s.text) + "</ins>")
+	default:
+		sb.WriteString(html.EscapeString(elide(s.text, first, last)))
+	}
+}
+
+// elide shortens long unchanged text inside a changed line, keeping the
+// words next to the change.
+func elide(s string, first, last bool) string {
+	n := utf8.RuneCountInString(s)
+	if n <= maxEqualRun {
+		return s
+	}
+	r := []rune(s)
+	switch {
+	case first && last:
+		return s
+	case first:
+		return "…" + string(r[n-elideKeep:])
+	case last:
+		return string(r[:elideKeep]) + "…"
+	}
+	return string(r[:elideKeep]) + " … " + string(r[n-elideKeep:])
+}
+
+func escapeLine(l string) string {
+	if utf8.RuneCountInString(l) > maxShownLine {
+		l = truncateRunes(l, maxShownLine)
+	}
+	return html.EscapeString(l)
+}
+
+func writeMore(sb *strings.Builder, n int) {
+	if n > 0 {
+		fmt.Fprintf(sb, "<p>and %d more %s</p>\n", n, plural(n, "line", "lines"))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Summary says the change in one line: "+3 lines, −1: first added line…",
+// quoting the first added line, or the first removed one when nothing was
+// added.
+func (d Diff) Summary() string {
+	if d.Unchanged() {
+		return NoTextChange
+	}
+	var counts []string
+	if d.Added > 0 {
+		counts = append(counts, fmt.Sprintf("+%d", d.Added))
+	}
+	if d.Removed > 0 {
+		counts = append(counts, fmt.Sprintf("−%d", d.Removed))
+	}
+	first := d.Added
+	if first == 0 {
+		first = d.Removed
+	}
+	counts[0] += " " + plural(first, "line", "lines")
+	quote := d.firstLine()
+	if quote == "" {
+		return strings.Join(counts, ", ")
+	}
+	return strings.Join(counts, ", ") + ": " + truncateRunes(quote, maxSummary)
+}
+
+func (d Diff) firstLine() string {
+	var firstDel string
+	for _, op := range d.Ops {
+		for _, l := range op.Ins {
+			if strings.TrimSpace(l) != "" {
+				return strings.TrimSpace(l)
+			}
+		}
+		for _, l := range op.Del {
+			if firstDel == "" {
+				firstDel = strings.TrimSpace(l)
+			}
+		}
+	}
+	return firstDel
+}
+
+// Unified writes the diff as a unified diff of the text's lines with
+// ContextLines lines of context, under the two labels; empty when the text
+// did not change. Texts carry no final newline, so none is marked missing.
+func (d Diff) Unified(oldLabel, newLabel string) string {
+	if d.Unchanged() {
+		return ""
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", oneLine(oldLabel), oneLine(newLabel))
+	var h *hunk
+	var lead []string // context before the next change
+	oldLine, newLine := 1, 1
+	for k, op := range d.Ops {
+		if op.Equal > 0 {
+			switch {
+			case h != nil && k < len(d.Ops)-1 && op.Equal <= 2*ContextLines:
+				h.context(append(append([]string(nil), op.Head...), op.Tail...))
+			case h != nil:
+				h.context(op.Head)
+				h.write(&sb)
+				h = nil
+			}
+			lead = op.Tail
+			oldLine += op.Equal
+			newLine += op.Equal
+			continue
+		}
+		if h == nil {
+			h = &hunk{oldStart: oldLine - len(lead), newStart: newLine - len(lead)}
+			h.context(lead)
+		}
+		lead = nil
+		for _, l := range op.Del {
+			h.lines = append(h.lines, "-"+l)
+		}
+		for _, l := range op.Ins {
+			h.lines = append(h.lines, "+"+l)
+		}
+		h.oldN += len(op.Del)
+		h.newN += len(op.Ins)
+		oldLine += len(op.Del)
+		newLine += len(op.Ins)
+	}
+	if h != nil {
+		h.write(&sb)
+	}
+	return sb.String()
+}
+
+type hunk struct {
+	oldStart, newStart, oldN, newN int
+	lines                          []string
+}
+
+func (h *hunk) context(lines []string) {
+	for _, l := range lines {
+		h.lines = append(h.lines, " "+l)
+	}
+	h.oldN += len(lines)
+	h.newN += len(lines)
+}
+
+func (h *hunk) write(sb *strings.Builder) {
+	fmt.Fprintf(sb, "@@ -%s +%s @@\n", hunkRange(h.oldStart, h.oldN), hunkRange(h.newStart, h.newN))
+	for _, l := range h.lines {
+		sb.WriteString(l)
+		sb.WriteByte('\n')
+	}
+}
+
+// hunkRange formats a range as diff(1) does: an empty range names the line
+// before it, a one-line range omits its length.
+func hunkRange(start, n int) string {
+	switch n {
+	case 0:
+		return fmt.Sprintf("%d,0", start-1)
+	case 1:
+		return fmt.Sprint(start)
+	}
+	return fmt.Sprintf("%d,%d", start, n)
+}
+
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' {
+			return ' '
+		}
+		return r
+	}, s)
+}
