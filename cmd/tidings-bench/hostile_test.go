@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,8 +60,10 @@ func TestGeneratorsStopAtFirstError(t *testing.T) {
 }
 
 func TestChangeListDoc(t *testing.T) {
+	// URLs short enough for tidings' parser to keep, so that it checks
+	// the document's shape.
 	var b bytes.Buffer
-	doc := changeListDoc{base: "http://h", name: "3", entries: 4, urlBytes: 300, longLoc: 100_000, at: testAt}
+	doc := changeListDoc{base: "http://h", name: "3", entries: 4, urlBytes: 300, longLoc: 2000, at: testAt}
 	if err := doc.write(&b); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +78,7 @@ func TestChangeListDoc(t *testing.T) {
 	for i, e := range parsed.Entries {
 		want := 300
 		if i == 4 {
-			want = 100_000
+			want = 2000
 		}
 		if len(e.Loc) != want || !strings.HasPrefix(e.Loc, "http://h/pages/3-") || seen[e.Loc] {
 			t.Errorf("entry %d: a URL of %d bytes starting %.20q (seen before: %v); want %d, unique", i, len(e.Loc), e.Loc, seen[e.Loc], want)
@@ -84,6 +87,28 @@ func TestChangeListDoc(t *testing.T) {
 		if e.Change != "updated" || e.Datetime == nil || !e.Datetime.Equal(testAt) {
 			t.Errorf("entry %d: %s at %v", i, e.Change, e.Datetime)
 		}
+	}
+}
+
+// TestChangeListDocLongLoc checks the sizes of what the parser would skip.
+func TestChangeListDocLongLoc(t *testing.T) {
+	var b bytes.Buffer
+	doc := changeListDoc{base: "http://h", name: "c", entries: 2, urlBytes: 40_000, longLoc: 300_000, at: testAt}
+	if err := doc.write(&b); err != nil {
+		t.Fatal(err)
+	}
+	var sizes []int
+	for rest := b.String(); ; {
+		_, after, ok := strings.Cut(rest, "<loc>")
+		if !ok {
+			break
+		}
+		loc, tail, _ := strings.Cut(after, "</loc>")
+		sizes = append(sizes, len(loc))
+		rest = tail
+	}
+	if want := []int{40_000, 40_000, 300_000}; !slices.Equal(sizes, want) {
+		t.Errorf("<loc> sizes %v, want %v", sizes, want)
 	}
 }
 
