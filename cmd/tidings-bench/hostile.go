@@ -129,7 +129,7 @@ func (h *harness) hostileSite(ctx context.Context, a attack, dbPath string) ([]R
 	if err != nil {
 		return nil, err
 	}
-	rows := []Row{followRow(a.scenario, res, fmt.Sprintf("%s sent, database %s", mb(site.sent()), mb(fileSizes(dbPath, dbPath+"-wal"))))}
+	rows := []Row{followRow(a.scenario, res, fmt.Sprintf("%s sent, database %s", size(site.sent()), size(fileSizes(dbPath, dbPath+"-wal"))))}
 	before := site.sent()
 	var row Row
 	if a.feeds {
@@ -141,7 +141,7 @@ func (h *harness) hostileSite(ctx context.Context, a attack, dbPath string) ([]R
 		return nil, err
 	}
 	if !a.feeds {
-		row.Figure += fmt.Sprintf("; %s sent", mb(site.sent()-before))
+		row.Figure += fmt.Sprintf("; %s sent", size(site.sent()-before))
 	}
 	return append(rows, row), nil
 }
@@ -169,4 +169,12 @@ func codeSpan(s string) string {
 		return "nothing"
 	}
 	return "`" + strings.NewReplacer("`", "'", "|", `\|`).Replace(s) + "`"
+}
+
+// size writes a byte count in kB or MB, whichever reads better.
+func size(n int64) string {
+	if n < 1e6 {
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return mb(n)
 }

@@ -48,7 +48,7 @@ func (h *harness) serveFeeds(ctx context.Context, scenario string, env []string,
 	took := time.Since(start)
 	peak, note, ok := serveEnd(srv, stop())
 	return Row{scenario, fmt.Sprintf("serve: %d feed requests at once (%d Atom, %d `?entries=page`): %s, %s gzipped, in %.1f s; peak RSS %s%s",
-		feedRequests, (feedRequests+1)/2, feedRequests/2, got.statuses(), mb(got.bytes), took.Seconds(), mb(peak), note),
+		feedRequests, (feedRequests+1)/2, feedRequests/2, got.statuses(), size(got.bytes), took.Seconds(), mb(peak), note),
 		"< 300 MB", check(ok && peak < rssTarget)}, nil
 }
 
@@ -294,7 +294,7 @@ func (h *harness) hostileRobots(ctx context.Context) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := []Row{followRow(scenario, res, fmt.Sprintf("%d of %d followed, %d at once, %s sent", followed, robotsOrigins, hostileWorkers, mb(st.Bytes)))}
+	rows := []Row{followRow(scenario, res, fmt.Sprintf("%d of %d followed, %d at once, %s sent", followed, robotsOrigins, hostileWorkers, size(st.Bytes)))}
 	fleet.send("reset")
 	row, err := h.serveHarvest(ctx, scenario, env, dbPath, "", workers)
 	if err != nil {
@@ -303,6 +303,6 @@ func (h *harness) hostileRobots(ctx context.Context) ([]Row, error) {
 	if st, err = fleet.stats(); err != nil {
 		return nil, err
 	}
-	row.Figure += fmt.Sprintf("; %s sent", mb(st.Bytes))
+	row.Figure += fmt.Sprintf("; %s sent", size(st.Bytes))
 	return append(rows, row), nil
 }

@@ -235,3 +235,11 @@ func TestFileSizes(t *testing.T) {
 		t.Errorf("fileSizes = %d, want 1024", n)
 	}
 }
+
+func TestSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0.0 kB", 9340: "9.3 kB", 999_949: "999.9 kB", 1_000_000: "1.0 MB", 962_300_000: "962.3 MB"} {
+		if got := size(n); got != want {
+			t.Errorf("size(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
