@@ -195,7 +195,7 @@ func (b *Builder) pageEntry(ch db.Change, col db.Collection) feeds.Entry {
 		Title:       feeds.PageTitle(ch.Kind, ch.Title, ch.URL),
 		Updated:     ch.Datetime,
 		Link:        ch.URL,
-		ContentHTML: feeds.PageHTML(digestItem(ch), ch.Summary),
+		ContentHTML: feeds.PageHTML(digestItem(ch), ch.Summary, ""),
 		Summary:     ch.Summary,
 		Author:      ch.Author,
 		Language:    ch.Language,
