@@ -198,7 +198,7 @@ func TestDigestEntriesSayWhatChanged(t *testing.T) {
 				`<a href="` + artPage + `cats.html">Cats of the Month</a> ` + when + ` — +2 lines, −1: Tabby purrs all day.</li>`,
 				`<a href="` + artPage + `style.html">Gallery</a> ` + when + ` — no change to the text</li>`,
 				`<a href="` + artPage + `long.html">Long Page</a> ` + when + ` — +30 lines, −30: After 1</li>`,
-				`<li>Old News (deleted, `,
+				`<a href="` + artPage + `old.html">Old News</a> (deleted, `,
 				`&lt;script&gt;alert(&#34;t&#34;)&lt;/script&gt; Evil &amp; Co</a> ` + when + ` — +2 lines: &lt;script&gt;alert(1)&lt;/script&gt;</li>`,
 				`<a href="` + artPage + `plain.html">` + artPage + `plain.html</a> ` + when + `</li>`,
 			} {

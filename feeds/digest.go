@@ -25,9 +25,16 @@ type DigestItem struct {
 // DigestHTML renders the content of a digest entry: an HTML list, newest
 // first (by Datetime, then URL), each item a link to the page, with its
 // kind, its time in a <time> element and its Text. All text is escaped and
-// only http and https URLs become links; others, and deleted pages, are
-// shown as plain text. It returns "" for no items.
+// only http and https URLs become links; others are shown as plain text.
+// It returns "" for no items.
 func DigestHTML(items []DigestItem) string {
+	return digestList(items, true)
+}
+
+// digestList is DigestHTML; linkGone says whether deleted pages are links
+// too: a digest's list keeps the form it has always had, while an entry
+// about a deletion alone must not lead to the page that is gone.
+func digestList(items []DigestItem, linkGone bool) string {
 	if len(items) == 0 {
 		return ""
 	}
@@ -41,13 +48,13 @@ func DigestHTML(items []DigestItem) string {
 	var b strings.Builder
 	b.WriteString("<ul>")
 	for _, it := range sorted {
-		writeDigestItem(&b, it)
+		writeDigestItem(&b, it, linkGone || !gone(it.Kind))
 	}
 	b.WriteString("</ul>")
 	return b.String()
 }
 
-func writeDigestItem(b *strings.Builder, it DigestItem) {
+func writeDigestItem(b *strings.Builder, it DigestItem, link bool) {
 	text := strings.TrimSpace(CleanText(it.Title))
 	if text == "" {
 		text = strings.TrimSpace(CleanText(it.URL))
@@ -57,7 +64,7 @@ func writeDigestItem(b *strings.Builder, it DigestItem) {
 		fmt.Fprintf(b, ` lang="%s"`, lang)
 	}
 	b.WriteString(">")
-	if href := SafeURL(it.URL); href != "" && !gone(it.Kind) {
+	if href := SafeURL(it.URL); href != "" && link {
 		fmt.Fprintf(b, `<a href="%s">%s</a>`, html.EscapeString(href), html.EscapeString(text))
 	} else {
 		b.WriteString(html.EscapeString(text))
@@ -75,8 +82,7 @@ func writeDigestItem(b *strings.Builder, it DigestItem) {
 	b.WriteString("</li>")
 }
 
-// gone reports whether a change of kind removed its page, which then
-// must not be linked as if it were live.
+// gone reports whether a change of kind removed its page.
 func gone(kind string) bool {
 	return kindWord(kind) == "deleted"
 }

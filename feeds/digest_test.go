@@ -19,7 +19,7 @@ func TestDigestHTML(t *testing.T) {
 			{URL: "https://s.example/b", Kind: "updated", Datetime: t0.Add(time.Hour), Title: "B"},
 			{URL: "https://s.example/a", Kind: "deleted", Datetime: t0.Add(time.Hour).In(time.FixedZone("X", 3600))},
 		}, "<ul>" +
-			`<li>https://s.example/a (deleted, <time datetime="2024-05-01T11:00:00Z">2024-05-01 11:00 UTC</time>)</li>` +
+			`<li><a href="https://s.example/a">https://s.example/a</a> (deleted, <time datetime="2024-05-01T11:00:00Z">2024-05-01 11:00 UTC</time>)</li>` +
 			`<li><a href="https://s.example/b">B</a> (updated, <time datetime="2024-05-01T11:00:00Z">2024-05-01 11:00 UTC</time>)</li>` +
 			`<li><a href="https://s.example/old">https://s.example/old</a> (created, <time datetime="2024-05-01T10:00:00Z">2024-05-01 10:00 UTC</time>)</li>` +
 			"</ul>"},

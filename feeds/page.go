@@ -14,10 +14,11 @@ const NoTextChangeHTML = "<p>No change to the text (markup, images or styles cha
 // DigestHTML lists it, then its summary as an escaped paragraph, then
 // textHTML, which says what happened to the page's text (a rendered diff,
 // NoTextChangeHTML, or "" when unknown) and is sanitized with the rest
-// when the feed is written. A deleted page, listed without a link, is
-// followed by the address it had when its title stands in for it.
+// when the feed is written. A deleted page is not linked as if it were
+// live, and is followed by the address it had when its title stands in
+// for it.
 func PageHTML(it DigestItem, summary, textHTML string) string {
-	out := DigestHTML([]DigestItem{it})
+	out := digestList([]DigestItem{it}, false)
 	if gone(it.Kind) && strings.TrimSpace(CleanText(it.Title)) != "" {
 		if u := strings.TrimSpace(CleanText(it.URL)); u != "" {
 			out += "<p>It was at <code>" + html.EscapeString(u) + "</code>.</p>"

@@ -13,7 +13,7 @@ func TestDigestHTMLText(t *testing.T) {
 	}
 	want := "<ul>" +
 		`<li><a href="https://s.example/cats">Cats</a> (updated, <time datetime="2024-05-02T18:05:07Z">2024-05-02 18:05 UTC</time>) — +2 lines, −1: Tabby &lt;b&gt;purrs&lt;/b&gt;</li>` +
-		`<li>Old news (deleted, <time datetime="2024-05-01T09:30:00Z">2024-05-01 09:30 UTC</time>)</li>` +
+		`<li><a href="https://s.example/old">Old news</a> (deleted, <time datetime="2024-05-01T09:30:00Z">2024-05-01 09:30 UTC</time>)</li>` +
 		`<li><a href="https://s.example/style">https://s.example/style</a> (updated, <time datetime="2024-05-01T09:30:00Z">2024-05-01 09:30 UTC</time>) — no change to the text</li>` +
 		"</ul>"
 	got := DigestHTML(items)
