@@ -43,20 +43,29 @@ func (h *Harvester) newPageShots() *pageShots {
 // harvest that records a change of theirs takes their snapshot. Changes
 // stored as history (older than the first-harvest window) are not
 // fetched: no feed shows them, and the first harvest of a big collection
-// must not read thousands of pages.
+// must not read thousands of pages. A page whose text the change
+// information carried (SCP content blocks) is not fetched and costs no
+// fetch from the budget.
 func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []db.Snapshot {
 	if h.opts.Snapshots.Off || len(j.changes) == 0 || ctx.Err() != nil {
 		return nil
 	}
 	newest := newestChanges(j.changes)
 	todo, deleted := pagesToRead(j.changes, newest, ps)
+	given, todo := splitGiven(todo, j.given)
 	todo = todo[:min(len(todo), max(ps.left, 0))]
-	prev, err := h.store.Snapshots(ctx, j.site.ID, append(slices.Clip(todo), deleted...))
+	prev, err := h.store.Snapshots(ctx, j.site.ID, slices.Concat(given, todo, deleted))
 	if err != nil {
 		h.opts.Logger.Error("load page snapshots", "site", j.site.URL, "error", err.Error())
 		return nil
 	}
 	var out []db.Snapshot
+	for _, u := range given {
+		p, had := prev[u]
+		sh, snap := givenShot(j, u, j.changes[newest[u]].Kind, j.given[u], p, had)
+		ps.taken[u] = sh
+		out = append(out, *snap)
+	}
 	for _, u := range todo {
 		if ps.stop || ps.left <= 0 || ctx.Err() != nil {
 			break
@@ -124,6 +133,22 @@ func pagesToRead(changes []db.Change, newest map[string]int, ps *pageShots) (tod
 		todo[k] = changes[i].URL
 	}
 	return todo, deleted
+}
+
+// splitGiven takes out of todo the pages whose text the change
+// information gave, keeping the order of both.
+func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string) {
+	if len(texts) == 0 {
+		return nil, todo
+	}
+	for _, u := range todo {
+		if _, ok := texts[u]; ok {
+			given = append(given, u)
+		} else {
+			rest = append(rest, u)
+		}
+	}
+	return given, rest
 }
 
 // takeShot fetches one page, conditionally on its previous snapshot, and

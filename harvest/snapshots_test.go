@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/internal/scpsite"
 	"tidings/pagetext"
 )
 
@@ -24,6 +25,8 @@ type pageSite struct {
 	mu      sync.Mutex
 	pages   map[string]servedPage
 	changes []string // <url> elements of the change list
+	// other, when set, are those of a second collection's change list.
+	other   []string
 	hits    map[string]int
 	answers map[string][]int
 }
@@ -50,8 +53,16 @@ func (s *pageSite) serve(w http.ResponseWriter, r *http.Request) {
 	page, ok := s.pages[p]
 	switch p {
 	case "/.well-known/resourcesync":
-		page, ok = servedPage{"application/xml", `<urlset ` + rsXMLNS + `><rs:md capability="description"/>
-<url><loc>` + s.srv.URL + `/caps.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`}, true
+		caps := `<url><loc>` + s.srv.URL + `/caps.xml</loc><rs:md capability="capabilitylist"/></url>`
+		if len(s.other) > 0 {
+			caps += `<url><loc>` + s.srv.URL + `/caps2.xml</loc><rs:md capability="capabilitylist"/></url>`
+		}
+		page, ok = servedPage{"application/xml", `<urlset ` + rsXMLNS + `><rs:md capability="description"/>` + caps + `</urlset>`}, true
+	case "/caps2.xml":
+		page, ok = servedPage{"application/xml", `<urlset ` + rsXMLNS + `><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="` + s.srv.URL + `/other/"/>
+<url><loc>` + s.srv.URL + `/changes2.xml</loc><rs:md capability="changelist"/></url></urlset>`}, true
+	case "/changes2.xml":
+		page, ok = servedPage{"application/xml", `<urlset ` + rsXMLNS + `><rs:md capability="changelist"/>` + strings.Join(s.other, "") + `</urlset>`}, true
 	case "/caps.xml":
 		page, ok = servedPage{"application/xml", `<urlset ` + rsXMLNS + `><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="` + s.srv.URL + `/"/>
 <url><loc>` + s.srv.URL + `/changes.xml</loc><rs:md capability="changelist"/></url></urlset>`}, true
@@ -99,6 +110,13 @@ func (s *pageSite) change(path, kind string, at time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.changes = append(s.changes, `<url><loc>`+s.srv.URL+path+`</loc><rs:md change="`+kind+`" datetime="`+at.UTC().Format(time.RFC3339)+`"/></url>`)
+}
+
+// changeOther adds an entry to the second collection's change list.
+func (s *pageSite) changeOther(path, kind string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.other = append(s.other, `<url><loc>`+s.srv.URL+path+`</loc><rs:md change="`+kind+`" datetime="`+at.UTC().Format(time.RFC3339)+`"/></url>`)
 }
 
 func (s *pageSite) hit(path string) int {
@@ -340,5 +358,65 @@ func TestSnapshotsOfBadPages(t *testing.T) {
 	}
 	if pic := snaps[e.site.srv.URL+"/pic.png"]; pic.ContentType != "image/png" || pic.TextHash != "" || len(pic.Text) != 0 || pic.ContentHash == "" || pic.Size == 0 {
 		t.Errorf("image snapshot %+v, want its type, size and hash, and no text", pic)
+	}
+}
+
+// TestSnapshotsSharedAcrossCollections: a page two collections of a site
+// name is fetched once per site harvest, and both changes carry its diff.
+func TestSnapshotsSharedAcrossCollections(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{})
+	now := time.Now()
+	e.site.html("/both.html", "Both", "<p>In two collections.</p>")
+	e.site.change("/both.html", "created", now.Add(-time.Hour))
+	e.site.changeOther("/both.html", "created", now.Add(-2*time.Hour))
+	rep := e.follow()
+	if len(rep.Collections) != 2 {
+		t.Fatalf("%d collections, want 2", len(rep.Collections))
+	}
+	if n := e.site.hit("/both.html"); n != 1 {
+		t.Errorf("both.html fetched %d times in one site harvest, want once", n)
+	}
+	got := e.latest()["/both.html"]
+	if len(got) != 2 {
+		t.Fatalf("%d changes, want one per collection", len(got))
+	}
+	for _, c := range got {
+		checkText(t, c, "Both", db.TextChanged, nil, []string{"In two collections."})
+	}
+}
+
+// TestSnapshotsOfSCPPages: SCP pages carry their content, so their text
+// is compared without fetching them.
+func TestSnapshotsOfSCPPages(t *testing.T) {
+	e := newSCPEnv(t, Options{Snapshots: SnapshotSettings{PageFetches: DefaultPageFetches}})
+	e.standard()
+	e.follow()
+	blogSnap := snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour))
+	t1 := base.Add(24 * time.Hour)
+	e.setNow(t1)
+	d1 := deltaAt("/c/blog-d1.scp.zst", "blog", t1.Add(-time.Hour))
+	a2 := e.page("/blog/a", "Alpha", t1.Add(-5*time.Hour))
+	a2["content"] = []any{
+		map[string]any{"type": "heading", "level": 1, "text": "Alpha"},
+		map[string]any{"type": "text", "text": "A new  first\nparagraph."},
+		map[string]any{"type": "code", "text": "ignored", "code": "x := 1\n\ny := 2"},
+	}
+	e.site.Set(d1.path, scpsite.Zstd(scpsite.File(meta(d1), scpsite.NoChecksum, a2)))
+	e.publish(blogSnap, d1)
+	e.harvest()
+	got := e.changes("blog")
+	// c was created on the first harvest: its opening text.
+	checkText(t, got["created /blog/c"][0], "Gamma", db.TextChanged, nil, []string{"Gamma", "Body of Gamma"})
+	// a was an update, first seen then: its baseline, now compared.
+	if a := got["updated /blog/a"]; len(a) != 2 {
+		t.Fatalf("a: %d updates, want 2", len(a))
+	} else {
+		checkText(t, a[0], "Alpha", db.TextUnknown, nil, nil)
+		checkText(t, a[1], "Alpha", db.TextChanged, []string{"Body of Alpha"}, []string{"A new first paragraph.", "x := 1", "y := 2"})
+	}
+	for _, p := range []string{"/blog/a", "/blog/c"} {
+		if n := e.site.Requests(p); n != 0 {
+			t.Errorf("%s fetched %d times; its content came with the SCP file", p, n)
+		}
 	}
 }
