@@ -8,11 +8,11 @@ import (
 	"tidings/pagetext"
 )
 
-// textDiff reads the text diff stored with a change. ok is false when the
+// TextDiff reads the text diff stored with a change. ok is false when the
 // text is not known to have changed: no snapshot, no diff, or a diff this
-// version cannot read, which then shows as an entry without one rather
-// than failing the whole feed.
-func textDiff(ch db.Change) (d pagetext.Diff, ok bool) {
+// version cannot read, which then shows as an entry or a page without one
+// rather than failing the whole feed or page.
+func TextDiff(ch db.Change) (d pagetext.Diff, ok bool) {
 	if ch.TextChange != db.TextChanged || ch.Diff == "" {
 		return d, false
 	}
@@ -28,7 +28,7 @@ func textLine(ch db.Change) string {
 	if ch.TextChange == db.TextUnchanged {
 		return pagetext.NoTextChange
 	}
-	if d, ok := textDiff(ch); ok {
+	if d, ok := TextDiff(ch); ok {
 		return d.Summary()
 	}
 	return ""
@@ -40,7 +40,7 @@ func textHTML(ch db.Change) string {
 	if ch.TextChange == db.TextUnchanged {
 		return feeds.NoTextChangeHTML
 	}
-	if d, ok := textDiff(ch); ok {
+	if d, ok := TextDiff(ch); ok {
 		return d.HTML()
 	}
 	return ""
