@@ -167,13 +167,14 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 	var tags []string
 	for i, ch := range d.Changes {
 		items[i] = digestItem(ch)
+		items[i].Text = textLine(ch)
 		tags = append(tags, ch.Tags...)
 	}
 	e := feeds.Entry{
 		ID:          b.tag(col.CreatedAt, fmt.Sprintf("collection/%d/run/%d", col.ID, d.Run.ID)),
 		Title:       feeds.DigestTitle(col.Title, items),
 		Updated:     d.Run.FinishedAt,
-		Link:        CollectionHome(col),
+		Link:        digestLink(d, col),
 		ContentHTML: feeds.DigestHTML(items),
 		Author:      sharedAuthor(d.Changes),
 		Categories:  tags,
@@ -187,15 +188,46 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 	return e
 }
 
+// digestLink is where a digest entry leads: the page when the run changed
+// only one page and it is still there, else the collection's home.
+func digestLink(d db.Digest, col db.Collection) string {
+	if (d.Omitted > 0 && d.Pages != 1) || len(d.Changes) == 0 {
+		return CollectionHome(col)
+	}
+	// Changes are newest first, so the first is the page's latest state.
+	page := d.Changes[0]
+	for _, ch := range d.Changes[1:] {
+		if ch.URL != page.URL {
+			return CollectionHome(col)
+		}
+	}
+	if feeds.SafeURL(page.URL) == "" {
+		// A digest always leads somewhere: the renderer would drop the link.
+		return CollectionHome(col)
+	}
+	return pageLink(page, col)
+}
+
+// pageLink is where an entry about a change leads: the page, unless the
+// change deleted it (the entry would lead to a "not found"); then the
+// collection's home.
+func pageLink(ch db.Change, col db.Collection) string {
+	if strings.EqualFold(strings.TrimSpace(ch.Kind), "deleted") {
+		return CollectionHome(col)
+	}
+	return ch.URL
+}
+
 // pageEntry is one change, dated by the change. Its id is built from what
-// changed, not from a row id, so it survives the rows being rebuilt.
+// changed, not from a row id, so it survives the rows being rebuilt, and
+// the text diff it shows does not enter it.
 func (b *Builder) pageEntry(ch db.Change, col db.Collection) feeds.Entry {
 	return feeds.Entry{
 		ID:          b.tag(col.CreatedAt, fmt.Sprintf("collection/%d/change/%s", col.ID, changeHash(ch))),
 		Title:       feeds.PageTitle(ch.Kind, ch.Title, ch.URL),
 		Updated:     ch.Datetime,
-		Link:        ch.URL,
-		ContentHTML: feeds.PageHTML(digestItem(ch), ch.Summary),
+		Link:        pageLink(ch, col),
+		ContentHTML: feeds.PageHTML(digestItem(ch), ch.Summary, textHTML(ch)),
 		Summary:     ch.Summary,
 		Author:      ch.Author,
 		Language:    ch.Language,

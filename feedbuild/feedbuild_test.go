@@ -208,7 +208,7 @@ func TestBuildIDsStable(t *testing.T) {
 			t.Errorf("entry id %q is not a tag URI of tidings.test", first[i].ID)
 		}
 	}
-	if first[0].Link != "https://rich.example/" || first[1].Link != "https://rich.example/art/a.html" {
+	if first[0].Link != "https://rich.example/art/a.html" || first[1].Link != "https://rich.example/art/a.html" {
 		t.Errorf("links: digest %q, page entry %q", first[0].Link, first[1].Link)
 	}
 }

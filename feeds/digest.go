@@ -16,14 +16,25 @@ type DigestItem struct {
 	Datetime time.Time
 	Title    string
 	Language string // the page's BCP 47 tag, when known
+	// Text says in one line of plain text how the page's text changed
+	// ("+3 lines, −1: first added line…", "no change to the text"), or
+	// "" when that is unknown.
+	Text string
 }
 
 // DigestHTML renders the content of a digest entry: an HTML list, newest
 // first (by Datetime, then URL), each item a link to the page, with its
-// kind and time in a <time> element. All text is escaped and only http and
-// https URLs become links; others are shown as plain text. It returns ""
-// for no items.
+// kind, its time in a <time> element and its Text. All text is escaped and
+// only http and https URLs become links; others are shown as plain text.
+// It returns "" for no items.
 func DigestHTML(items []DigestItem) string {
+	return digestList(items, true)
+}
+
+// digestList is DigestHTML; linkGone says whether deleted pages are links
+// too: a digest's list keeps the form it has always had, while an entry
+// about a deletion alone must not lead to the page that is gone.
+func digestList(items []DigestItem, linkGone bool) string {
 	if len(items) == 0 {
 		return ""
 	}
@@ -37,13 +48,13 @@ func DigestHTML(items []DigestItem) string {
 	var b strings.Builder
 	b.WriteString("<ul>")
 	for _, it := range sorted {
-		writeDigestItem(&b, it)
+		writeDigestItem(&b, it, linkGone || !gone(it.Kind))
 	}
 	b.WriteString("</ul>")
 	return b.String()
 }
 
-func writeDigestItem(b *strings.Builder, it DigestItem) {
+func writeDigestItem(b *strings.Builder, it DigestItem, link bool) {
 	text := strings.TrimSpace(CleanText(it.Title))
 	if text == "" {
 		text = strings.TrimSpace(CleanText(it.URL))
@@ -53,7 +64,7 @@ func writeDigestItem(b *strings.Builder, it DigestItem) {
 		fmt.Fprintf(b, ` lang="%s"`, lang)
 	}
 	b.WriteString(">")
-	if href := SafeURL(it.URL); href != "" {
+	if href := SafeURL(it.URL); href != "" && link {
 		fmt.Fprintf(b, `<a href="%s">%s</a>`, html.EscapeString(href), html.EscapeString(text))
 	} else {
 		b.WriteString(html.EscapeString(text))
@@ -64,7 +75,16 @@ func writeDigestItem(b *strings.Builder, it DigestItem) {
 		fmt.Fprintf(b, `, <time datetime="%s">%s</time>`,
 			t.Format(time.RFC3339), t.Format("2006-01-02 15:04 UTC"))
 	}
-	b.WriteString(")</li>")
+	b.WriteString(")")
+	if line := strings.TrimSpace(CleanText(it.Text)); line != "" {
+		b.WriteString(" — " + html.EscapeString(line))
+	}
+	b.WriteString("</li>")
+}
+
+// gone reports whether a change of kind removed its page.
+func gone(kind string) bool {
+	return kindWord(kind) == "deleted"
 }
 
 // DigestMoreHTML ends the content of a digest entry that lists only some
@@ -89,20 +109,6 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// PageHTML renders the content of a per-page entry: the page as
-// DigestHTML lists it, then its summary as an escaped paragraph.
-func PageHTML(it DigestItem, summary string) string {
-	out := DigestHTML([]DigestItem{it})
-	if s := strings.TrimSpace(CleanText(summary)); s != "" {
-		out += "<p"
-		if lang := cleanLanguage(it.Language); lang != "" {
-			out += ` lang="` + lang + `"`
-		}
-		out += ">" + html.EscapeString(s) + "</p>"
-	}
-	return out
 }
 
 // kindWord is the past participle shown for a change kind; kinds other
@@ -154,15 +160,4 @@ func digestTitle(collection string, pages int, verb string) string {
 		title += " on " + name
 	}
 	return title
-}
-
-// PageTitle is the title of a per-page entry, such as "Updated: About me",
-// naming the page by its title, else its URL.
-func PageTitle(kind, title, url string) string {
-	name := strings.TrimSpace(CleanText(title))
-	if name == "" {
-		name = strings.TrimSpace(CleanText(url))
-	}
-	word := kindWord(kind)
-	return strings.ToUpper(word[:1]) + word[1:] + ": " + name
 }

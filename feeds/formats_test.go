@@ -32,8 +32,8 @@ func richFeed() *Feed {
 		ID:          TagURI("tidings.example", day1, "collection/7/change/abc"),
 		Title:       PageTitle("deleted", "", "https://shrine.example/old.html"),
 		Updated:     day1.Add(-3600e9),
-		Link:        "https://shrine.example/old.html",
-		ContentHTML: PageHTML(DigestItem{URL: "https://shrine.example/old.html", Kind: "deleted", Datetime: day1}, "Gone & done"),
+		Link:        "https://shrine.example/", // the page is gone: its collection
+		ContentHTML: PageHTML(DigestItem{URL: "https://shrine.example/old.html", Kind: "deleted", Datetime: day1}, "Gone & done", ""),
 		Summary:     "Gone & done",
 	})
 	return f
@@ -242,7 +242,7 @@ func hostileEntries() *Feed {
 		Title:       PageTitle("updated", "<script>alert('title')</script>\x01\x02 Gallery", "https://s.example/g"),
 		Updated:     day2,
 		Link:        "https://s.example/g",
-		ContentHTML: PageHTML(DigestItem{URL: "https://s.example/g", Kind: "updated", Datetime: day2, Title: "<script>alert('t')</script>\x1b"}, "<img src=x onerror=alert(1)>\x0c summary"),
+		ContentHTML: PageHTML(DigestItem{URL: "https://s.example/g", Kind: "updated", Datetime: day2, Title: "<script>alert('t')</script>\x1b"}, "<img src=x onerror=alert(1)>\x0c summary", ""),
 		Summary:     "<img src=x onerror=alert(1)>\x0c summary",
 	})
 	return f

@@ -8,16 +8,17 @@ import (
 )
 
 // contentPolicy is what entry content may hold: the little markup tidings
-// writes itself (lists, paragraphs, links, times, quotes). Scripts, styles,
-// event handlers and links to schemes other than http and https are
-// removed. A Policy is safe for concurrent use once built.
+// writes itself (lists, paragraphs, links, times, quotes, and the <ins> and
+// <del> of a page's text diff). Scripts, styles, event handlers, attributes
+// other than those below, and links to schemes other than http and https
+// are removed. A Policy is safe for concurrent use once built.
 var contentPolicy = newContentPolicy()
 
 var langPattern = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
 
 func newContentPolicy() *bluemonday.Policy {
 	p := bluemonday.NewPolicy()
-	p.AllowElements("ul", "ol", "li", "p", "br", "q", "em", "strong", "code", "span", "time")
+	p.AllowElements("ul", "ol", "li", "p", "br", "q", "em", "strong", "code", "span", "time", "ins", "del")
 	p.AllowURLSchemes("http", "https")
 	p.RequireParseableURLs(true)
 	p.AllowAttrs("href").OnElements("a")

@@ -169,7 +169,9 @@ func newARCEnv(t *testing.T, now time.Time, with ...func(*fetch.ClientOptions)) 
 	}
 	client := fetch.NewClient(o)
 	return &arcEnv{t: t, site: newARCSite(t), clock: c, client: client, store: store,
-		h: harvest.New(client, store, harvest.Options{Now: c.Now})}
+		// The ARC fixture serves no pages, and these tests count requests:
+		// page snapshots are tested apart.
+		h: harvest.New(client, store, harvest.Options{Now: c.Now, Snapshots: harvest.SnapshotSettings{Off: true}})}
 }
 
 func (e *arcEnv) follow(path string) *harvest.SiteReport {

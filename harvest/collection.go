@@ -33,6 +33,10 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	}
 	j.finishChanges()
 	j.finishDates()
+	if siteSession.shots == nil {
+		siteSession.shots = h.newPageShots()
+	}
+	snapshots := h.takeSnapshots(ctx, j, siteSession.shots)
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()
@@ -40,6 +44,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	stored := db.CollectionHarvest{
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
 		Pages: j.pages, Gone: j.gone, Processed: j.processed, State: j.state,
+		Snapshots: snapshots,
 	}
 	// The watermark moves only when every document was read: otherwise a
 	// change in an unread one, older than one read, would be skipped next

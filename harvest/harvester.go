@@ -35,6 +35,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Protocols are the protocol adapters' own settings.
 	Protocols ProtocolSettings
+	// Snapshots tune the page snapshots that say what a change did to a
+	// page's text; the zero value takes them.
+	Snapshots SnapshotSettings
 	// SiteTimeout bounds one site's harvest; 0 = DefaultSiteTimeout.
 	SiteTimeout time.Duration
 	// MaxDocuments bounds the documents one site harvest fetches;
@@ -94,6 +97,7 @@ func New(client *fetch.Client, store *db.DB, o Options) *Harvester {
 		o.MaxChanges = DefaultMaxChanges
 	}
 	o.Protocols = o.Protocols.withDefaults()
+	o.Snapshots = o.Snapshots.withDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}

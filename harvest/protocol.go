@@ -266,6 +266,11 @@ type job struct {
 	// keepWatermark: the adapter manages the watermark itself (or has
 	// none); the harvester then leaves the stored one alone.
 	keepWatermark bool
+	// given holds page texts the change information carried (SCP content
+	// blocks), by URL, which spare their pages a fetch; givenBytes counts
+	// their length.
+	given      map[string]givenPage
+	givenBytes int
 }
 
 type changeKey struct {

@@ -165,6 +165,7 @@ func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
 		// before its last modification: that was an update.
 		c.Kind = "updated"
 	}
+	h.j.give(p)
 	st.changes = append(st.changes, db.Change{
 		URL: p.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
 		Title: c.Page.Title, Summary: c.Page.Summary, Author: clipText(p.Author, maxSCPTitle), Language: p.Language,

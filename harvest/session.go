@@ -35,6 +35,9 @@ type session struct {
 	// that follow (a capability list it had to look into), so that one site
 	// harvest fetches a document once.
 	read map[string]*rsync.Document
+	// shots, shared like read, is what the site harvest read of its
+	// pages' text.
+	shots *pageShots
 	// changeLists are the change lists read whole in this session, whose
 	// fetch state forgetChangeLists can drop.
 	changeLists map[string]bool

@@ -19,6 +19,12 @@ func testHarvester(t *testing.T, o Options) (*db.DB, *Harvester) {
 	}
 	t.Cleanup(func() { store.Close() })
 	client := fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	if o.Snapshots == (SnapshotSettings{}) {
+		// The fixture sites serve the change information, not the pages,
+		// and these tests count what is fetched and warned about: page
+		// snapshots have tests of their own, which set Snapshots.
+		o.Snapshots.Off = true
+	}
 	return store, New(client, store, o)
 }
 

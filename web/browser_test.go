@@ -128,6 +128,7 @@ func findBrowser(t *testing.T) string {
 // to follow.
 type browserApp struct {
 	base    string // ends in "/"
+	store   *db.DB
 	site    *fixturesite.Site
 	release func() // lets discoveries reach the harvester
 }
@@ -163,7 +164,7 @@ func startBrowserApp(t *testing.T) *browserApp {
 	}
 	gate := make(chan struct{})
 	var once sync.Once
-	app := &browserApp{base: "http://" + ln.Addr().String() + "/", site: site, release: func() { once.Do(func() { close(gate) }) }}
+	app := &browserApp{base: "http://" + ln.Addr().String() + "/", store: store, site: site, release: func() { once.Do(func() { close(gate) }) }}
 	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-browser-test"})
 	srv, err := web.New(store, web.Options{
 		BaseURL:      app.base,

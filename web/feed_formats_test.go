@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	stdjson "encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -22,6 +23,7 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/feeds"
+	"tidings/pagetext"
 )
 
 // formatOf is the format a feed path asks for by its extension.
@@ -148,7 +150,8 @@ func richCollection(t *testing.T, store *db.DB, at time.Time) db.Collection {
 	runs := [][]db.Change{
 		{{URL: "https://rich.example/art/cats.html", Kind: "created", Datetime: at.Add(-50 * time.Hour), Title: "Cats", Summary: "Ten new cats.", Author: "Ann", Language: "en", Tags: []string{"cats", "art"}}},
 		{
-			{URL: "https://rich.example/art/chats.html", Kind: "updated", Datetime: at.Add(-2 * time.Hour), Title: "Les chats", Summary: "Des chats & des chiens.", Author: "Ann", Language: "fr", Tags: []string{"chats"}},
+			{URL: "https://rich.example/art/chats.html", Kind: "updated", Datetime: at.Add(-2 * time.Hour), Title: "Les chats", Summary: "Des chats & des chiens.", Author: "Ann", Language: "fr", Tags: []string{"chats"},
+				TextChange: db.TextChanged, Diff: diffJSON(t, "Les chats\nLes chats dorment au soleil.", "Les chats\nLes chats ronronnent au soleil.")},
 			{URL: "https://rich.example/art/old.html", Kind: "deleted", Datetime: at.Add(-3 * time.Hour), Author: "Ann"},
 		},
 	}
@@ -163,6 +166,16 @@ func richCollection(t *testing.T, store *db.DB, at time.Time) db.Collection {
 		}
 	}
 	return col
+}
+
+// diffJSON is the text diff from old to new as the harvest stores it.
+func diffJSON(t *testing.T, old, new string) string {
+	t.Helper()
+	b, err := stdjson.Marshal(pagetext.Compare(old, new))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // TestFormatsAgree reads every feed of the fixtures in all three formats
@@ -216,6 +229,12 @@ func TestFormatsAgree(t *testing.T) {
 		}
 		if !strings.Contains(chats.Content, "Des chats &amp; des chiens.") {
 			t.Errorf("%s: content lacks the summary: %q", path, chats.Content)
+		}
+		if !strings.Contains(chats.Content, "<p>Les chats <del>dorment</del><ins>ronronnent</ins> au soleil.</p>") {
+			t.Errorf("%s: content lacks the text diff: %q", path, chats.Content)
+		}
+		if old := f.Items[1]; old.Title != "Deleted: https://rich.example/art/old.html" || old.Link != "https://rich.example/" {
+			t.Errorf("%s: deleted entry %q links to %q, want the collection", path, old.Title, old.Link)
 		}
 		if format != feeds.RSS && chats.Description != "Des chats & des chiens." {
 			t.Errorf("%s: summary %q", path, chats.Description)

@@ -14,8 +14,9 @@ import (
 	"tidings/templates"
 )
 
-// pageNames lists every page template; each is parsed with the layout into
-// its own set so that pages' {{define "content"}} blocks never collide.
+// pageNames lists every page template; each is parsed with the layout and
+// the partials into its own set so that pages' {{define "content"}} blocks
+// never collide.
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
 	"collection", "admin", "import", "import_result", "error",
@@ -29,7 +30,7 @@ func parsePages(fsys fs.FS) (map[string]*template.Template, error) {
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", name+".html")
+		t, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", "changes.html", name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: parse template %s: %w", name, err)
 		}

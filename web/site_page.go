@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"html/template"
 	"math"
 	"net/http"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
+	"tidings/feedbuild"
 )
 
 // followedSite loads the site in the path if the signed-in user follows it;
@@ -38,9 +40,50 @@ type sitePageData struct {
 	Notice  string
 }
 
+// changeView is one change as the site and collection pages show it.
 type changeView struct {
 	db.Change
-	Collection string
+	Collection string        // "" on a collection's own page
+	Name       string        // the page's title, or its URL when it has none
+	Label      string        // the kind, capitalised
+	Diff       template.HTML // "" when the text is unknown or unchanged
+	Line       string        // the diff in one line, for a folded diff
+	Folded     bool
+	// SameText: a protocol said the page changed, its text did not.
+	SameText bool
+}
+
+// openDiffs is how many changes show their diff unfolded: past them, a page
+// of fifty changes would be mostly diff text.
+const openDiffs = 5
+
+// newChangeView prepares the n-th change of a page (from 0).
+func newChangeView(ch db.Change, collection string, n int) changeView {
+	v := changeView{Change: ch, Collection: collection, Name: ch.Title, Label: kindLabel(ch.Kind)}
+	if v.Name == "" {
+		v.Name = ch.URL
+	}
+	v.SameText = ch.TextChange == db.TextUnchanged
+	if d, ok := feedbuild.TextDiff(ch); ok {
+		// pagetext escapes every piece of the site's text it puts in the
+		// HTML, so the markup is its own <p>, <ins> and <del> only.
+		v.Diff = template.HTML(d.HTML())
+		v.Line = d.Summary()
+		v.Folded = n >= openDiffs
+	}
+	return v
+}
+
+func kindLabel(kind string) string {
+	switch kind {
+	case "created":
+		return "Created"
+	case "updated":
+		return "Updated"
+	case "deleted":
+		return "Deleted"
+	}
+	return kind
 }
 
 type runView struct {
@@ -67,8 +110,8 @@ func (s *Server) sitePage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, ch := range changes {
-		d.Changes = append(d.Changes, changeView{ch, names[ch.CollectionID]})
+	for i, ch := range changes {
+		d.Changes = append(d.Changes, newChangeView(ch, names[ch.CollectionID], i))
 	}
 	runs, err := s.store.Runs(ctx, site.ID, 20)
 	if err != nil {
@@ -125,7 +168,7 @@ func (s *Server) siteUnfollow(c echo.Context) error {
 type collectionPageData struct {
 	View    collectionView
 	SiteURL string
-	Changes []db.Change
+	Changes []changeView
 }
 
 func (s *Server) collectionPage(c echo.Context) error {
@@ -151,6 +194,9 @@ func (s *Server) collectionPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := collectionPageData{View: s.collectionView(col), SiteURL: s.abs(fmt.Sprintf("site/%d", col.SiteID)), Changes: changes}
+	d := collectionPageData{View: s.collectionView(col), SiteURL: s.abs(fmt.Sprintf("site/%d", col.SiteID))}
+	for i, ch := range changes {
+		d.Changes = append(d.Changes, newChangeView(ch, "", i))
+	}
 	return s.render(c, http.StatusOK, "collection", col.Title, d)
 }

@@ -115,7 +115,7 @@ type change struct {
 	Source       string `json:"source"`
 }
 
-var exportKeys = []string{"site", "collection", "collection_id", "url", "change", "datetime", "source"}
+var exportKeys = []string{"site", "collection", "collection_id", "url", "change", "datetime", "source", "text_change", "diff"}
 
 // exportChanges runs `export changes` and decodes its lines.
 func exportChanges(t *testing.T, env map[string]string, flags ...string) []change {
@@ -605,5 +605,43 @@ func TestTopLevelCommands(t *testing.T) {
 				t.Errorf("a mistaken command does not show the commands:\n%s", r.stderr)
 			}
 		})
+	}
+}
+
+// TestExportChangesText: each exported change says what its page's text
+// gained, titled from the page when the change list gives no title.
+func TestExportChangesText(t *testing.T) {
+	t.Parallel()
+	site := newSite(t)
+	site.Set("/gallery/cats.html", "<html><head><title>Cats of the Month</title></head><body><p>Tabby is the cat of May.</p></body></html>")
+	env := newEnv(t)
+	mustSucceed(t, tidings(t, env, "follow", site.URL))
+	r := tidings(t, env, "export", "changes", "--collection", "2")
+	mustSucceed(t, r)
+	type textChange struct {
+		URL        string `json:"url"`
+		Title      string `json:"title"`
+		TextChange string `json:"text_change"`
+		Diff       string `json:"diff"`
+	}
+	cats := site.URL + "/gallery/cats.html"
+	want := map[string]textChange{
+		cats: {cats, "Cats of the Month", "changed", "--- /dev/null\n+++ " + cats + " " + site.Now.Add(-72*time.Hour).UTC().Format(time.RFC3339) +
+			"\n@@ -0,0 +1 @@\n+Tabby is the cat of May.\n"},
+		// History: older than the first-harvest window, not fetched.
+		site.URL + "/gallery/dogs.html": {site.URL + "/gallery/dogs.html", "", "unknown", ""},
+	}
+	ls := lines(t, r.stdout)
+	if len(ls) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(ls), len(want), r.stdout)
+	}
+	for _, l := range ls {
+		var c textChange
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatal(err)
+		}
+		if c != want[c.URL] {
+			t.Errorf("exported %+v\nwant     %+v", c, want[c.URL])
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/pagetext"
 )
 
 // stripExists removes db.ErrAlreadyExists from a joined error, keeping the
@@ -231,6 +232,11 @@ type exportedChange struct {
 	Source       string `json:"source"`
 	Title        string `json:"title,omitempty"`
 	Summary      string `json:"summary,omitempty"`
+	// TextChange is changed, unchanged or unknown: what the page's
+	// snapshot found of its text.
+	TextChange string `json:"text_change"`
+	// Diff is a unified diff of the page's text; "" when unknown.
+	Diff string `json:"diff"`
 }
 
 func cmdExport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -267,7 +273,32 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 		return enc.Encode(exportedChange{
 			Site: c.SiteURL, Collection: c.CollectionKey, CollectionID: c.CollectionID, URL: c.URL,
 			Change: c.Kind, Datetime: c.Datetime.UTC().Format(time.RFC3339Nano), Source: c.Source,
-			Title: c.Title, Summary: c.Summary,
+			Title: c.Title, Summary: c.Summary, TextChange: exportedTextChange(c.TextChange), Diff: unifiedDiff(c.Change),
 		})
 	})
+}
+
+// exportedTextChange names the stored TextUnknown, which is empty.
+func exportedTextChange(tc string) string {
+	if tc == db.TextUnknown {
+		return "unknown"
+	}
+	return tc
+}
+
+// unifiedDiff writes a change's stored diff as a unified diff of the
+// page's text; "" when there is none, or it cannot be read.
+func unifiedDiff(c db.Change) string {
+	if c.Diff == "" {
+		return ""
+	}
+	var d pagetext.Diff
+	if err := json.Unmarshal([]byte(c.Diff), &d); err != nil {
+		return ""
+	}
+	old := c.URL
+	if c.Kind == "created" {
+		old = "/dev/null"
+	}
+	return d.Unified(old, c.URL+" "+c.Datetime.UTC().Format(time.RFC3339))
 }

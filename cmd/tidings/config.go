@@ -33,6 +33,7 @@ type Config struct {
 	MaxBody       int64
 	LogFormat     string // text or json
 	Protocols     harvest.ProtocolSettings
+	Snapshots     harvest.SnapshotSettings
 	SiteTimeout   time.Duration
 	HostDelay     time.Duration
 	MaxDocuments  int
@@ -65,6 +66,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
 	fs.IntVar(&c.MaxChanges, "max-changes", harvest.DefaultMaxChanges, "most changes one harvest of a collection stores; the later ones wait for the next harvest")
 	c.Protocols.RegisterFlags(fs)
+	c.Snapshots.RegisterFlags(fs)
 }
 
 // feedFlags registers the settings of the feeds serve answers.
@@ -117,6 +119,7 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		MaxDocuments:      c.MaxDocuments,
 		MaxChanges:        c.MaxChanges,
 		Protocols:         c.Protocols,
+		Snapshots:         c.Snapshots,
 	}
 }
 
@@ -201,6 +204,10 @@ func (c *Config) validate() error {
 	}
 	if c.MaxChanges <= 0 {
 		return fmt.Errorf("--max-changes must be positive, not %d", c.MaxChanges)
+	}
+	// Zero would silently mean the default: --no-snapshots says "none".
+	if c.Snapshots.PageFetches <= 0 || c.Snapshots.MaxText <= 0 || c.Snapshots.MaxBody <= 0 {
+		return errors.New("--page-fetches, --snapshot-max-text and --snapshot-max-body must be positive (--no-snapshots turns page snapshots off)")
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)

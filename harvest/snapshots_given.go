@@ -1,0 +1,85 @@
+package harvest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"tidings/db"
+	"tidings/pagetext"
+	"tidings/scpbridge"
+)
+
+// maxGivenBytes bounds the page text one collection harvest holds from
+// the change information itself (SCP content blocks): an SCP snapshot of
+// a big section must not hold every page's text. Pages past it are
+// fetched like any other.
+const maxGivenBytes = 32 << 20
+
+// givenPage is a page's text as the site's change information gave it.
+type givenPage struct {
+	title, text string
+}
+
+// give keeps the text of an SCP page's content blocks, so that its
+// snapshot costs no fetch. A later version of the page replaces it.
+func (j *job) give(p *scpbridge.Page) {
+	if j.h.opts.Snapshots.Off {
+		return
+	}
+	text := blocksText(p.Content, j.h.opts.Snapshots.MaxText)
+	if old, ok := j.given[p.URL]; ok {
+		j.givenBytes -= len(old.text)
+	} else if j.givenBytes+len(text) > maxGivenBytes {
+		return
+	}
+	if j.given == nil {
+		j.given = map[string]givenPage{}
+	}
+	j.given[p.URL] = givenPage{title: clipText(p.Title, maxSCPTitle), text: text}
+	j.givenBytes += len(text)
+}
+
+// blocksText is the readable text of SCP content blocks in the form
+// pagetext gives a fetched page: one heading, paragraph, quote or code
+// line per line, white space collapsed, at most max bytes. Lists and
+// tables are decoded by no one yet, so their text is not seen.
+func blocksText(blocks []scpbridge.Block, max int) string {
+	var sb strings.Builder
+	for _, b := range blocks {
+		var lines []string
+		switch b.Type {
+		case "code":
+			lines = strings.Split(b.Text, "\n")
+		case "text", "heading", "quote", "link":
+			lines = []string{b.Text}
+		}
+		for _, l := range lines {
+			l = strings.Join(strings.Fields(l), " ")
+			if l == "" {
+				continue
+			}
+			if sb.Len()+len(l)+1 > max {
+				return sb.String()
+			}
+			if sb.Len() > 0 {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(l)
+		}
+	}
+	return sb.String()
+}
+
+// givenShot is takeShot for a page whose text the change information
+// gave: nothing is fetched.
+func givenShot(j *job, url, kind string, g givenPage, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
+	sum := sha256.Sum256([]byte(g.text))
+	snap := &pagetext.Snapshot{Title: g.title, Text: g.text, TextHash: hex.EncodeToString(sum[:])}
+	sh := &shot{title: g.title}
+	sh.textChange, sh.diff = compareText(kind, prev, had, snap, maxGivenBytes)
+	return sh, &db.Snapshot{
+		URL: url, FinalURL: url, Status: 200, Title: g.title, Size: int64(len(g.text)),
+		ContentHash: snap.TextHash, TextHash: snap.TextHash, Text: pagetext.Compress(g.text), FetchedAt: j.now,
+	}
+}

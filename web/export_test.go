@@ -1,0 +1,5 @@
+package web
+
+// DiffCollection is diffCollection for the browser test, which is outside
+// the package.
+var DiffCollection = diffCollection
