@@ -31,6 +31,7 @@ type Stats struct {
 	NotModified int         `json:"not_modified"`
 	Bytes       int64       `json:"bytes"`
 	ByStatus    map[int]int `json:"by_status"`
+	Pages       int         `json:"pages"` // requests for HTML pages, among Requests
 }
 
 type site struct {
@@ -38,9 +39,11 @@ type site struct {
 	srv  *http.Server
 	ln   net.Listener
 
-	mu   sync.RWMutex
-	gen  int
-	docs map[string]doc
+	mu       sync.RWMutex
+	gen      int
+	docs     map[string]doc
+	revs     []revision
+	versions map[pageKey]int // how many times each revised page was
 }
 
 type doc struct {
@@ -58,9 +61,9 @@ func StartFleet(seed int64, n int, sh Shape, log io.Writer) (*Fleet, error) {
 			f.Close()
 			return nil, fmt.Errorf("fleetsim: listen for site %d: %w", i, err)
 		}
-		s := &site{base: "http://" + ln.Addr().String(), ln: ln}
+		s := &site{base: "http://" + ln.Addr().String(), ln: ln, versions: map[pageKey]int{}}
 		s.render(seed, i, sh)
-		s.srv = &http.Server{Handler: f.handler(s), ReadHeaderTimeout: 10 * time.Second}
+		s.srv = &http.Server{Handler: f.handler(s, i), ReadHeaderTimeout: 10 * time.Second}
 		f.sites = append(f.sites, s)
 		go s.srv.Serve(ln)
 	}
@@ -69,8 +72,8 @@ func StartFleet(seed int64, n int, sh Shape, log io.Writer) (*Fleet, error) {
 
 func (s *site) render(seed int64, i int, sh Shape) {
 	docs := map[string]doc{}
-	mod := epoch.Add(time.Duration(s.gen) * time.Hour)
-	for p, body := range siteDocs(seed, i, s.gen, sh, s.base) {
+	mod := sh.epoch().Add(time.Duration(s.gen+len(s.revs)) * time.Hour)
+	for p, body := range siteDocs(seed, i, s.gen, sh, s.base, s.revs) {
 		docs[p] = doc{body: body, etag: fmt.Sprintf(`"%x"`, sha256.Sum256(body))[:18] + `"`, modtime: mod}
 	}
 	s.mu.Lock()
@@ -128,13 +131,16 @@ func (f *Fleet) Close() {
 	}
 }
 
-func (f *Fleet) handler(s *site) http.Handler {
+func (f *Fleet) handler(s *site, i int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cw := &countingWriter{ResponseWriter: w, status: http.StatusOK}
 		s.mu.RLock()
 		d, ok := s.docs[r.URL.Path]
 		s.mu.RUnlock()
-		if !ok {
+		pk, isPage := f.pageOf(r.URL.Path)
+		if isPage {
+			f.servePage(cw, r, s, i, pk)
+		} else if !ok {
 			http.NotFound(cw, r)
 		} else {
 			cw.Header().Set("ETag", d.etag)
@@ -146,6 +152,9 @@ func (f *Fleet) handler(s *site) http.Handler {
 		f.stats.Requests++
 		f.stats.Bytes += cw.n
 		f.stats.ByStatus[cw.status]++
+		if isPage {
+			f.stats.Pages++
+		}
 		if cw.status == http.StatusNotModified {
 			f.stats.NotModified++
 		}

@@ -10,8 +10,8 @@ import (
 var testShape = Shape{Collections: 2, Lists: 2, Entries: 20}
 
 func TestSiteDocsDeterministic(t *testing.T) {
-	a := siteDocs(7, 3, 1, testShape, "http://h")
-	b := siteDocs(7, 3, 1, testShape, "http://h")
+	a := siteDocs(7, 3, 1, testShape, "http://h", nil)
+	b := siteDocs(7, 3, 1, testShape, "http://h", nil)
 	if len(a) != 2+2*(1+1+2) {
 		t.Fatalf("got %d documents, want 10", len(a))
 	}
@@ -20,7 +20,7 @@ func TestSiteDocsDeterministic(t *testing.T) {
 			t.Errorf("%s differs between two renderings with the same seed", p)
 		}
 	}
-	c := siteDocs(8, 3, 1, testShape, "http://h")
+	c := siteDocs(8, 3, 1, testShape, "http://h", nil)
 	if bytes.Equal(a["/c0/changes-0.xml"], c["/c0/changes-0.xml"]) {
 		t.Error("another seed gave the same change list")
 	}
@@ -116,14 +116,14 @@ func equalSets(a, b []int) bool {
 }
 
 func TestRobotsPadding(t *testing.T) {
-	plain := siteDocs(1, 0, 0, testShape, "http://h")["/robots.txt"]
+	plain := siteDocs(1, 0, 0, testShape, "http://h", nil)["/robots.txt"]
 	if string(plain) != "User-agent: *\nDisallow: /private/\n" {
 		t.Errorf("unpadded robots.txt = %q", plain)
 	}
 	sh := testShape
 	sh.RobotsBytes = 4096
-	a := siteDocs(1, 0, 0, sh, "http://h")["/robots.txt"]
-	b := siteDocs(1, 1, 0, sh, "http://h")["/robots.txt"]
+	a := siteDocs(1, 0, 0, sh, "http://h", nil)["/robots.txt"]
+	b := siteDocs(1, 1, 0, sh, "http://h", nil)["/robots.txt"]
 	if len(a) < 4096 || len(a) > 4096+40 {
 		t.Errorf("padded robots.txt is %d bytes, want 4096 or a line more", len(a))
 	}

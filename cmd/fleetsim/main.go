@@ -4,6 +4,8 @@
 // commands on standard input, one a line:
 //
 //	mutate [RATE]  change round(N × RATE) sites (default --mutate)
+//	revise RATE    with --pages, change the text of round(pages × RATE) of
+//	               every site's pages, each with an updated entry
 //	stats          print the request/byte counts as one JSON object
 //	reset          zero the counts
 //	quit           stop (as does the end of input or an interrupt)
@@ -21,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -44,12 +47,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&sh.Lists, "lists", 2, "change lists per collection's change list index")
 	fs.IntVar(&sh.Entries, "entries", 200, "entries per change list")
 	fs.IntVar(&sh.RobotsBytes, "robots-bytes", 0, "pad every robots.txt with Disallow rules to at least this many bytes")
+	fs.IntVar(&sh.Pages, "pages", 0, "HTML pages (about 20 KiB each) each collection serves, which its change lists name in turn; 0 for none")
+	recent := fs.Bool("recent", false, "date the change lists in the days before today rather than from 2026-01-01, so that a first harvest takes them as new")
 	verbose := fs.Bool("log", false, "print every request (site, method, path, status, bytes) on standard error")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *n < 1 || sh.Collections < 1 || sh.Lists < 1 || sh.Entries < 1 || *rate < 0 || *rate > 1 || sh.RobotsBytes < 0 || sh.RobotsBytes > 64<<20 {
-		return fmt.Errorf("fleetsim: --sites, --collections, --lists and --entries must be positive, --mutate within [0, 1] and --robots-bytes within [0, 64 MiB]")
+	if *n < 1 || sh.Collections < 1 || sh.Lists < 1 || sh.Entries < 1 || *rate < 0 || *rate > 1 || sh.RobotsBytes < 0 || sh.RobotsBytes > 64<<20 || sh.Pages < 0 || sh.Pages > 1e6 {
+		return fmt.Errorf("fleetsim: --sites, --collections, --lists and --entries must be positive, --mutate within [0, 1], --robots-bytes within [0, 64 MiB] and --pages within [0, 1000000]")
+	}
+	if *recent {
+		// A day to spare before the lists, so none is dated in the future.
+		sh.Epoch = time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -sh.Lists-1)
 	}
 	var log io.Writer
 	if *verbose {
@@ -103,6 +112,16 @@ func command(f *Fleet, line string, rate float64, stdout io.Writer) (bool, error
 			rate = r
 		}
 		fmt.Fprintf(stdout, "mutated %d\n", len(f.Mutate(rate)))
+	case "revise":
+		r := -1.0
+		if len(fields) > 1 {
+			r, _ = strconv.ParseFloat(fields[1], 64)
+		}
+		if r < 0 || r > 1 {
+			fmt.Fprintln(stdout, "error: revise needs a rate within [0, 1]")
+			return false, nil
+		}
+		fmt.Fprintf(stdout, "revised %d\n", f.Revise(r))
 	case "stats":
 		return false, printStats(stdout, f)
 	case "reset":

@@ -12,11 +12,29 @@ import (
 // Shape is what every synthetic site publishes: Collections capability
 // lists, each with a change list index of Lists change lists of Entries
 // entries, and a robots.txt padded with rules to at least RobotsBytes.
+// With Pages, each collection also serves that many HTML pages, which its
+// change lists name in turn (created, then updated), and Epoch, when set,
+// dates the lists instead of the fixed epoch.
 type Shape struct {
 	Collections int
 	Lists       int
 	Entries     int
 	RobotsBytes int
+	Pages       int
+	Epoch       time.Time
+}
+
+func (sh Shape) epoch() time.Time {
+	if sh.Epoch.IsZero() {
+		return epoch
+	}
+	return sh.Epoch
+}
+
+// revision is one revise cycle of a site: the pages whose text it changed.
+type revision struct {
+	cycle int
+	pages []pageKey
 }
 
 // epoch dates every generated document, so that a seed alone decides them.
@@ -30,7 +48,8 @@ const rsHead = `<?xml version="1.0" encoding="UTF-8"?>
 // site has been mutated), by path, with base (its URL without a trailing
 // slash) as the host part of every link. The same arguments always give
 // the same bytes.
-func siteDocs(seed int64, i, gen int, sh Shape, base string) map[string][]byte {
+// revs are the site's page revisions so far, each an updated entry.
+func siteDocs(seed int64, i, gen int, sh Shape, base string, revs []revision) map[string][]byte {
 	docs := map[string][]byte{}
 	var sd bytes.Buffer
 	sd.WriteString(rsHead + "  <rs:md capability=\"description\"/>\n")
@@ -39,7 +58,7 @@ func siteDocs(seed int64, i, gen int, sh Shape, base string) map[string][]byte {
 		docs[fmt.Sprintf("/c%d/capabilitylist.xml", c)] = []byte(fmt.Sprintf(rsHead+
 			"  <rs:ln rel=\"up\" href=\"%s/.well-known/resourcesync\"/>\n  <rs:ln rel=\"describes\" href=\"%s/c%d/\"/>\n  <rs:md capability=\"capabilitylist\"/>\n"+
 			"  <url>\n    <loc>%s/c%d/changelist-index.xml</loc>\n    <rs:md capability=\"changelist\"/>\n  </url>\n</urlset>\n", base, base, c, base, c))
-		collectionDocs(docs, seed, i, c, gen, sh, base)
+		collectionDocs(docs, seed, i, c, gen, sh, base, revs)
 	}
 	sd.WriteString("</urlset>\n")
 	docs["/.well-known/resourcesync"] = sd.Bytes()
@@ -77,7 +96,8 @@ func robotsTxt(size int) []byte {
 // collectionDocs adds collection c's index and change lists. Each list
 // spans one day; a mutation adds one entry per generation to the last
 // list, dated after everything before it.
-func collectionDocs(docs map[string][]byte, seed int64, i, c, gen int, sh Shape, base string) {
+func collectionDocs(docs map[string][]byte, seed int64, i, c, gen int, sh Shape, base string, revs []revision) {
+	epoch := sh.epoch()
 	r := rand.New(rand.NewPCG(uint64(seed), uint64(i)<<16|uint64(c)))
 	kinds := []string{"created", "updated", "updated", "deleted"}
 	var idx bytes.Buffer
@@ -98,7 +118,17 @@ func collectionDocs(docs map[string][]byte, seed int64, i, c, gen int, sh Shape,
 		for e := range n {
 			page := r.IntN(sh.Entries * 4)
 			at := from.Add(time.Duration(e+1) * step)
-			writeEntry(&cl, base, c, page, kinds[r.IntN(len(kinds))], at, r.Uint64())
+			kind := kinds[r.IntN(len(kinds))]
+			if sh.Pages > 0 {
+				// Every served page is named, created before it is
+				// updated, and none deleted: each is worth a snapshot.
+				n := l*sh.Entries + e
+				page, kind = n%sh.Pages, "created"
+				if n >= sh.Pages {
+					kind = "updated"
+				}
+			}
+			writeEntry(&cl, base, c, page, kind, at, r.Uint64())
 		}
 		if last {
 			for g := range gen {
@@ -107,6 +137,7 @@ func collectionDocs(docs map[string][]byte, seed int64, i, c, gen int, sh Shape,
 				at := epoch.Add(time.Duration(sh.Lists)*24*time.Hour + time.Duration(g+1)*time.Minute)
 				writeEntry(&cl, base, c, g, "updated", at, uint64(g))
 			}
+			revisionEntries(&cl, base, c, sh, revs)
 		}
 		cl.WriteString("</urlset>\n")
 		path := fmt.Sprintf("/c%d/changes-%d.xml", c, l)
@@ -134,4 +165,18 @@ func mutated(seed int64, cycle, n int, rate float64) []int {
 	k = min(max(k, 0), n)
 	r := rand.New(rand.NewPCG(uint64(seed), uint64(cycle)|1<<40))
 	return r.Perm(n)[:k]
+}
+
+// revisionEntries adds an updated entry for each page of collection c that
+// a revise cycle changed, dated after every other entry, so that neither
+// the watermark nor the first-harvest window hides them.
+func revisionEntries(cl *bytes.Buffer, base string, c int, sh Shape, revs []revision) {
+	for _, rv := range revs {
+		at := sh.epoch().Add(time.Duration(sh.Lists)*24*time.Hour + 12*time.Hour + time.Duration(rv.cycle)*time.Minute)
+		for k, pk := range rv.pages {
+			if pk.c == c {
+				writeEntry(cl, base, c, pk.p, "updated", at.Add(time.Duration(k)*time.Second), uint64(rv.cycle)<<32|uint64(pk.p))
+			}
+		}
+	}
 }
