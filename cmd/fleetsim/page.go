@@ -55,26 +55,29 @@ func pageHTML(seed int64, i, c, p, v int, base string) []byte {
 	title := capitalize(phrase(r, 3+r.IntN(5)))
 	var b bytes.Buffer
 	b.Grow(pageSize + 2<<10)
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>%s</title>\n", title)
-	fmt.Fprintf(&b, "<style>\nbody{font-family:Georgia,serif;margin:0 auto;max-width:%dem;color:#222}\nnav a{margin-right:1em;color:#036}\n"+
-		"h1{font-size:2em;border-bottom:1px solid #ccc}\nh2{font-size:1.4em;margin-top:2em}\n.footer{font-size:.8em;color:#666}\n"+
-		".site-%d .lead{font-weight:bold}\n</style>\n", 36+i%8, i)
-	fmt.Fprintf(&b, "<script>\nwindow.analytics=window.analytics||[];window.analytics.push({site:%d,collection:%d,page:%d});\n"+
-		"document.addEventListener('DOMContentLoaded',function(){var n=document.querySelectorAll('p').length;"+
-		"document.body.setAttribute('data-paragraphs',String(n));});\n</script>\n</head>\n", i, c, p)
-	fmt.Fprintf(&b, "<body class=\"site-%d\">\n<nav>", i)
-	for k := range 8 {
-		fmt.Fprintf(&b, "<a href=\"%s/c%d/pages/%06d.html\">%s</a> ", base, c, (p+k+1)%1000, capitalize(phrase(r, 1+r.IntN(2))))
+	writeHead(&b, r, title, base, i, c, p)
+	fmt.Fprintf(&b, "<body class=\"site-%d layout-article\">\n<header class=\"site-header\"><a class=\"logo\" href=\"%s/\">%s</a>\n"+
+		"<nav class=\"primary-nav\" aria-label=\"Main\"><ul class=\"nav-list\">\n", i, base, capitalize(phrase(r, 2)))
+	for k := range 12 {
+		fmt.Fprintf(&b, "<li class=\"nav-item nav-item-%d\"><a class=\"nav-link\" href=\"%s/c%d/pages/%06d.html\" data-track=\"nav-%d\">%s</a></li>\n",
+			k, base, c, (p+k+1)%1000, k, capitalize(phrase(r, 1+r.IntN(2))))
 	}
-	fmt.Fprintf(&b, "</nav>\n<main>\n<article>\n<h1>%s</h1>\n", title)
-	footer := fmt.Sprintf("</article>\n</main>\n<footer class=\"footer\"><p>Site %d, collection %d. Published by the %s.</p>"+
-		"<p><a href=\"%s/\">Home</a> · <a href=\"%s/contact.html\">Contact</a> · <a href=\"%s/privacy.html\">Privacy</a></p></footer>\n</body>\n</html>\n",
-		i, c, phrase(r, 3), base, base, base)
+	b.WriteString("</ul></nav></header>\n<div class=\"container\"><aside class=\"sidebar\" aria-label=\"Related\"><h3 class=\"sidebar-title\">Related</h3><ul class=\"related-list\">\n")
+	for k := range 8 {
+		fmt.Fprintf(&b, "<li class=\"related-item\"><a class=\"related-link\" href=\"%s/c%d/pages/%06d.html?ref=sidebar&amp;pos=%d\">%s</a></li>\n",
+			base, c, (p+k*13+5)%1000, k, capitalize(phrase(r, 3+r.IntN(3))))
+	}
+	fmt.Fprintf(&b, "</ul></aside>\n<main id=\"content\" class=\"main-content\" role=\"main\">\n<article class=\"post post-%d\" itemscope itemtype=\"https://schema.org/Article\">\n"+
+		"<h1 class=\"post-title\" itemprop=\"headline\">%s</h1>\n<div class=\"post-meta\"><time datetime=\"2026-01-01\">1 January 2026</time></div>\n", p, title)
+	footer := fmt.Sprintf("</article>\n</main></div>\n<footer class=\"site-footer\"><div class=\"footer-inner\"><p class=\"footer-note\">Site %d, collection %d. Published by the %s.</p>"+
+		"<ul class=\"footer-links\"><li><a href=\"%s/\">Home</a></li><li><a href=\"%s/contact.html\">Contact</a></li><li><a href=\"%s/privacy.html\">Privacy</a></li>"+
+		"<li><a href=\"%s/accessibility.html\">Accessibility</a></li></ul></div></footer>\n%s</body>\n</html>\n",
+		i, c, phrase(r, 3), base, base, base, base, pageScript)
 	// The page's length is counted as at version 0, so that a revision
 	// rewrites paragraphs without adding or dropping any.
 	skew := 0
 	for k := 0; b.Len()+skew+len(footer) < pageSize; {
-		fmt.Fprintf(&b, "<h2>%s</h2>\n", capitalize(phrase(r, 2+r.IntN(4))))
+		fmt.Fprintf(&b, "<section class=\"post-section\"><h2 class=\"section-title\" id=\"s%d\">%s</h2></section>\n", k, capitalize(phrase(r, 2+r.IntN(4))))
 		for range 3 + r.IntN(3) {
 			if b.Len()+skew+len(footer) >= pageSize {
 				break
@@ -88,9 +91,7 @@ func pageHTML(seed int64, i, c, p, v int, base string) []byte {
 				skew += len(text) - len(revised)
 				text = revised
 			}
-			b.WriteString("<p>")
-			b.WriteString(text)
-			b.WriteString("</p>\n")
+			fmt.Fprintf(&b, "<div class=\"block block-text\" data-block=\"%d\"><p class=\"body-text\">%s</p></div>\n", k, text)
 			k++
 		}
 	}
@@ -137,3 +138,42 @@ func capitalize(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// writeHead writes the page's head: meta tags, a style sheet and a script,
+// the markup around the text that makes up much of a real page.
+func writeHead(b *bytes.Buffer, r *rand.Rand, title, base string, i, c, p int) {
+	desc := capitalize(phrase(r, 18))
+	fmt.Fprintf(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"+
+		"<title>%s</title>\n<meta name=\"description\" content=\"%s\">\n<meta property=\"og:title\" content=\"%s\">\n<meta property=\"og:description\" content=\"%s\">\n"+
+		"<meta property=\"og:url\" content=\"%s/c%d/pages/%06d.html\">\n<link rel=\"canonical\" href=\"%s/c%d/pages/%06d.html\">\n"+
+		"<link rel=\"stylesheet\" href=\"%s/static/site.css?v=%d\">\n", title, desc, title, desc, base, c, p, base, c, p, base, i%7)
+	fmt.Fprintf(b, "<style>\nbody.site-%d{font-family:Georgia,serif;margin:0 auto;max-width:%dem;color:#222}\n%s</style>\n", i, 36+i%8, pageStyle)
+	fmt.Fprintf(b, "<script>window.dataLayer=window.dataLayer||[];window.dataLayer.push({site:%d,collection:%d,page:%d});</script>\n</head>\n", i, c, p)
+}
+
+const pageStyle = `.site-header{display:flex;align-items:center;justify-content:space-between;padding:1rem 2rem;border-bottom:1px solid #ddd}
+.logo{font-weight:700;font-size:1.3rem;text-decoration:none;color:#036}
+.nav-list{list-style:none;display:flex;flex-wrap:wrap;gap:1rem;margin:0;padding:0}
+.nav-link{color:#036;text-decoration:none}.nav-link:hover,.nav-link:focus{text-decoration:underline}
+.container{display:grid;grid-template-columns:16rem 1fr;gap:2rem;padding:2rem}
+@media (max-width:48rem){.container{grid-template-columns:1fr}.sidebar{order:2}}
+.sidebar-title{font-size:1rem;text-transform:uppercase;letter-spacing:.05em;color:#555}
+.related-list{list-style:none;padding:0}.related-item{margin:.5rem 0}.related-link{color:#036}
+.post-title{font-size:2.2rem;line-height:1.2;border-bottom:1px solid #ccc;padding-bottom:.5rem}
+.post-meta{color:#777;font-size:.9rem;margin-bottom:1.5rem}
+.section-title{font-size:1.4rem;margin-top:2rem}.block-text{margin:0 0 1rem}
+.body-text{line-height:1.6;hyphens:auto}
+.site-footer{background:#f4f4f4;padding:2rem;font-size:.85rem;color:#666}
+.footer-links{list-style:none;display:flex;gap:1rem;padding:0}
+`
+
+const pageScript = `<script>
+(function(){var d=document,w=window;function ready(f){if(d.readyState!=='loading'){f()}else{d.addEventListener('DOMContentLoaded',f)}}
+ready(function(){var links=d.querySelectorAll('a[data-track]');for(var i=0;i<links.length;i++){links[i].addEventListener('click',function(e){
+w.dataLayer.push({event:'nav',target:e.currentTarget.getAttribute('data-track')})})}
+var blocks=d.querySelectorAll('.block-text');d.body.setAttribute('data-blocks',String(blocks.length));
+if('IntersectionObserver' in w){var seen={};var io=new IntersectionObserver(function(es){es.forEach(function(en){
+if(en.isIntersecting){var k=en.target.getAttribute('data-block');if(!seen[k]){seen[k]=1;w.dataLayer.push({event:'read',block:k})}}})});
+blocks.forEach(function(b){io.observe(b)})}});})();
+</script>
+`

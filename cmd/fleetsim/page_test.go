@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-var paraRE = regexp.MustCompile(`<p>[^<]*</p>`)
+var paraRE = regexp.MustCompile(`<p class="body-text">[^<]*</p>`)
 
 func TestPageHTML(t *testing.T) {
 	a := pageHTML(7, 3, 1, 42, 0, "http://h")
@@ -19,7 +19,7 @@ func TestPageHTML(t *testing.T) {
 	if n := len(a); n < pageSize-2<<10 || n > pageSize+2<<10 {
 		t.Errorf("page is %d bytes, want about %d", n, pageSize)
 	}
-	for _, part := range []string{"<title>", "<nav>", "<h1>", "<h2>", "<script>", "<style>", "<footer"} {
+	for _, part := range []string{"<title>", "<nav", "<aside", "<h1", "<h2", "<script>", "<style>", "<footer"} {
 		if !bytes.Contains(a, []byte(part)) {
 			t.Errorf("page has no %s", part)
 		}
