@@ -15,6 +15,9 @@
 // followed; scenario 6 reads serve's memory with 10,000 sites followed.
 // Scenario 7 serves the attacks of the issue "Hardening, round two" from
 // loopback and measures the memory of follow and serve meeting them.
+// Scenario 8 follows sites whose change lists name HTML pages, measuring
+// page snapshots (fetch, extract, diff, store), then harvests 2,000 sites
+// after a few of their pages changed.
 // --only and --skip pick scenarios: --only 4,6; BENCHMARKS.md then keeps
 // the other scenarios' rows from its last full run.
 package main
@@ -51,6 +54,7 @@ type stats struct {
 	NotModified int            `json:"not_modified"`
 	Bytes       int64          `json:"bytes"`
 	ByStatus    map[string]int `json:"by_status"`
+	Pages       int            `json:"pages"`
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -128,6 +132,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if sel.has(7) {
 		more, err := h.hostile(ctx)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
+	if sel.has(8) {
+		more, err := h.snapshots(ctx, *seed, *sites)
 		if err != nil {
 			return err
 		}
