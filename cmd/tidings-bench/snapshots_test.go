@@ -51,6 +51,9 @@ func TestSnapshotSizes(t *testing.T) {
 	if len(sz.text) != 2 || sz.text[0] != 0 || sz.text[1] != 4 {
 		t.Errorf("text %v", sz.text)
 	}
+	if len(sz.perPage) != 2 || sz.perPage[1] != sz.rows[1] {
+		t.Errorf("per page %v, rows %v: a page without a diff is its row", sz.perPage, sz.rows)
+	}
 	if len(sz.diffs) != 1 || sz.diffs[0] != int64(len(`{"added":["x"]}`)) {
 		t.Errorf("diffs %v", sz.diffs)
 	}
