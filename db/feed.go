@@ -253,6 +253,12 @@ func (d *DB) changesWhere(ctx context.Context, tail string, limit int, args ...a
 	return queryAll(ctx, d, "load changes", `SELECT `+changeCols+` FROM changes ch WHERE `+tail, scanChange, args...)
 }
 
+// ChangesAt returns the changes of a collection dated exactly at: those a
+// harvest reading again from its last processing time finds stored.
+func (d *DB) ChangesAt(ctx context.Context, collectionID int64, at time.Time) ([]Change, error) {
+	return d.changesWhere(ctx, "ch.collection_id = ? AND ch.datetime = ?", 0, collectionID, fmtTime(at))
+}
+
 // ExportedChange is one change with the names of where it belongs.
 type ExportedChange struct {
 	Change

@@ -17,6 +17,9 @@ func (resourceSync) harvest(ctx context.Context, j *job) error {
 	// What is left past the limit is read again next time, from the
 	// watermark on.
 	j.limitChanges()
+	if err := j.skipStoredAtWatermark(ctx); err != nil {
+		return err
+	}
 	capList, err := j.s.doc(ctx, "capability list", j.col.SourceURL)
 	if err != nil {
 		return err
@@ -138,4 +141,24 @@ func rsAdd(j *job, src string, e *rsync.Entry) {
 		return
 	}
 	j.record(db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: src, FromLastmod: fromLastmod})
+}
+
+// skipStoredAtWatermark marks the changes stored at the last processing
+// time as seen. Changes dated at it are read again (more of that instant
+// may have come), and those already stored must not be recorded again:
+// each would cost a page fetch for its snapshot, and be dropped by the
+// store anyway.
+func (j *job) skipStoredAtWatermark(ctx context.Context) error {
+	wm := j.col.LastProcessedAt
+	if wm == nil {
+		return nil
+	}
+	stored, err := j.h.store.ChangesAt(ctx, j.col.ID, *wm)
+	if err != nil {
+		return err
+	}
+	for _, c := range stored {
+		j.seen[changeKey{c.URL, c.Kind, c.Datetime.UTC()}] = true
+	}
+	return nil
 }

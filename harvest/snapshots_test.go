@@ -420,3 +420,26 @@ func TestSnapshotsOfSCPPages(t *testing.T) {
 		}
 	}
 }
+
+// TestChangesStoredAtTheWatermarkAreNotFetchedAgain: a harvest reads
+// again from the last processing time, and a change stored at that very
+// time must not be recorded again, nor its page fetched for a snapshot.
+func TestChangesStoredAtTheWatermarkAreNotFetchedAgain(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{})
+	at := time.Now().Add(-time.Hour).Truncate(time.Second)
+	e.site.html("/a.html", "A", "<p>First.</p>")
+	e.site.change("/a.html", "created", at)
+	e.follow()
+	if n := e.site.hit("/a.html"); n != 1 {
+		t.Fatalf("the follow fetched /a.html %d times, want once", n)
+	}
+	e.site.html("/b.html", "B", "<p>Second.</p>")
+	e.site.change("/b.html", "created", at) // published later, dated the same instant
+	rep := e.harvest()
+	if got := rep.Changes(); got != 1 {
+		t.Errorf("second harvest: %d new changes, want 1 (b.html)", got)
+	}
+	if n := e.site.hit("/a.html"); n != 1 {
+		t.Errorf("/a.html, whose change at the last processing time is stored, was fetched %d times in all, want once", n)
+	}
+}
