@@ -19,8 +19,9 @@ func TestRobotsCacheIsBounded(t *testing.T) {
 	for i := range 5 {
 		rc.put(fmt.Sprintf("http://h%d", i), body(100))
 	}
-	if rc.lru.Len() != 3 || len(rc.m) != 3 || rc.bytes != 300 {
-		t.Fatalf("kept %d (%d in the map), %d bytes; want 3 and 300", rc.lru.Len(), len(rc.m), rc.bytes)
+	// Each copy costs its body and its parsed rules: 3 × 100 bytes.
+	if rc.lru.Len() != 3 || len(rc.m) != 3 || rc.bytes != 900 {
+		t.Fatalf("kept %d (%d in the map), costing %d; want 3 and 900", rc.lru.Len(), len(rc.m), rc.bytes)
 	}
 	for _, gone := range []string{"http://h0", "http://h1"} {
 		if _, ok := rc.peek(gone); ok {
@@ -35,15 +36,15 @@ func TestRobotsCacheIsBounded(t *testing.T) {
 	if _, ok := rc.peek("http://h3"); ok {
 		t.Error("the least recently used copy was kept")
 	}
-	rc.put("http://big", body(900))
+	rc.put("http://big", body(300))
 	if rc.bytes > 1000 {
-		t.Errorf("%d bytes kept, over the budget of 1000", rc.bytes)
+		t.Errorf("copies costing %d kept, over the budget of 1000", rc.bytes)
 	}
 	if _, ok := rc.peek("http://big"); !ok {
 		t.Error("the newest copy was dropped")
 	}
 	rc.seed("http://big", robotsEntry{body: make([]byte, 10), fetched: time.Now().Add(-time.Hour)})
-	if e, _ := rc.peek("http://big"); len(e.body) != 900 {
+	if e, _ := rc.peek("http://big"); len(e.body) != 300 {
 		t.Error("an older seed replaced a newer copy")
 	}
 
@@ -115,5 +116,32 @@ func TestPacerForgetsHostsWhoseSlotPassed(t *testing.T) {
 	defer p.mu.Unlock()
 	if s := p.hosts["slow.example"]; s == nil || s.delay != 20*time.Second {
 		t.Error("a host whose next slot is still ahead was forgotten")
+	}
+}
+
+// TestHeldRobotsCopiesAreNotEvicted: the copy of a host whose harvest is
+// under way stays, however many hosts come after it, and goes once
+// released.
+func TestHeldRobotsCopiesAreNotEvicted(t *testing.T) {
+	rc := &robotsCache{maxEntries: 2, maxBytes: 1 << 20}
+	release := rc.hold("http://busy")
+	rc.put("http://busy", robotsEntry{body: make([]byte, 10), fetched: time.Now()})
+	for i := range 5 {
+		rc.put(fmt.Sprintf("http://h%d", i), robotsEntry{fetched: time.Now()})
+	}
+	if _, ok := rc.peek("http://busy"); !ok {
+		t.Fatal("a held copy was evicted")
+	}
+	if rc.lru.Len() != 2 {
+		t.Errorf("%d copies kept, want the held one and the newest", rc.lru.Len())
+	}
+	release()
+	rc.put("http://h5", robotsEntry{fetched: time.Now()})
+	rc.put("http://h6", robotsEntry{fetched: time.Now()})
+	if _, ok := rc.peek("http://busy"); ok {
+		t.Error("a released copy was kept past the bounds")
+	}
+	if len(rc.held) != 0 {
+		t.Errorf("held = %v after release", rc.held)
 	}
 }

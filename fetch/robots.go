@@ -39,8 +39,12 @@ type robotsCache struct {
 	mu    sync.Mutex
 	m     map[string]*list.Element // of *robotsItem, most recent at the front
 	lru   list.List
-	bytes int                    // the bodies kept
+	bytes int                    // the cost of the copies kept (robotsEntry.cost)
 	locks map[string]*robotsLock // one fetch of a robots.txt at a time
+	// held counts, by origin, the harvests under way that asked to keep
+	// the origin's copy: it is never evicted then, or a harvest would read
+	// robots.txt again for each of its requests.
+	held map[string]int
 	// maxEntries and maxBytes bound what is kept; 0 takes the defaults.
 	maxEntries, maxBytes int
 }
@@ -77,6 +81,11 @@ type robotsEntry struct {
 	etag    string
 	lastMod string
 }
+
+// cost is what keeping e costs in memory: its body, and the rules parsed
+// from it, which temoto/robotstxt holds in about twice the body's bytes
+// (measured: 1.1 MB for a 500 KiB file of Disallow lines).
+func (e robotsEntry) cost() int { return 3 * len(e.body) }
 
 // maxRobotsBytes is how much of a robots.txt is read, kept and parsed: the
 // 500 KiB RFC 9309 asks crawlers to parse at least; the rest is ignored.
@@ -151,12 +160,12 @@ func (rc *robotsCache) keep(origin string, e robotsEntry) {
 	}
 	if el, ok := rc.m[origin]; ok {
 		it := el.Value.(*robotsItem)
-		rc.bytes += len(e.body) - len(it.e.body)
+		rc.bytes += e.cost() - it.e.cost()
 		it.e = e
 		rc.lru.MoveToFront(el)
 	} else {
 		rc.m[origin] = rc.lru.PushFront(&robotsItem{origin: origin, e: e})
-		rc.bytes += len(e.body)
+		rc.bytes += e.cost()
 	}
 	maxEntries, maxBytes := rc.maxEntries, rc.maxBytes
 	if maxEntries <= 0 {
@@ -165,10 +174,33 @@ func (rc *robotsCache) keep(origin string, e robotsEntry) {
 	if maxBytes <= 0 {
 		maxBytes = defaultRobotsBytes
 	}
-	for rc.lru.Len() > 1 && (rc.lru.Len() > maxEntries || rc.bytes > maxBytes) {
-		it := rc.lru.Remove(rc.lru.Back()).(*robotsItem)
-		delete(rc.m, it.origin)
-		rc.bytes -= len(it.e.body)
+	// The least recently used copies go first, skipping those held: what
+	// is held is bounded by the harvests under way, not by the hosts seen.
+	for el := rc.lru.Back(); el != nil && rc.lru.Len() > 1 && (rc.lru.Len() > maxEntries || rc.bytes > maxBytes); {
+		prev := el.Prev()
+		if it := el.Value.(*robotsItem); rc.held[it.origin] == 0 && it.origin != origin {
+			rc.lru.Remove(el)
+			delete(rc.m, it.origin)
+			rc.bytes -= it.e.cost()
+		}
+		el = prev
+	}
+}
+
+// hold keeps origin's copy from eviction until the returned release.
+func (rc *robotsCache) hold(origin string) (release func()) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if rc.held == nil {
+		rc.held = map[string]int{}
+	}
+	rc.held[origin]++
+	return func() {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		if rc.held[origin]--; rc.held[origin] <= 0 {
+			delete(rc.held, origin)
+		}
 	}
 }
 
@@ -356,6 +388,17 @@ func (c *Client) Robots(ctx context.Context, siteURL string) (RobotsCopy, error)
 	}
 	e, err := c.robots.get(ctx, c, origin)
 	return e.copy(), err
+}
+
+// HoldRobots keeps the client's copy of the robots.txt of siteURL's host
+// while a harvest of the site is under way, however many other hosts'
+// copies come after it, until release is called.
+func (c *Client) HoldRobots(siteURL string) (release func()) {
+	origin, ok := robotsOrigin(siteURL)
+	if !ok {
+		return func() {}
+	}
+	return c.robots.hold(origin)
 }
 
 // KeptRobots returns the copy of the robots.txt of siteURL's host that the

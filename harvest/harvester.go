@@ -145,6 +145,7 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 		return nil, err
 	}
 	started := h.opts.Now()
+	defer h.client.HoldRobots(root)()
 	s := newSession(h.client, nil)
 	s.budget = h.newBudget()
 	sd := newSiteDiscovery(s, root, input, db.Site{}, nil, true)

@@ -25,6 +25,7 @@ type siteStep struct {
 func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, rediscover bool) (*SiteReport, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, h.opts.SiteTimeout, errSiteTimeout)
 	defer cancel()
+	defer h.client.HoldRobots(site.URL)()
 	// What was read is stored even when the site ran out of time.
 	dbctx := context.WithoutCancel(ctx)
 	known, err := h.store.FetchStates(ctx, site.ID)
