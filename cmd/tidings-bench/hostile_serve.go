@@ -277,7 +277,7 @@ func (h *harness) hostileRobots(ctx context.Context) ([]Row, error) {
 	defer fleet.close()
 	dbPath := filepath.Join(h.dir, "hostile-robots.db")
 	env := h.env(dbPath)
-	workers := []string{"--workers", fmt.Sprint(hostileWorkers)}
+	workers := []string{"--workers", fmt.Sprint(hostileWorkers), "--host-delay", "0s"}
 	cmd := exec.Command(h.bin, append([]string{"follow", "--from", "-"}, workers...)...)
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(strings.Join(fleet.urls, "\n") + "\n")
