@@ -308,7 +308,8 @@ func TestSnapshotsBudget(t *testing.T) {
 
 // TestSnapshotsOff: --no-snapshots fetches no page.
 func TestSnapshotsOff(t *testing.T) {
-	e := newSnapEnv(t, SnapshotSettings{Off: true})
+	// A budget is set, so that only Off keeps the page unread.
+	e := newSnapEnv(t, SnapshotSettings{Off: true, PageFetches: DefaultPageFetches})
 	e.site.html("/a.html", "A", "<p>Text.</p>")
 	e.site.change("/a.html", "created", time.Now().Add(-time.Hour))
 	e.follow()
