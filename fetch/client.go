@@ -106,6 +106,14 @@ func (e *AddressError) Error() string {
 	return fmt.Sprintf("was refused: %s is %s; %s", e.Address, e.Kind, allowFlagAdvice)
 }
 
+// gotBody is the body of r, nil when there is none.
+func gotBody(r *Response) []byte {
+	if r == nil {
+		return nil
+	}
+	return r.Body
+}
+
 // NewClient builds a Client.
 func NewClient(o ClientOptions) *Client {
 	if o.MaxBody <= 0 {
@@ -178,7 +186,11 @@ type bodyLimit struct {
 	truncate bool
 }
 
-func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit bodyLimit) (*Response, error) {
+func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit bodyLimit) (got *Response, err error) {
+	status := 0
+	defer func() {
+		observe(ctx, rawURL, status, got != nil && got.NotModified, int64(len(gotBody(got))), err)
+	}()
 	u, err := c.target(rawURL)
 	if err != nil {
 		return nil, err
@@ -209,6 +221,7 @@ func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit
 		return nil, transportError(rawURL, err)
 	}
 	defer resp.Body.Close()
+	status = resp.StatusCode
 	var read int64
 	if hook := c.opts.OnResponse; hook != nil {
 		defer func() { hook(resp.Request.URL.Hostname(), resp.StatusCode, read) }()
