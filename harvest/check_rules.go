@@ -1,0 +1,237 @@
+package harvest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"tidings/rsync"
+)
+
+// Codes of the problems a check names.
+const (
+	CheckNothingFound     = "nothing-found"
+	CheckCollectionFailed = "collection-failed"
+	CheckNoUp             = "no-up"
+	CheckNoDescribes      = "no-describes"
+	CheckNoDatetime       = "no-datetime"
+	CheckNoChange         = "no-change"
+	CheckUnknownChange    = "unknown-change"
+	CheckFuture           = "future-dates"
+	CheckSCPInvalid       = "scp-invalid"
+	CheckARCInvalid       = "arc-invalid"
+	CheckARCPageInvalid   = "arc-page-invalid"
+)
+
+// covered tells, for the codes whose problem says what a harvest warning
+// says, which warnings those are: once the problem is named, with its
+// fix, the warning is not repeated.
+var covered = map[string]func(w string) bool{
+	CheckNoDescribes: func(w string) bool { return strings.Contains(w, `rel="describes"`) },
+	CheckNoDatetime: func(w string) bool {
+		return strings.HasPrefix(w, "ignored ") && strings.HasSuffix(w, ": no datetime")
+	},
+	CheckNoChange: func(w string) bool { return strings.HasSuffix(w, ": no rs:md change attribute") },
+	CheckUnknownChange: func(w string) bool {
+		return strings.HasPrefix(w, "skipped ") && strings.Contains(w, ": unknown change ")
+	},
+	CheckFuture: func(w string) bool { return strings.Contains(w, "dated more than a day after this harvest") },
+}
+
+func nothingFound(err error) CheckProblem {
+	return CheckProblem{Code: CheckNothingFound, Blocking: true, Problem: err.Error(),
+		Fix: "Publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001), " +
+			"or an SCP sitemap, or an ARC sitemap, where the places above are looked at."}
+}
+
+// judge names the problems, sorts the warnings no rule explains, and
+// says whether the site can be followed.
+func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
+	for _, d := range log.docs {
+		rep.Problems = append(rep.Problems, h.docProblems(d, rep.Checked)...)
+	}
+	rep.Problems = append(rep.Problems, log.invalid...)
+	var warnings []string
+	if srep != nil {
+		warnings = append(warnings, srep.Run.Warnings...)
+		if srep.Run.Error != "" {
+			rep.Problems = append(rep.Problems, nothingFound(problemf("%s", srep.Run.Error)))
+		}
+	}
+	ok := 0
+	for _, c := range rep.Collections {
+		if c.Error == "" {
+			ok++
+		} else if !namesInvalid(c.Error, log.invalid) {
+			rep.Problems = append(rep.Problems, CheckProblem{Code: CheckCollectionFailed, Doc: c.Source, Blocking: true,
+				Problem: c.Error, Fix: "Until this is fixed, tidings cannot harvest the collection " + c.Title + "."})
+		}
+	}
+	if srep != nil {
+		for _, cr := range srep.Collections {
+			warnings = append(warnings, cr.Run.Warnings...)
+		}
+	}
+	for _, w := range warnings {
+		if p, ok := arcPageProblem(w); ok {
+			rep.Problems = append(rep.Problems, p)
+			continue
+		}
+		if !h.explained(w, rep.Problems) {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
+	slices.SortStableFunc(rep.Problems, func(a, b CheckProblem) int {
+		switch {
+		case a.Blocking == b.Blocking:
+			return 0
+		case a.Blocking:
+			return -1
+		}
+		return 1
+	})
+	rep.Followable = ok > 0
+	switch {
+	case !rep.Followable && len(rep.Collections) > 0:
+		rep.Verdict = "tidings cannot follow this site: it found change information, but could not harvest any of it."
+	case !rep.Followable:
+		rep.Verdict = "tidings cannot follow this site: " + rep.Problems[0].Problem
+	case len(rep.Problems) > 0:
+		rep.Verdict = fmt.Sprintf("tidings can follow this site (%d %s), but %d %s below should be fixed.",
+			len(rep.Collections), plural(len(rep.Collections), "collection", "collections"),
+			len(rep.Problems), plural(len(rep.Problems), "problem", "problems"))
+	default:
+		rep.Verdict = fmt.Sprintf("tidings can follow this site (%d %s), and found nothing to fix.",
+			len(rep.Collections), plural(len(rep.Collections), "collection", "collections"))
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// explained reports whether a problem already named says what w says.
+func (h *Harvester) explained(w string, problems []CheckProblem) bool {
+	for _, p := range problems {
+		if match, ok := covered[p.Code]; ok && match(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesInvalid reports whether a collection's error is about a document
+// already named as invalid.
+func namesInvalid(msg string, invalid []CheckProblem) bool {
+	for _, p := range invalid {
+		if strings.Contains(msg, p.Doc) {
+			return true
+		}
+	}
+	return false
+}
+
+// arcPageProblem turns the warning about an invalid ARC page entry ("in
+// <sitemap>, page 3 (<url>) lacks …; it was skipped") into a problem.
+func arcPageProblem(w string) (CheckProblem, bool) {
+	body, ok := strings.CutPrefix(w, "in ")
+	if !ok {
+		return CheckProblem{}, false
+	}
+	body, ok = strings.CutSuffix(body, "; it was skipped")
+	doc, entry, found := strings.Cut(body, ", page ")
+	var n int
+	if !ok || !found || doc == "" {
+		return CheckProblem{}, false
+	}
+	if _, err := fmt.Sscanf(entry, "%d", &n); err != nil {
+		return CheckProblem{}, false
+	}
+	return CheckProblem{Code: CheckARCPageInvalid, Doc: doc, Where: fmt.Sprintf("page %d", n),
+		Problem: "the page entry is not valid: page " + entry,
+		Fix:     "Correct the entry so that it validates against the ARC sitemap schema; tidings skips it until then."}, true
+}
+
+// docProblems are the problems of one ResourceSync document.
+func (h *Harvester) docProblems(d checkedDoc, now time.Time) []CheckProblem {
+	var out []CheckProblem
+	add := func(code, where, problem, fix string) {
+		out = append(out, CheckProblem{Code: code, Doc: d.url, Where: where, Problem: problem, Fix: fix})
+	}
+	for _, f := range d.findings {
+		switch f.Code {
+		case rsync.FindNoUp:
+			above := "the Source Description"
+			if d.capability == rsync.CapChangeList {
+				above = "its capability list"
+			}
+			add(CheckNoUp, "", fmt.Sprintf("the %s has no <rs:ln rel=\"up\"> link to %s.", capabilityName(d.capability), above),
+				fmt.Sprintf("Add <rs:ln rel=\"up\" href=\"…\"/> naming %s: IFCC-0001 requires it, so that whoever is given this document can find what it belongs to.", above))
+		case rsync.FindNoDescribes:
+			if f.Loc != "" {
+				add(CheckNoDescribes, entryWhere(f), fmt.Sprintf("the Source Description's entry for the capability list %s has no <rs:ln rel=\"describes\">.", f.Loc),
+					"Add <rs:ln rel=\"describes\" href=\"…\"/> to that <url>, naming the collection's home page, as IFCC-0001 requires.")
+				continue
+			}
+			add(CheckNoDescribes, "", "the capability list has no <rs:ln rel=\"describes\"> naming its collection.",
+				"Add <rs:ln rel=\"describes\" href=\"…\"/> naming the collection's home page: IFCC-0001 requires it, and it is the collection's identity. "+
+					"Meanwhile tidings identifies the collection by the Source Description's describes link, else by the capability list's own address, so that moving the list would start a new feed.")
+		case rsync.FindNoDatetime:
+			fix := "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile."
+			if h.opts.Protocols.ResourceSync.StrictDatetime {
+				fix = "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and this tidings (--strict-datetime) ignores entries without it."
+			}
+			add(CheckNoDatetime, entryWhere(f), fmt.Sprintf("%s of the change list %s no datetime.", entriesWord(f.Count), hasWord(f.Count)), fix)
+		case rsync.FindNoChange:
+			add(CheckNoChange, entryWhere(f), fmt.Sprintf("%s of the change list %s no change attribute.", entriesWord(f.Count), hasWord(f.Count)),
+				"Add change=\"created\", \"updated\" or \"deleted\" to each entry's rs:md; tidings skips entries without it.")
+		case rsync.FindUnknownChange:
+			add(CheckUnknownChange, entryWhere(f), fmt.Sprintf("%s of the change list %s change=%q, which is not a change IFCC-0001 knows.", entriesWord(f.Count), hasWord(f.Count), f.Value),
+				"Use change=\"created\", \"updated\" or \"deleted\"; tidings skips these entries.")
+		}
+	}
+	if n := d.newest; n != nil && n.At.After(now.Add(maxClockSkew)) {
+		add(CheckFuture, "entry <"+n.URL+">", fmt.Sprintf("the change list has changes dated in the future: the latest, %s, on %s.", n.URL, n.At.UTC().Format(time.RFC3339)),
+			"Date each change when it was made, and check the clock and time zone of whatever writes the list: tidings ignores changes dated more than a day ahead, which would otherwise stay on top of the feed.")
+	}
+	return out
+}
+
+func capabilityName(c string) string {
+	switch c {
+	case rsync.CapChangeList:
+		return "change list"
+	case rsync.CapCapabilityList:
+		return "capability list"
+	}
+	return c
+}
+
+func entryWhere(f rsync.Finding) string {
+	s := fmt.Sprintf("entry %d <%s>", f.Entry, f.Loc)
+	if f.Line > 0 {
+		s += fmt.Sprintf(" on line %d", f.Line)
+	}
+	if f.Count > 1 {
+		s = "from " + s
+	}
+	return s
+}
+
+func entriesWord(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}
+
+func hasWord(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}

@@ -1,0 +1,257 @@
+package harvest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"tidings/db"
+	"tidings/internal/scpsite"
+)
+
+// checkSite serves ResourceSync documents and pages on loopback; "{{base}}"
+// in a document becomes the site's URL.
+type checkSite struct {
+	*httptest.Server
+	mu   sync.Mutex
+	docs map[string]string
+}
+
+func newCheckSite(t *testing.T, docs map[string]string) *checkSite {
+	t.Helper()
+	s := &checkSite{docs: map[string]string{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		body, ok := s.docs[r.URL.Path]
+		s.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if strings.HasSuffix(r.URL.Path, ".html") {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		} else {
+			w.Header().Set("Content-Type", "application/xml")
+		}
+		fmt.Fprint(w, body)
+	}))
+	t.Cleanup(s.Close)
+	for p, d := range docs {
+		s.docs[p] = strings.ReplaceAll(d, "{{base}}", s.URL)
+	}
+	return s
+}
+
+const rsHead = `<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+`
+
+// checkNow is the clock of the check tests; the fixtures' dates are
+// relative to it.
+var checkNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func rsDate(d time.Duration) string { return checkNow.Add(d).Format(time.RFC3339) }
+
+// goodRSDocs is a site published as IFCC-0001 asks.
+func goodRSDocs() map[string]string {
+	return map[string]string{
+		"/.well-known/resourcesync": rsHead + `  <rs:md capability="description"/>
+  <url><loc>{{base}}/shrine/caps.xml</loc><rs:md capability="capabilitylist"/>
+    <rs:ln rel="describes" href="{{base}}/shrine/"/></url>
+</urlset>`,
+		"/shrine/caps.xml": rsHead + `  <rs:ln rel="up" href="{{base}}/.well-known/resourcesync"/>
+  <rs:ln rel="describes" href="{{base}}/shrine/"/>
+  <rs:md capability="capabilitylist"/>
+  <url><loc>{{base}}/shrine/changes.xml</loc><rs:md capability="changelist"/></url>
+</urlset>`,
+		"/shrine/changes.xml": rsHead + `  <rs:ln rel="up" href="{{base}}/shrine/caps.xml"/>
+  <rs:md capability="changelist" from="2026-01-01"/>
+  <url><loc>{{base}}/shrine/a.html</loc><rs:md change="created" datetime="` + rsDate(-48*time.Hour) + `"/></url>
+  <url><loc>{{base}}/shrine/b.html</loc><rs:md change="updated" datetime="` + rsDate(-24*time.Hour) + `"/></url>
+  <url><loc>{{base}}/shrine/old.html</loc><rs:md change="updated" datetime="2026-01-02"/></url>
+</urlset>`,
+		"/shrine/a.html":   `<html><head><title>Page A</title></head><body><p>All about a.</p></body></html>`,
+		"/shrine/b.html":   `<html><head><title>Page B</title></head><body><p>Bees &amp; more.</p></body></html>`,
+		"/shrine/old.html": `<html><head><title>Old</title></head><body><p>Long ago.</p></body></html>`,
+	}
+}
+
+// badRSDocs is a site with every ResourceSync problem a check names.
+func badRSDocs() map[string]string {
+	return map[string]string{
+		"/.well-known/resourcesync": rsHead + `  <rs:md capability="description"/>
+  <url><loc>{{base}}/shrine/caps.xml</loc><rs:md capability="capabilitylist"/></url>
+</urlset>`,
+		"/shrine/caps.xml": rsHead + `  <rs:md capability="capabilitylist"/>
+  <url><loc>{{base}}/shrine/changes.xml</loc><rs:md capability="changelist"/></url>
+</urlset>`,
+		"/shrine/changes.xml": rsHead + `  <rs:md capability="changelist" from="2026-01-01"/>
+  <url><loc>{{base}}/shrine/a.html</loc><rs:md change="created" datetime="` + rsDate(-48*time.Hour) + `"/></url>
+  <url><loc>{{base}}/shrine/b.html</loc><lastmod>` + rsDate(-24*time.Hour) + `</lastmod><rs:md change="updated"/></url>
+  <url><loc>{{base}}/shrine/c.html</loc><rs:md change="renamed" datetime="` + rsDate(-24*time.Hour) + `"/></url>
+  <url><loc>{{base}}/shrine/d.html</loc><rs:md change="updated" datetime="` + rsDate(72*time.Hour) + `"/></url>
+</urlset>`,
+	}
+}
+
+func checkHarvester(t *testing.T) (*db.DB, *Harvester) {
+	t.Helper()
+	return testHarvester(t, Options{Now: func() time.Time { return checkNow }})
+}
+
+func runCheck(t *testing.T, h *Harvester, u string) *CheckReport {
+	t.Helper()
+	dir := t.TempDir()
+	rep, err := h.Check(context.Background(), u, CheckOptions{TempDir: dir})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("the check left %d files behind in its temporary directory", len(left))
+	}
+	return rep
+}
+
+// problemsByCode maps each code to its problems.
+func problemsByCode(rep *CheckReport) map[string][]CheckProblem {
+	out := map[string][]CheckProblem{}
+	for _, p := range rep.Problems {
+		out[p.Code] = append(out[p.Code], p)
+	}
+	return out
+}
+
+func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
+	site := newCheckSite(t, badRSDocs())
+	store, h := checkHarvester(t)
+	before, err := store.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runCheck(t, h, site.URL)
+	if !rep.Followable {
+		t.Fatalf("not followable: %s\n%+v", rep.Verdict, rep.Problems)
+	}
+	caps, changes := site.URL+"/shrine/caps.xml", site.URL+"/shrine/changes.xml"
+	want := []struct {
+		code, doc, where, problem, fix string
+	}{
+		{CheckNoDescribes, site.URL + "/.well-known/resourcesync", "entry 1 <" + caps + "> on line 4", "has no <rs:ln rel=\"describes\">", "naming the collection's home page"},
+		{CheckNoDescribes, caps, "", "capability list has no <rs:ln rel=\"describes\">", "capability list's own address"},
+		{CheckNoUp, caps, "", "capability list has no <rs:ln rel=\"up\"> link to the Source Description", "Add <rs:ln rel=\"up\""},
+		{CheckNoUp, changes, "", "change list has no <rs:ln rel=\"up\"> link to its capability list", "Add <rs:ln rel=\"up\""},
+		{CheckNoDatetime, changes, "entry 2 <" + site.URL + "/shrine/b.html> on line 5", "1 entry of the change list has no datetime", "IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile"},
+		{CheckUnknownChange, changes, "entry 3 <" + site.URL + "/shrine/c.html> on line 6", `change="renamed"`, `Use change="created", "updated" or "deleted"`},
+		{CheckFuture, changes, "entry <" + site.URL + "/shrine/d.html>", "dated in the future: the latest, " + site.URL + "/shrine/d.html, on 2026-05-04T12:00:00Z", "more than a day ahead"},
+	}
+	got := problemsByCode(rep)
+	n := 0
+	for _, w := range want {
+		found := false
+		for _, p := range got[w.code] {
+			if p.Doc == w.doc && p.Where == w.where && strings.Contains(p.Problem, w.problem) && strings.Contains(p.Fix, w.fix) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no %s problem in %s at %q saying %q with a fix saying %q; got %+v", w.code, w.doc, w.where, w.problem, w.fix, got[w.code])
+		}
+		n++
+	}
+	if len(rep.Problems) != n {
+		t.Errorf("%d problems, want %d:\n%+v", len(rep.Problems), n, rep.Problems)
+	}
+	// What the problems say is not repeated as warnings.
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "describes") || strings.Contains(w, "unknown change") || strings.Contains(w, "dated more than a day") {
+			t.Errorf("warning repeats a problem: %s", w)
+		}
+	}
+	if len(rep.Collections) != 1 || rep.Collections[0].Changes != 2 || rep.Collections[0].Key != caps {
+		t.Errorf("collections %+v, want the capability list with 2 changes (a, and b by its lastmod)", rep.Collections)
+	}
+	after, err := store.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Errorf("the harvester's database changed: %v, then %v", before, after)
+	}
+}
+
+func TestCheckOfAWellPublishedSiteNamesNoProblem(t *testing.T) {
+	site := newCheckSite(t, goodRSDocs())
+	_, h := testHarvester(t, Options{Now: func() time.Time { return checkNow }, Snapshots: SnapshotSettings{PageFetches: 10}})
+	rep := runCheck(t, h, site.URL)
+	if !rep.Followable || len(rep.Problems) != 0 || len(rep.Warnings) != 0 {
+		t.Fatalf("followable %v, problems %+v, warnings %q", rep.Followable, rep.Problems, rep.Warnings)
+	}
+	if want := "tidings can follow this site (1 collection), and found nothing to fix."; rep.Verdict != want {
+		t.Errorf("verdict %q, want %q", rep.Verdict, want)
+	}
+	var fetched []string
+	for _, f := range rep.Fetched {
+		fetched = append(fetched, strings.TrimPrefix(f.URL, site.URL)+" "+f.Outcome)
+	}
+	for _, want := range []string{"/robots.txt returned 404 Not Found", "/.well-known/resourcesync 200 OK", "/shrine/changes.xml 200 OK", "/shrine/a.html 200 OK"} {
+		if !strings.Contains(strings.Join(fetched, "\n"), want) {
+			t.Errorf("fetched:\n%s\nlacks %q", strings.Join(fetched, "\n"), want)
+		}
+	}
+	c := rep.Collections[0]
+	// Older than the 30-day first-harvest window, old.html is history.
+	if c.Changes != 3 || c.InFeed != 2 {
+		t.Errorf("changes %d, in the feed %d; want 3 and 2", c.Changes, c.InFeed)
+	}
+	var titles []string
+	for _, e := range c.Preview {
+		titles = append(titles, e.Title+": "+e.Summary)
+	}
+	// A page updated before tidings first read it shows no text change;
+	// a created one shows its opening lines.
+	if len(titles) != 3 || titles[0] != "Updated: Page B: Page B (updated, 2026-04-30 12:00 UTC)" ||
+		titles[1] != "Created: Page A: Page A (created, 2026-04-29 12:00 UTC) All about a." || !strings.HasPrefix(titles[2], "Updated: Old:") {
+		t.Errorf("preview, newest first:\n%s", strings.Join(titles, "\n"))
+	}
+}
+
+func TestCheckOfASiteWithNothingSaysWhy(t *testing.T) {
+	site := newCheckSite(t, map[string]string{})
+	_, h := checkHarvester(t)
+	rep := runCheck(t, h, site.URL)
+	if rep.Followable || len(rep.Problems) != 1 || rep.Problems[0].Code != CheckNothingFound {
+		t.Fatalf("followable %v, problems %+v", rep.Followable, rep.Problems)
+	}
+	if !strings.HasPrefix(rep.Verdict, "tidings cannot follow this site: no change information (ResourceSync, SCP or ARC) was found; tried: ") {
+		t.Errorf("verdict %q", rep.Verdict)
+	}
+	if len(rep.Tried) == 0 {
+		t.Error("nothing tried is listed")
+	}
+}
+
+func TestCheckNamesTheLineOfAnInvalidSCPFile(t *testing.T) {
+	e := newSCPEnv(t, Options{})
+	snap := snapshotAt("/c/blog.scp.zst", "blog", base.Add(-time.Hour))
+	e.publish(snap)
+	e.site.Set("/c/blog.scp.zst", scpsite.Zstd(scpsite.File(meta(snap), 0,
+		e.page("/blog/a", "A", base.Add(-2*time.Hour)), `{"url": "x", "title": `)))
+	rep := runCheck(t, e.h, e.site.URL)
+	if rep.Followable {
+		t.Errorf("followable with its one collection failing: %s", rep.Verdict)
+	}
+	got := problemsByCode(rep)[CheckSCPInvalid]
+	if len(got) != 1 || got[0].Doc != e.site.URL+"/c/blog.scp.zst" || got[0].Where != "line 3" ||
+		!strings.Contains(got[0].Problem, "not valid JSON") || !strings.Contains(got[0].Fix, "rejects the whole file") {
+		t.Errorf("SCP problems %+v", got)
+	}
+	if len(rep.Problems) != 1 {
+		t.Errorf("problems %+v, want the SCP one alone", rep.Problems)
+	}
+}
