@@ -3,101 +3,25 @@ package harvest
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"tidings/db"
+	"tidings/internal/checksite"
 	"tidings/internal/scpsite"
 )
-
-// checkSite serves ResourceSync documents and pages on loopback; "{{base}}"
-// in a document becomes the site's URL.
-type checkSite struct {
-	*httptest.Server
-	mu   sync.Mutex
-	docs map[string]string
-}
-
-func newCheckSite(t *testing.T, docs map[string]string) *checkSite {
-	t.Helper()
-	s := &checkSite{docs: map[string]string{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		body, ok := s.docs[r.URL.Path]
-		s.mu.Unlock()
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		if strings.HasSuffix(r.URL.Path, ".html") {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		} else {
-			w.Header().Set("Content-Type", "application/xml")
-		}
-		fmt.Fprint(w, body)
-	}))
-	t.Cleanup(s.Close)
-	for p, d := range docs {
-		s.docs[p] = strings.ReplaceAll(d, "{{base}}", s.URL)
-	}
-	return s
-}
-
-const rsHead = `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-`
 
 // checkNow is the clock of the check tests; the fixtures' dates are
 // relative to it.
 var checkNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
-func rsDate(d time.Duration) string { return checkNow.Add(d).Format(time.RFC3339) }
-
-// goodRSDocs is a site published as IFCC-0001 asks.
-func goodRSDocs() map[string]string {
-	return map[string]string{
-		"/.well-known/resourcesync": rsHead + `  <rs:md capability="description"/>
-  <url><loc>{{base}}/shrine/caps.xml</loc><rs:md capability="capabilitylist"/>
-    <rs:ln rel="describes" href="{{base}}/shrine/"/></url>
-</urlset>`,
-		"/shrine/caps.xml": rsHead + `  <rs:ln rel="up" href="{{base}}/.well-known/resourcesync"/>
-  <rs:ln rel="describes" href="{{base}}/shrine/"/>
-  <rs:md capability="capabilitylist"/>
-  <url><loc>{{base}}/shrine/changes.xml</loc><rs:md capability="changelist"/></url>
-</urlset>`,
-		"/shrine/changes.xml": rsHead + `  <rs:ln rel="up" href="{{base}}/shrine/caps.xml"/>
-  <rs:md capability="changelist" from="2026-01-01"/>
-  <url><loc>{{base}}/shrine/a.html</loc><rs:md change="created" datetime="` + rsDate(-48*time.Hour) + `"/></url>
-  <url><loc>{{base}}/shrine/b.html</loc><rs:md change="updated" datetime="` + rsDate(-24*time.Hour) + `"/></url>
-  <url><loc>{{base}}/shrine/old.html</loc><rs:md change="updated" datetime="2026-01-02"/></url>
-</urlset>`,
-		"/shrine/a.html":   `<html><head><title>Page A</title></head><body><p>All about a.</p></body></html>`,
-		"/shrine/b.html":   `<html><head><title>Page B</title></head><body><p>Bees &amp; more.</p></body></html>`,
-		"/shrine/old.html": `<html><head><title>Old</title></head><body><p>Long ago.</p></body></html>`,
-	}
-}
-
-// badRSDocs is a site with every ResourceSync problem a check names.
-func badRSDocs() map[string]string {
-	return map[string]string{
-		"/.well-known/resourcesync": rsHead + `  <rs:md capability="description"/>
-  <url><loc>{{base}}/shrine/caps.xml</loc><rs:md capability="capabilitylist"/></url>
-</urlset>`,
-		"/shrine/caps.xml": rsHead + `  <rs:md capability="capabilitylist"/>
-  <url><loc>{{base}}/shrine/changes.xml</loc><rs:md capability="changelist"/></url>
-</urlset>`,
-		"/shrine/changes.xml": rsHead + `  <rs:md capability="changelist" from="2026-01-01"/>
-  <url><loc>{{base}}/shrine/a.html</loc><rs:md change="created" datetime="` + rsDate(-48*time.Hour) + `"/></url>
-  <url><loc>{{base}}/shrine/b.html</loc><lastmod>` + rsDate(-24*time.Hour) + `</lastmod><rs:md change="updated"/></url>
-  <url><loc>{{base}}/shrine/c.html</loc><rs:md change="renamed" datetime="` + rsDate(-24*time.Hour) + `"/></url>
-  <url><loc>{{base}}/shrine/d.html</loc><rs:md change="updated" datetime="` + rsDate(72*time.Hour) + `"/></url>
-</urlset>`,
-	}
+func newCheckSite(t *testing.T, docs map[string]string) *checksite.Site {
+	t.Helper()
+	s := checksite.Serve(docs)
+	t.Cleanup(s.Close)
+	return s
 }
 
 func checkHarvester(t *testing.T) (*db.DB, *Harvester) {
@@ -128,7 +52,7 @@ func problemsByCode(rep *CheckReport) map[string][]CheckProblem {
 }
 
 func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
-	site := newCheckSite(t, badRSDocs())
+	site := newCheckSite(t, checksite.Bad(checkNow))
 	store, h := checkHarvester(t)
 	before, err := store.Counts(context.Background())
 	if err != nil {
@@ -148,6 +72,8 @@ func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
 		{CheckNoUp, changes, "", "change list has no <rs:ln rel=\"up\"> link to its capability list", "Add <rs:ln rel=\"up\""},
 		{CheckNoDatetime, changes, "entry 2 <" + site.URL + "/shrine/b.html> on line 5", "1 entry of the change list has no datetime", "IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile"},
 		{CheckUnknownChange, changes, "entry 3 <" + site.URL + "/shrine/c.html> on line 6", `change="renamed"`, `Use change="created", "updated" or "deleted"`},
+		{CheckSCPInvalid, site.URL + "/scp/blog.scp", "line 2", "the SCP snapshot is not valid: the line is not valid JSON", "rejects the whole file"},
+		{CheckARCInvalid, site.URL + "/.well-known/arc-sitemap.json", "line 4", "the ARC sitemap is not valid: invalid JSON", "Appendix E"},
 		{CheckFuture, changes, "entry <" + site.URL + "/shrine/d.html>", "dated in the future: the latest, " + site.URL + "/shrine/d.html, on 2026-05-04T12:00:00Z", "more than a day ahead"},
 	}
 	got := problemsByCode(rep)
@@ -173,8 +99,8 @@ func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
 			t.Errorf("warning repeats a problem: %s", w)
 		}
 	}
-	if len(rep.Collections) != 1 || rep.Collections[0].Changes != 2 || rep.Collections[0].Key != caps {
-		t.Errorf("collections %+v, want the capability list with 2 changes (a, and b by its lastmod)", rep.Collections)
+	if len(rep.Collections) != 2 || rep.Collections[0].Changes != 2 || rep.Collections[0].Key != caps || rep.Collections[1].Error == "" {
+		t.Errorf("collections %+v, want the capability list with 2 changes (a, and b by its lastmod), and the failing SCP section", rep.Collections)
 	}
 	after, err := store.Counts(context.Background())
 	if err != nil {
@@ -186,7 +112,7 @@ func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
 }
 
 func TestCheckOfAWellPublishedSiteNamesNoProblem(t *testing.T) {
-	site := newCheckSite(t, goodRSDocs())
+	site := newCheckSite(t, checksite.Good(checkNow))
 	_, h := testHarvester(t, Options{Now: func() time.Time { return checkNow }, Snapshots: SnapshotSettings{PageFetches: 10}})
 	rep := runCheck(t, h, site.URL)
 	if !rep.Followable || len(rep.Problems) != 0 || len(rep.Warnings) != 0 {
