@@ -98,7 +98,7 @@ func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
 	case !rep.Followable:
 		rep.Verdict = "tidings cannot follow this site: " + rep.Problems[0].Problem
 	case len(rep.Problems) > 0:
-		rep.Verdict = fmt.Sprintf("tidings can follow this site (%d %s), but %d %s below should be fixed.",
+		rep.Verdict = fmt.Sprintf("tidings can follow this site (%d %s), but it has %d %s to fix.",
 			len(rep.Collections), plural(len(rep.Collections), "collection", "collections"),
 			len(rep.Problems), plural(len(rep.Problems), "problem", "problems"))
 	default:

@@ -54,6 +54,7 @@ Commands:
   harvest [--all | --site URL]
                         harvest the sites that are due (or all, or one) now
   feeds [--json]        list collections and their feed URLs
+  check URL             say what tidings finds on a site and what its owner should fix
   export changes [--site URL] [--collection ID]
                         print every stored change as JSON Lines
   user add NAME         create an account (password from the terminal or stdin)
@@ -84,6 +85,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdHarvest(ctx, rest, getenv, stdout, stderr)
 	case "feeds":
 		return cmdFeeds(ctx, rest, getenv, stdout, stderr)
+	case "check":
+		return cmdCheck(ctx, rest, getenv, stdout, stderr)
 	case "export":
 		return cmdExport(ctx, rest, getenv, stdout, stderr)
 	case "user":

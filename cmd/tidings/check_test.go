@@ -1,0 +1,131 @@
+package main
+
+import (
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"tidings/internal/checksite"
+)
+
+func newCheckSite(t *testing.T, docs map[string]string) *checksite.Site {
+	t.Helper()
+	s := checksite.Serve(docs)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestCheckNamesEachProblemWithItsFix(t *testing.T) {
+	t.Parallel()
+	site := newCheckSite(t, checksite.Bad(time.Now()))
+	env := newEnv(t)
+	r := tidings(t, env, "check", site.URL)
+	mustSucceed(t, r)
+	for _, want := range []string{
+		"[no-describes] " + site.URL + "/.well-known/resourcesync, entry 1 <" + site.URL + "/shrine/caps.xml> on line 4",
+		"[no-describes] " + site.URL + "/shrine/caps.xml\n",
+		"[no-up] " + site.URL + "/shrine/caps.xml\n",
+		"[no-up] " + site.URL + "/shrine/changes.xml\n",
+		"[no-datetime] " + site.URL + "/shrine/changes.xml, entry 2 <" + site.URL + "/shrine/b.html> on line 5\n" +
+			"     1 entry of the change list has no datetime.\n" +
+			"     Fix: Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile.\n",
+		"[unknown-change] " + site.URL + "/shrine/changes.xml, entry 3 <" + site.URL + "/shrine/c.html> on line 6\n" +
+			"     1 entry of the change list has change=\"renamed\", which is not a change IFCC-0001 knows.\n",
+		"[future-dates] " + site.URL + "/shrine/changes.xml, entry <" + site.URL + "/shrine/d.html>",
+		"[scp-invalid] " + site.URL + "/scp/blog.scp, line 2\n     the SCP snapshot is not valid: the line is not valid JSON",
+		"[arc-invalid] " + site.URL + "/.well-known/arc-sitemap.json, line 4\n     the ARC sitemap is not valid: invalid JSON",
+		"Documents fetched:\n",
+		site.URL + "/robots.txt: returned 404 Not Found\n",
+		site.URL + "/shrine/changes.xml: 200 OK",
+		"Problems (9):",
+		"tidings can follow this site (2 collections), but it has 9 problems to fix.\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if _, err := os.Stat(env["TIDINGS_DB"]); !os.IsNotExist(err) {
+		t.Errorf("check made a database at %s (%v)", env["TIDINGS_DB"], err)
+	}
+}
+
+func TestCheckOfAWellPublishedSite(t *testing.T) {
+	t.Parallel()
+	site := newCheckSite(t, checksite.Good(time.Now()))
+	r := tidings(t, newEnv(t), "check", site.URL+"/shrine/")
+	mustSucceed(t, r)
+	for _, want := range []string{
+		"\nNo problems found.\n",
+		"3 change(s); following it now puts the 2 of the last 30 days in its feed, the older ones are kept as already seen",
+		"What the feeds would show, newest first:\n",
+		"  Updated: Page B\n",
+		"  Created: Page A\n      Page A (created, ",
+		") All about a.\n      " + site.URL + "/shrine/a.html\n",
+		"tidings can follow this site (1 collection), and found nothing to fix.\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "Problems") || strings.Contains(r.stdout, "Also noted") {
+		t.Errorf("a well-published site has problems or warnings:\n%s", r.stdout)
+	}
+}
+
+func TestCheckOfASiteThatCannotBeFollowed(t *testing.T) {
+	t.Parallel()
+	empty := newCheckSite(t, map[string]string{})
+	r := tidings(t, newEnv(t), "check", empty.URL)
+	want := "tidings: cannot follow this site: no change information (ResourceSync, SCP or ARC) was found; tried: "
+	if r.code != 1 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("exit %d, stderr:\n%s\nwant one line starting %q", r.code, r.stderr, want)
+	}
+	if !strings.Contains(r.stdout, "[nothing-found]") || !strings.Contains(r.stdout, "Fix: Publish a ResourceSync Source Description") {
+		t.Errorf("output:\n%s", r.stdout)
+	}
+
+	// Nothing listens on a port just closed.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "http://" + l.Addr().String() + "/"
+	l.Close()
+	r = tidings(t, newEnv(t), "check", gone)
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "tidings: cannot follow this site: ") || !strings.Contains(r.stderr, "could not be fetched") ||
+		strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("unreachable site: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+func TestCheckRefusesLoopbackUnlessAllowed(t *testing.T) {
+	t.Parallel()
+	site := newCheckSite(t, checksite.Good(time.Now()))
+	r := tidings(t, newEnv(t, "TIDINGS_ALLOW_PRIVATE_ADDRESSES", ""), "check", site.URL)
+	if r.code != 1 || !strings.Contains(r.stderr, "--allow-private-addresses") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
+
+func TestCheckHelpListsItsFlagsOnly(t *testing.T) {
+	t.Parallel()
+	r := tidings(t, newEnv(t), "check", "--help")
+	if r.code != 0 || !strings.HasPrefix(r.stderr, "Usage: tidings check URL\n") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"--allow-private-addresses (TIDINGS_ALLOW_PRIVATE_ADDRESSES)", "--strict-datetime", "--max-documents", "--page-fetches", "--base-url"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("help lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	for _, not := range []string{"--db ", "--addr ", "--interval ", "--workers", "--discovery-interval"} {
+		if strings.Contains(r.stderr, not) {
+			t.Errorf("help lists %q, which check does not use:\n%s", not, r.stderr)
+		}
+	}
+	if r := tidings(t, newEnv(t), "check"); r.code != 2 {
+		t.Errorf("check without a URL: exit %d, want 2", r.code)
+	}
+}
