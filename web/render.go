@@ -19,7 +19,7 @@ import (
 // never collide.
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
-	"collection", "admin", "import", "import_result", "error",
+	"collection", "admin", "import", "import_result", "error", "check",
 }
 
 func parsePages(fsys fs.FS) (map[string]*template.Template, error) {
