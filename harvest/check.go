@@ -155,7 +155,8 @@ func (h *Harvester) Check(ctx context.Context, rawURL string, o CheckOptions) (*
 		return nil, err
 	}
 	if srep != nil {
-		if err := dry.checkCollections(ctx, rep, srep, h.opts.InitialWindow, o); err != nil {
+		// What was read is reported even when the check ran out of time.
+		if err := dry.checkCollections(context.WithoutCancel(ctx), rep, srep, h.opts.InitialWindow, o); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package harvest
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -179,5 +180,34 @@ func TestCheckNamesTheLineOfAnInvalidSCPFile(t *testing.T) {
 	}
 	if len(rep.Problems) != 1 {
 		t.Errorf("problems %+v, want the SCP one alone", rep.Problems)
+	}
+}
+
+func TestCheckThatRunsOutOfTimeStillReports(t *testing.T) {
+	docs := checksite.Good(checkNow)
+	site := newCheckSite(t, docs)
+	slow := make(chan struct{})
+	t.Cleanup(func() { close(slow) })
+	inner := site.Config.Handler
+	site.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/shrine/changes.xml" {
+			select {
+			case <-slow:
+			case <-r.Context().Done():
+			}
+		}
+		inner.ServeHTTP(w, r)
+	})
+	_, h := checkHarvester(t)
+	start := time.Now()
+	rep, err := h.Check(context.Background(), site.URL, CheckOptions{TempDir: t.TempDir(), Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("the check took %s with a limit of 500ms", d)
+	}
+	if rep.Followable || len(rep.Collections) != 1 || !strings.Contains(rep.Collections[0].Error, "tidings stopped harvesting this site after 500ms") {
+		t.Errorf("followable %v, collections %+v", rep.Followable, rep.Collections)
 	}
 }

@@ -100,6 +100,10 @@ func (s *Server) checkPage(c echo.Context) error {
 	if errors.As(err, &p) {
 		return fail(http.StatusUnprocessableEntity, capitalize(p.Msg)+".")
 	}
+	if errors.Is(err, context.Canceled) {
+		// Whoever asked has gone.
+		return nil
+	}
 	if err != nil {
 		return err
 	}
