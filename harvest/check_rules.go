@@ -181,7 +181,7 @@ func (h *Harvester) docProblems(d checkedDoc, now time.Time) []CheckProblem {
 				"Add <rs:ln rel=\"describes\" href=\"…\"/> naming the collection's home page: IFCC-0001 requires it, and it is the collection's identity. "+
 					"Meanwhile tidings identifies the collection by the Source Description's describes link, else by the capability list's own address, so that moving the list would start a new feed.")
 		case rsync.FindNoDatetime:
-			fix := "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile."
+			fix := "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile (and ignores those without one)."
 			if h.opts.Protocols.ResourceSync.StrictDatetime {
 				fix = "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and this tidings (--strict-datetime) ignores entries without it."
 			}

@@ -75,6 +75,7 @@ func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
 		{CheckUnknownChange, changes, "entry 3 <" + site.URL + "/shrine/c.html> on line 6", `change="renamed"`, `Use change="created", "updated" or "deleted"`},
 		{CheckSCPInvalid, site.URL + "/scp/blog.scp", "line 2", "the SCP snapshot is not valid: the line is not valid JSON", "rejects the whole file"},
 		{CheckARCInvalid, site.URL + "/.well-known/arc-sitemap.json", "line 4", "the ARC sitemap is not valid: invalid JSON", "Appendix E"},
+		{CheckNoChange, changes, "entry 5 <" + site.URL + "/shrine/e.html> on line 8", "1 entry of the change list has no change attribute", "tidings skips entries without it"},
 		{CheckFuture, changes, "entry <" + site.URL + "/shrine/d.html>", "dated in the future: the latest, " + site.URL + "/shrine/d.html, on 2026-05-04T12:00:00Z", "more than a day ahead"},
 	}
 	got := problemsByCode(rep)

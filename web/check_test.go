@@ -34,13 +34,13 @@ func TestCheckPageNamesEachProblemAndStoresNothing(t *testing.T) {
 		t.Fatalf("status %d\n%s", rec.Code, body)
 	}
 	for _, code := range []string{harvest.CheckNoDescribes, harvest.CheckNoUp, harvest.CheckNoDatetime, harvest.CheckUnknownChange,
-		harvest.CheckFuture, harvest.CheckSCPInvalid, harvest.CheckARCInvalid} {
+		harvest.CheckFuture, harvest.CheckNoChange, harvest.CheckSCPInvalid, harvest.CheckARCInvalid} {
 		if !strings.Contains(body, `data-code="`+code+`"`) {
 			t.Errorf("the page names no %s problem", code)
 		}
 	}
 	for _, want := range []string{
-		"tidings can follow this site (2 collections), but it has 9 problems to fix.",
+		"tidings can follow this site (2 collections), but it has 10 problems to fix.",
 		"Fix: Add datetime=&#34;…&#34; (when the change was made",
 		"change=&#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;",
 		site.URL + "/scp/blog.scp</a>, line 2",

@@ -30,17 +30,18 @@ func TestCheckNamesEachProblemWithItsFix(t *testing.T) {
 		"[no-up] " + site.URL + "/shrine/changes.xml\n",
 		"[no-datetime] " + site.URL + "/shrine/changes.xml, entry 2 <" + site.URL + "/shrine/b.html> on line 5\n" +
 			"     1 entry of the change list has no datetime.\n" +
-			"     Fix: Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile.\n",
+			"     Fix: Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile (and ignores those without one).\n",
 		"[unknown-change] " + site.URL + "/shrine/changes.xml, entry 3 <" + site.URL + "/shrine/c.html> on line 6\n" +
 			"     1 entry of the change list has change=\"renamed\", which is not a change IFCC-0001 knows.\n",
+		"[no-change] " + site.URL + "/shrine/changes.xml, entry 5 <" + site.URL + "/shrine/e.html> on line 8\n",
 		"[future-dates] " + site.URL + "/shrine/changes.xml, entry <" + site.URL + "/shrine/d.html>",
 		"[scp-invalid] " + site.URL + "/scp/blog.scp, line 2\n     the SCP snapshot is not valid: the line is not valid JSON",
 		"[arc-invalid] " + site.URL + "/.well-known/arc-sitemap.json, line 4\n     the ARC sitemap is not valid: invalid JSON",
 		"Documents fetched:\n",
 		site.URL + "/robots.txt: returned 404 Not Found\n",
 		site.URL + "/shrine/changes.xml: 200 OK",
-		"Problems (9):",
-		"tidings can follow this site (2 collections), but it has 9 problems to fix.\n",
+		"Problems (10):",
+		"tidings can follow this site (2 collections), but it has 10 problems to fix.\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)

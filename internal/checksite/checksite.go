@@ -89,7 +89,7 @@ func Good(now time.Time) map[string]string {
 // entry and a capability list without describes, a capability list and a
 // change list without up, a change list entry without datetime (dated by
 // its lastmod), one with the unknown change "renamed", one dated three
-// days after now, an SCP snapshot whose line 2 is not JSON, and an ARC
+// days after now, one without change, an SCP snapshot whose line 2 is not JSON, and an ARC
 // sitemap whose line 4 is not JSON. Its ResourceSync collection can still
 // be followed.
 func Bad(now time.Time) map[string]string {
@@ -105,6 +105,7 @@ func Bad(now time.Time) map[string]string {
   <url><loc>{{base}}/shrine/b.html</loc><lastmod>` + date(now, -24*time.Hour) + `</lastmod><rs:md change="updated"/></url>
   <url><loc>{{base}}/shrine/c.html</loc><rs:md change="renamed" datetime="` + date(now, -24*time.Hour) + `"/></url>
   <url><loc>{{base}}/shrine/d.html</loc><rs:md change="updated" datetime="` + date(now, 72*time.Hour) + `"/></url>
+  <url><loc>{{base}}/shrine/e.html</loc><rs:md datetime="` + date(now, -time.Hour) + `"/></url>
 </urlset>`,
 		"/sitemap.xml": `<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:scp="https://scp-protocol.org/schemas/sitemap/1.0">
