@@ -52,13 +52,6 @@ func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
 		rep.Problems = append(rep.Problems, h.docProblems(d, rep.Checked)...)
 	}
 	rep.Problems = append(rep.Problems, log.invalid...)
-	var warnings []string
-	if srep != nil {
-		warnings = append(warnings, srep.Run.Warnings...)
-		if srep.Run.Error != "" {
-			rep.Problems = append(rep.Problems, nothingFound(problemf("%s", srep.Run.Error)))
-		}
-	}
 	ok := 0
 	for _, c := range rep.Collections {
 		if c.Error == "" {
@@ -69,18 +62,7 @@ func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
 		}
 	}
 	if srep != nil {
-		for _, cr := range srep.Collections {
-			warnings = append(warnings, cr.Run.Warnings...)
-		}
-	}
-	for _, w := range warnings {
-		if p, ok := arcPageProblem(w); ok {
-			rep.Problems = append(rep.Problems, p)
-			continue
-		}
-		if !h.explained(w, rep.Problems) {
-			rep.Warnings = append(rep.Warnings, w)
-		}
+		h.sortWarnings(rep, srep)
 	}
 	slices.SortStableFunc(rep.Problems, func(a, b CheckProblem) int {
 		switch {
@@ -92,19 +74,40 @@ func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
 		return 1
 	})
 	rep.Followable = ok > 0
+	rep.Verdict = verdict(rep)
+}
+
+// sortWarnings turns the warnings of discovery and the harvest that a
+// rule reads into problems, drops those a problem already says, and keeps
+// the rest as they are.
+func (h *Harvester) sortWarnings(rep *CheckReport, srep *SiteReport) {
+	warnings := slices.Clone(srep.Run.Warnings)
+	for _, cr := range srep.Collections {
+		warnings = append(warnings, cr.Run.Warnings...)
+	}
+	for _, w := range warnings {
+		if p, ok := arcPageProblem(w); ok {
+			rep.Problems = append(rep.Problems, p)
+		} else if !explained(w, rep.Problems) {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
+}
+
+func verdict(rep *CheckReport) string {
+	cols := fmt.Sprintf("%d %s", len(rep.Collections), plural(len(rep.Collections), "collection", "collections"))
 	switch {
 	case !rep.Followable && len(rep.Collections) > 0:
-		rep.Verdict = "tidings cannot follow this site: it found change information, but could not harvest any of it."
+		return "tidings cannot follow this site: it found change information, but could not harvest any of it."
+	case !rep.Followable && len(rep.Problems) > 0:
+		return "tidings cannot follow this site: " + rep.Problems[0].Problem
 	case !rep.Followable:
-		rep.Verdict = "tidings cannot follow this site: " + rep.Problems[0].Problem
+		return "tidings cannot follow this site: it found no change information."
 	case len(rep.Problems) > 0:
-		rep.Verdict = fmt.Sprintf("tidings can follow this site (%d %s), but it has %d %s to fix.",
-			len(rep.Collections), plural(len(rep.Collections), "collection", "collections"),
-			len(rep.Problems), plural(len(rep.Problems), "problem", "problems"))
-	default:
-		rep.Verdict = fmt.Sprintf("tidings can follow this site (%d %s), and found nothing to fix.",
-			len(rep.Collections), plural(len(rep.Collections), "collection", "collections"))
+		return fmt.Sprintf("tidings can follow this site (%s), but it has %d %s to fix.",
+			cols, len(rep.Problems), plural(len(rep.Problems), "problem", "problems"))
 	}
+	return fmt.Sprintf("tidings can follow this site (%s), and found nothing to fix.", cols)
 }
 
 func plural(n int, one, many string) string {
@@ -115,7 +118,7 @@ func plural(n int, one, many string) string {
 }
 
 // explained reports whether a problem already named says what w says.
-func (h *Harvester) explained(w string, problems []CheckProblem) bool {
+func explained(w string, problems []CheckProblem) bool {
 	for _, p := range problems {
 		if match, ok := covered[p.Code]; ok && match(w) {
 			return true
@@ -159,46 +162,59 @@ func arcPageProblem(w string) (CheckProblem, bool) {
 // docProblems are the problems of one ResourceSync document.
 func (h *Harvester) docProblems(d checkedDoc, now time.Time) []CheckProblem {
 	var out []CheckProblem
-	add := func(code, where, problem, fix string) {
-		out = append(out, CheckProblem{Code: code, Doc: d.url, Where: where, Problem: problem, Fix: fix})
-	}
 	for _, f := range d.findings {
-		switch f.Code {
-		case rsync.FindNoUp:
-			above := "the Source Description"
-			if d.capability == rsync.CapChangeList {
-				above = "its capability list"
-			}
-			add(CheckNoUp, "", fmt.Sprintf("the %s has no <rs:ln rel=\"up\"> link to %s.", capabilityName(d.capability), above),
-				fmt.Sprintf("Add <rs:ln rel=\"up\" href=\"…\"/> naming %s: IFCC-0001 requires it, so that whoever is given this document can find what it belongs to.", above))
-		case rsync.FindNoDescribes:
-			if f.Loc != "" {
-				add(CheckNoDescribes, entryWhere(f), fmt.Sprintf("the Source Description's entry for the capability list %s has no <rs:ln rel=\"describes\">.", f.Loc),
-					"Add <rs:ln rel=\"describes\" href=\"…\"/> to that <url>, naming the collection's home page, as IFCC-0001 requires.")
-				continue
-			}
-			add(CheckNoDescribes, "", "the capability list has no <rs:ln rel=\"describes\"> naming its collection.",
-				"Add <rs:ln rel=\"describes\" href=\"…\"/> naming the collection's home page: IFCC-0001 requires it, and it is the collection's identity. "+
-					"Meanwhile tidings identifies the collection by the Source Description's describes link, else by the capability list's own address, so that moving the list would start a new feed.")
-		case rsync.FindNoDatetime:
-			fix := "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile (and ignores those without one)."
-			if h.opts.Protocols.ResourceSync.StrictDatetime {
-				fix = "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and this tidings (--strict-datetime) ignores entries without it."
-			}
-			add(CheckNoDatetime, entryWhere(f), fmt.Sprintf("%s of the change list %s no datetime.", entriesWord(f.Count), hasWord(f.Count)), fix)
-		case rsync.FindNoChange:
-			add(CheckNoChange, entryWhere(f), fmt.Sprintf("%s of the change list %s no change attribute.", entriesWord(f.Count), hasWord(f.Count)),
-				"Add change=\"created\", \"updated\" or \"deleted\" to each entry's rs:md; tidings skips entries without it.")
-		case rsync.FindUnknownChange:
-			add(CheckUnknownChange, entryWhere(f), fmt.Sprintf("%s of the change list %s change=%q, which is not a change IFCC-0001 knows.", entriesWord(f.Count), hasWord(f.Count), f.Value),
-				"Use change=\"created\", \"updated\" or \"deleted\"; tidings skips these entries.")
+		if p, ok := h.findingProblem(d, f); ok {
+			p.Doc = d.url
+			out = append(out, p)
 		}
 	}
 	if n := d.newest; n != nil && n.At.After(now.Add(maxClockSkew)) {
-		add(CheckFuture, "entry <"+n.URL+">", fmt.Sprintf("the change list has changes dated in the future: the latest, %s, on %s.", n.URL, n.At.UTC().Format(time.RFC3339)),
-			"Date each change when it was made, and check the clock and time zone of whatever writes the list: tidings ignores changes dated more than a day ahead, which would otherwise stay on top of the feed.")
+		out = append(out, CheckProblem{Code: CheckFuture, Doc: d.url, Where: "entry <" + n.URL + ">",
+			Problem: fmt.Sprintf("the change list has changes dated in the future: the latest, %s, on %s.", n.URL, n.At.UTC().Format(time.RFC3339)),
+			Fix: "Date each change when it was made, and check the clock and time zone of whatever writes the list: " +
+				"tidings ignores changes dated more than a day ahead, which would otherwise stay on top of the feed."})
 	}
 	return out
+}
+
+// findingProblem phrases one finding of a document for its owner.
+func (h *Harvester) findingProblem(d checkedDoc, f rsync.Finding) (CheckProblem, bool) {
+	switch f.Code {
+	case rsync.FindNoUp:
+		above := "the Source Description"
+		if d.capability == rsync.CapChangeList {
+			above = "its capability list"
+		}
+		return CheckProblem{Code: CheckNoUp,
+			Problem: fmt.Sprintf("the %s has no <rs:ln rel=\"up\"> link to %s.", capabilityName(d.capability), above),
+			Fix:     fmt.Sprintf("Add <rs:ln rel=\"up\" href=\"…\"/> naming %s: IFCC-0001 requires it, so that whoever is given this document can find what it belongs to.", above)}, true
+	case rsync.FindNoDescribes:
+		if f.Loc != "" {
+			return CheckProblem{Code: CheckNoDescribes, Where: entryWhere(f),
+				Problem: fmt.Sprintf("the Source Description's entry for the capability list %s has no <rs:ln rel=\"describes\">.", f.Loc),
+				Fix:     "Add <rs:ln rel=\"describes\" href=\"…\"/> to that <url>, naming the collection's home page, as IFCC-0001 requires."}, true
+		}
+		return CheckProblem{Code: CheckNoDescribes, Problem: "the capability list has no <rs:ln rel=\"describes\"> naming its collection.",
+			Fix: "Add <rs:ln rel=\"describes\" href=\"…\"/> naming the collection's home page: IFCC-0001 requires it, and it is the collection's identity. " +
+				"Meanwhile tidings identifies the collection by the Source Description's describes link, else by the capability list's own address, so that moving the list would start a new feed."}, true
+	case rsync.FindNoDatetime:
+		then := "tidings dates these entries by their lastmod meanwhile (and ignores those without one)."
+		if h.opts.Protocols.ResourceSync.StrictDatetime {
+			then = "this tidings (--strict-datetime) ignores entries without it."
+		}
+		return CheckProblem{Code: CheckNoDatetime, Where: entryWhere(f),
+			Problem: fmt.Sprintf("%s of the change list %s no datetime.", entriesWord(f.Count), hasWord(f.Count)),
+			Fix:     "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and " + then}, true
+	case rsync.FindNoChange:
+		return CheckProblem{Code: CheckNoChange, Where: entryWhere(f),
+			Problem: fmt.Sprintf("%s of the change list %s no change attribute.", entriesWord(f.Count), hasWord(f.Count)),
+			Fix:     "Add change=\"created\", \"updated\" or \"deleted\" to each entry's rs:md; tidings skips entries without it."}, true
+	case rsync.FindUnknownChange:
+		return CheckProblem{Code: CheckUnknownChange, Where: entryWhere(f),
+			Problem: fmt.Sprintf("%s of the change list %s change=%q, which is not a change IFCC-0001 knows.", entriesWord(f.Count), hasWord(f.Count), f.Value),
+			Fix:     "Use change=\"created\", \"updated\" or \"deleted\"; tidings skips these entries."}, true
+	}
+	return CheckProblem{}, false
 }
 
 func capabilityName(c string) string {
