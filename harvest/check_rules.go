@@ -18,6 +18,8 @@ const (
 	CheckNoDatetime       = "no-datetime"
 	CheckNoChange         = "no-change"
 	CheckUnknownChange    = "unknown-change"
+	CheckBadDatetime      = "bad-datetime"
+	CheckNoFrom           = "no-from"
 	CheckFuture           = "future-dates"
 	CheckSCPInvalid       = "scp-invalid"
 	CheckARCInvalid       = "arc-invalid"
@@ -37,6 +39,9 @@ var covered = map[string]func(w string) bool{
 		return strings.HasPrefix(w, "skipped ") && strings.Contains(w, ": unknown change ")
 	},
 	CheckFuture: func(w string) bool { return strings.Contains(w, "dated more than a day after this harvest") },
+	CheckBadDatetime: func(w string) bool {
+		return strings.Contains(w, `: datetime "`) && strings.HasSuffix(w, " is not a W3C datetime")
+	},
 }
 
 func nothingFound(err error) CheckProblem {
@@ -209,6 +214,13 @@ func (h *Harvester) findingProblem(d checkedDoc, f rsync.Finding) (CheckProblem,
 		return CheckProblem{Code: CheckNoChange, Where: entryWhere(f),
 			Problem: fmt.Sprintf("%s of the change list %s no change attribute.", entriesWord(f.Count), hasWord(f.Count)),
 			Fix:     "Add change=\"created\", \"updated\" or \"deleted\" to each entry's rs:md; tidings skips entries without it."}, true
+	case rsync.FindBadDatetime:
+		return CheckProblem{Code: CheckBadDatetime, Where: entryWhere(f),
+			Problem: fmt.Sprintf("%s of the change list %s a datetime that is not a W3C datetime.", entriesWord(f.Count), hasWord(f.Count)),
+			Fix:     "Write each datetime as a W3C datetime, such as 2024-05-01 or 2024-05-01T12:00:00Z; tidings skips these entries rather than guess when they changed."}, true
+	case rsync.FindNoFrom:
+		return CheckProblem{Code: CheckNoFrom, Problem: "the change list's rs:md has no from attribute.",
+			Fix: "Add from=\"…\" to the change list's own rs:md, the time from which it lists changes, as IFCC-0001 requires."}, true
 	case rsync.FindUnknownChange:
 		return CheckProblem{Code: CheckUnknownChange, Where: entryWhere(f),
 			Problem: fmt.Sprintf("%s of the change list %s change=%q, which is not a change IFCC-0001 knows.", entriesWord(f.Count), hasWord(f.Count), f.Value),

@@ -212,3 +212,25 @@ func TestCheckThatRunsOutOfTimeStillReports(t *testing.T) {
 		t.Errorf("followable %v, collections %+v", rep.Followable, rep.Collections)
 	}
 }
+
+func TestCheckNamesBadDatetimesAndAMissingFrom(t *testing.T) {
+	docs := checksite.Good(checkNow)
+	docs["/shrine/changes.xml"] = strings.NewReplacer(
+		` from="2020-01-01"`, "",
+		`</urlset>`, `  <url><loc>{{base}}/shrine/x.html</loc><rs:md change="updated" datetime="last tuesday"/></url>
+</urlset>`).Replace(docs["/shrine/changes.xml"])
+	site := newCheckSite(t, docs)
+	_, h := checkHarvester(t)
+	rep := runCheck(t, h, site.URL)
+	got := problemsByCode(rep)
+	changes := site.URL + "/shrine/changes.xml"
+	if p := got[CheckNoFrom]; len(p) != 1 || p[0].Doc != changes || !strings.Contains(p[0].Fix, `Add from="…"`) {
+		t.Errorf("no-from problems %+v", p)
+	}
+	if p := got[CheckBadDatetime]; len(p) != 1 || p[0].Where != "entry 4 <"+site.URL+"/shrine/x.html> on line 8" || !strings.Contains(p[0].Fix, "W3C datetime") {
+		t.Errorf("bad-datetime problems %+v", p)
+	}
+	if len(rep.Problems) != 2 || len(rep.Warnings) != 0 {
+		t.Errorf("problems %+v, warnings %q; want the two alone", rep.Problems, rep.Warnings)
+	}
+}

@@ -87,7 +87,7 @@ func (p *parser) parseRoot() error {
 		switch tok.kind {
 		case tokEnd:
 			p.rootMD(&md)
-			p.findings()
+			p.findings(&md)
 			p.finish()
 			return nil
 		case tokStart:

@@ -17,6 +17,11 @@ const (
 	// FindUnknownChange: change list entries have a change other than
 	// created, updated or deleted.
 	FindUnknownChange = "unknown-change"
+	// FindBadDatetime: change list entries have a datetime that is not a
+	// W3C datetime.
+	FindBadDatetime = "bad-datetime"
+	// FindNoFrom: a change list's root rs:md has no from.
+	FindNoFrom = "no-from"
 )
 
 // Finding is one way a document departs from what IFCC-0001 asks of its
@@ -62,7 +67,9 @@ func (p *parser) noteEntry(e *Entry, pos, line int) {
 		p.notes.add(FindUnknownChange, e, pos, line, e.Change)
 	}
 	at := e.Datetime
-	if at == nil && !e.HasBadDate("datetime") {
+	if e.HasBadDate("datetime") {
+		p.notes.add(FindBadDatetime, e, pos, line, "")
+	} else if at == nil {
 		p.notes.add(FindNoDatetime, e, pos, line, "")
 		at = e.Lastmod
 	}
@@ -77,12 +84,15 @@ func (p *parser) noteEntry(e *Entry, pos, line int) {
 
 // findings turns what was noted into the document's findings, once its
 // capability is known.
-func (p *parser) findings() {
+func (p *parser) findings(root *mdAttrs) {
 	d := p.doc
 	switch d.Capability {
 	case CapChangeList:
 		if d.Link("up") == "" {
 			d.Findings = append(d.Findings, Finding{Code: FindNoUp})
+		}
+		if root.from == "" {
+			d.Findings = append(d.Findings, Finding{Code: FindNoFrom})
 		}
 		if d.IsIndex() {
 			break

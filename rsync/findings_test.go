@@ -25,15 +25,17 @@ func TestFindingsOfAChangeList(t *testing.T) {
   <url><loc>https://example.org/e</loc><rs:md change="moved" datetime="2024-01-05"/></url>
   <url><loc>https://example.org/f</loc><rs:md change="created"/></url>
   <url><loc>https://example.org/g</loc><rs:md change="created" datetime="someday"/></url>
-  <rs:md capability="changelist" from="2024-01-01"/>
+  <rs:md capability="changelist"/>
 </urlset>`
 	// The root rs:md comes last: what applies is known at the end.
 	doc := findingsOf(t, src, "https://example.org/cl.xml")
 	want := []string{
 		FindNoUp,
+		FindNoFrom,
 		`no-datetime ×2, first entry 2 <https://example.org/b> on line 3`,
 		`unknown-change ×2, first entry 3 <https://example.org/c> on line 5 ("renamed")`,
 		`no-change ×1, first entry 4 <https://example.org/d> on line 6`,
+		`bad-datetime ×1, first entry 7 <https://example.org/g> on line 9`,
 	}
 	var got []string
 	for _, f := range doc.Findings {
