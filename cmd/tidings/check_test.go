@@ -41,6 +41,9 @@ func TestCheckNamesEachProblemWithItsFix(t *testing.T) {
 		site.URL + "/robots.txt: returned 404 Not Found\n",
 		site.URL + "/shrine/changes.xml: 200 OK",
 		"Problems (10):",
+		// A warning no rule explains is shown as the harvest says it.
+		"Also noted:\n",
+		"  - the page " + site.URL + "/shrine/a.html returned 404 Not Found; its change is kept without its text\n",
 		"tidings can follow this site (2 collections), but it has 10 problems to fix.\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
