@@ -1,0 +1,68 @@
+package publish
+
+import (
+	"context"
+	"time"
+)
+
+// dater dates the changes of a run.
+type dater struct {
+	now time.Time
+	git *gitRepo        // nil: every change is dated now
+	dty map[string]bool // files not as committed
+}
+
+// newDater picks the dating the options ask for: git inside a git work
+// tree unless told now, and an error when git is asked for outside one.
+func newDater(ctx context.Context, o *Options, now time.Time) (*dater, error) {
+	d := &dater{now: now}
+	if o.Datetime == DatetimeNow {
+		return d, nil
+	}
+	g, ok := openGit(ctx, o.Dir)
+	if !ok {
+		switch {
+		case o.Datetime == DatetimeGit:
+			return nil, usagef("--datetime git: %s is not inside a git work tree (or git is not installed); use --datetime now", o.Dir)
+		case o.History > 0:
+			return nil, usagef("--history reads the commits of a git work tree, and %s is not inside one (or git is not installed)", o.Dir)
+		}
+		return d, nil
+	}
+	dty, err := g.dirty(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.git, d.dty = g, dty
+	return d, nil
+}
+
+// dates gives each file (slash path from the site's root) its date: the
+// last commit that touched it when its state in the folder is the
+// committed one, else the run's time.
+func (d *dater) dates(ctx context.Context, rels []string) (map[string]time.Time, error) {
+	out := make(map[string]time.Time, len(rels))
+	want := map[string]bool{}
+	for _, r := range rels {
+		out[r] = d.now
+		if d.git != nil && !d.dty[r] {
+			want[r] = true
+		}
+	}
+	if len(want) == 0 {
+		return out, nil
+	}
+	found, err := d.git.lastDates(ctx, want)
+	if err != nil {
+		return nil, err
+	}
+	for r, t := range found {
+		// A commit dated after the run (a clock ahead) would date the
+		// change in the future, where readers set it aside.
+		if t.After(d.now) {
+			t = d.now
+		}
+		out[r] = t
+	}
+	return out, nil
+}
