@@ -41,16 +41,13 @@ func (ls *lists) add(adds []entry, now time.Time, max int) {
 	if len(adds) == 0 {
 		return
 	}
-	if month := monthStart(now); ls.from.Before(month) {
-		if len(ls.current) > 0 {
-			until := month
-			if last := ls.current[len(ls.current)-1].at; last.After(until) {
-				until = last
-			}
-			ls.close(ls.current, until)
-		} else {
-			ls.from = month
+	// An empty list is not worth an archive: it simply covers more.
+	if month := monthStart(now); ls.from.Before(month) && len(ls.current) > 0 {
+		until := month
+		if last := ls.current[len(ls.current)-1].at; last.After(until) {
+			until = last
 		}
+		ls.close(ls.current, until)
 	}
 	all := append(slices.Clone(ls.current), adds...)
 	slices.SortStableFunc(all, compareEntries)
