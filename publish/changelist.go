@@ -17,6 +17,7 @@ type closedList struct {
 // open one.
 type lists struct {
 	archives []listRef
+	last     int          // the highest archive number taken
 	closed   []closedList // archived by this run, also in archives
 	from     time.Time    // the open list's
 	current  []entry
@@ -67,10 +68,11 @@ func (ls *lists) add(adds []entry, now time.Time, max int) {
 // close archives entries as the next numbered list, from the open list's
 // from to until, and begins the open list at until.
 func (ls *lists) close(entries []entry, until time.Time) {
-	n := 1
 	for _, a := range ls.archives {
-		n = max(n, a.n+1)
+		ls.last = max(ls.last, a.n)
 	}
+	ls.last++
+	n := ls.last
 	c := closedList{n: n, from: ls.from, until: until, entries: entries}
 	ls.closed = append(ls.closed, c)
 	ls.archives = append(ls.archives, listRef{n: n, from: c.from, until: c.until})

@@ -2,20 +2,28 @@ package publish
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 )
 
 // dater dates the changes of a run.
 type dater struct {
 	now time.Time
+	dir string
 	git *gitRepo        // nil: every change is dated now
 	dty map[string]bool // files not as committed
+	// tracked are the files git knows: only those, and files gone from
+	// the folder, may have a commit to be dated by.
+	tracked map[string]bool
 }
 
 // newDater picks the dating the options ask for: git inside a git work
 // tree unless told now, and an error when git is asked for outside one.
 func newDater(ctx context.Context, o *Options, now time.Time) (*dater, error) {
-	d := &dater{now: now}
+	d := &dater{now: now, dir: o.Dir}
 	if o.Datetime == DatetimeNow {
 		return d, nil
 	}
@@ -33,7 +41,11 @@ func newDater(ctx context.Context, o *Options, now time.Time) (*dater, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.git, d.dty = g, dty
+	tracked, err := g.tracked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d.git, d.dty, d.tracked = g, dty, tracked
 	return d, nil
 }
 
@@ -45,7 +57,7 @@ func (d *dater) dates(ctx context.Context, rels []string) (map[string]time.Time,
 	want := map[string]bool{}
 	for _, r := range rels {
 		out[r] = d.now
-		if d.git != nil && !d.dty[r] {
+		if d.git != nil && !d.dty[r] && d.inHistory(r) {
 			want[r] = true
 		}
 	}
@@ -65,4 +77,16 @@ func (d *dater) dates(ctx context.Context, rels []string) (map[string]time.Time,
 		out[r] = t
 	}
 	return out, nil
+}
+
+// inHistory reports whether a file may have a commit: one git tracks, or
+// one no longer in the folder (its deletion may be committed). An
+// untracked file has none, and looking for it would read the whole
+// history.
+func (d *dater) inHistory(rel string) bool {
+	if d.tracked[rel] {
+		return true
+	}
+	_, err := os.Lstat(filepath.Join(d.dir, filepath.FromSlash(rel)))
+	return errors.Is(err, fs.ErrNotExist)
 }

@@ -73,6 +73,17 @@ func (g *gitRepo) dirty(ctx context.Context) (map[string]bool, error) {
 	return set, err
 }
 
+// tracked lists the files git knows in the folder: only those have a
+// commit to be dated by.
+func (g *gitRepo) tracked(ctx context.Context) (map[string]bool, error) {
+	set := map[string]bool{}
+	err := g.stream(ctx, func(field string) bool {
+		set[field] = true
+		return true
+	}, "ls-files", "-z", "--", ".")
+	return set, err
+}
+
 // logEntry is one file of one commit.
 type logEntry struct {
 	at     time.Time

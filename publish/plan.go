@@ -52,7 +52,7 @@ func (r *run) plan(ctx context.Context, rel string) (*plan, error) {
 		p.col.describedBy = p.col.describes
 	}
 	p.res = CollectionResult{Path: rel, URL: p.col.describes, CapabilityList: p.col.capabilityList, Pages: len(pages), First: !st.found}
-	p.lists = lists{archives: st.archives, from: st.from, current: st.current}
+	p.lists = lists{archives: st.archives, last: st.lastArchive, from: st.from, current: st.current}
 	if !st.hasList {
 		p.lists.from = r.now
 	}

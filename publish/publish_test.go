@@ -256,3 +256,38 @@ func TestRunAfterAnInterruptedOneAddsNoChangeTwice(t *testing.T) {
 		t.Fatalf("change list %v, want %v", got, want)
 	}
 }
+
+// Every page URL read back from the resource list must be the one the
+// folder gives again, or each run would find pages deleted and created.
+func TestURLsSurviveTheRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	names := []string{"a+b (1)!.html", "100%.html", "semi;colon=x.html", "tilde~'q'.html", "[brackets].html",
+		"ünï cödé#?.html", "deep/er/index.html", "amp&lt;.html", "tab\there.html"}
+	files := map[string]string{}
+	for _, n := range names {
+		files[n] = n
+	}
+	writeSite(t, dir, files)
+	o := publish.Options{Dir: dir, BaseURL: "https://example.org/my%20site/"}
+	res := publishAt(t, o, "2026-11-02T10:00:00Z")
+	if res.Collections[0].Pages != len(names) {
+		t.Fatalf("%d pages", res.Collections[0].Pages)
+	}
+	res = publishAt(t, o, "2026-11-03T10:00:00Z")
+	if c := res.Collections[0]; c.Changes() != 0 || len(res.Written) != 0 {
+		t.Fatalf("the second run found %+v and wrote %q", c, res.Written)
+	}
+}
+
+// The site's folder may be a symbolic link (to a generator's output).
+func TestFolderThroughASymbolicLink(t *testing.T) {
+	real := fixtureSite(t)
+	link := filepath.Join(t.TempDir(), "site")
+	if err := os.Symlink(real, link); err != nil {
+		t.Skip(err)
+	}
+	res := publishAt(t, publish.Options{Dir: link}, "2026-11-02T10:00:00Z")
+	if res.Collections[0].Pages != 5 {
+		t.Fatalf("%d pages through the link", res.Collections[0].Pages)
+	}
+}

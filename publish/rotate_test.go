@@ -2,6 +2,8 @@ package publish_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -127,4 +129,38 @@ func TestChangeListIsArchivedWhenAMonthEnds(t *testing.T) {
 	if cap.Entries[1].Loc != base+"resourcesync/changelist-index.xml" {
 		t.Errorf("the capability list names %s, not the index", cap.Entries[1].Loc)
 	}
+}
+
+// An archive is never overwritten, even when the index naming it is gone.
+func TestArchivesAreNeverOverwritten(t *testing.T) {
+	dir := t.TempDir()
+	writeSite(t, dir, map[string]string{"index.html": "v0"})
+	o := publish.Options{Dir: dir, MaxListEntries: 1}
+	publishAt(t, o, "2026-11-01T00:00:00Z")
+	writeSite(t, dir, map[string]string{"index.html": "v1", "a.html": "a"})
+	publishAt(t, o, "2026-11-01T01:00:00Z")
+	first := snap(t, dir)["resourcesync/changelist-1.xml"]
+	if first.data == "" {
+		t.Fatal("no archive written")
+	}
+	if err := os.Remove(filepath.Join(dir, "resourcesync/changelist-index.xml")); err != nil {
+		t.Fatal(err)
+	}
+	writeSite(t, dir, map[string]string{"index.html": "v2", "b.html": "b"})
+	publishAt(t, o, "2026-11-01T02:00:00Z")
+	s := snap(t, dir)
+	if s["resourcesync/changelist-1.xml"] != first {
+		t.Error("changelist-1.xml was overwritten")
+	}
+	if _, ok := s["resourcesync/changelist-2.xml"]; !ok {
+		t.Errorf("no changelist-2.xml: %v", keys(s))
+	}
+}
+
+func keys(s snapshot) []string {
+	var out []string
+	for k := range s {
+		out = append(out, k)
+	}
+	return out
 }

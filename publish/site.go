@@ -59,12 +59,18 @@ func readSite(o *Options) (*site, error) {
 			return nil, usagef("the collection %s/ is not a folder in %s", c, o.Dir)
 		}
 	}
-	s := &site{dir: o.Dir, byURL: map[string]*page{}, indexes: map[string]bool{}}
-	err = filepath.WalkDir(o.Dir, func(p string, d fs.DirEntry, err error) error {
+	// The folder itself may be a symbolic link, which WalkDir would not
+	// enter; links inside it are not followed.
+	root, err := filepath.EvalSymlinks(o.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
+	s := &site{dir: root, byURL: map[string]*page{}, indexes: map[string]bool{}}
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(o.Dir, p)
+		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
 		}
@@ -104,7 +110,7 @@ func readSite(o *Options) (*site, error) {
 	}
 	for i := range s.pages {
 		pg := &s.pages[i]
-		if err := hashFile(filepath.Join(o.Dir, filepath.FromSlash(pg.rel)), pg); err != nil {
+		if err := hashFile(filepath.Join(root, filepath.FromSlash(pg.rel)), pg); err != nil {
 			return nil, err
 		}
 		s.byURL[pg.url] = pg

@@ -82,6 +82,9 @@ type state struct {
 	from      time.Time
 	hasList   bool
 	archives  []listRef
+	// lastArchive is the highest n of a changelist-n.xml in the folder,
+	// listed or not: a new archive never overwrites one.
+	lastArchive int
 }
 
 // readState reads back the documents the last run wrote.
@@ -112,6 +115,15 @@ func readState(dir string, l layout) (*state, error) {
 	if idx != nil {
 		if err := st.takeIndex(l, idx); err != nil {
 			return nil, err
+		}
+	}
+	names, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(l.out)))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("publish: %w", err)
+	}
+	for _, e := range names {
+		if n, ok := archiveNumber(l, l.docURL(e.Name())); ok {
+			st.lastArchive = max(st.lastArchive, n)
 		}
 	}
 	return st, nil
