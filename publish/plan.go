@@ -47,6 +47,9 @@ func (r *run) plan(ctx context.Context, rel string) (*plan, error) {
 		return nil, usagef("the collection %s/ has %d pages, more than the %d a resource list may hold; split it with --collection", rel, len(pages), maxPages)
 	}
 	p := &plan{l: l, at: st.at}
+	if p.at.IsZero() {
+		p.at = r.now
+	}
 	p.col = describedCollection{capabilityList: l.docURL(capabilityListName), describes: l.describes()}
 	if r.site.indexes[rel] {
 		p.col.describedBy = p.col.describes
