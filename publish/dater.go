@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -27,13 +28,14 @@ func newDater(ctx context.Context, o *Options, now time.Time) (*dater, error) {
 	if o.Datetime == DatetimeNow {
 		return d, nil
 	}
-	g, ok := openGit(ctx, o.Dir)
-	if !ok {
+	g, err := openGit(ctx, o.Dir)
+	if err != nil {
+		why := strings.TrimPrefix(err.Error(), "publish: ")
 		switch {
 		case o.Datetime == DatetimeGit:
-			return nil, usagef("--datetime git: %s is not inside a git work tree (or git is not installed); use --datetime now", o.Dir)
+			return nil, usagef("--datetime git: %s is not inside a git work tree that git can read (%s); use --datetime now", o.Dir, why)
 		case o.History > 0:
-			return nil, usagef("--history reads the commits of a git work tree, and %s is not inside one (or git is not installed)", o.Dir)
+			return nil, usagef("--history reads the commits of a git work tree, and %s is not inside one that git can read (%s)", o.Dir, why)
 		}
 		return d, nil
 	}

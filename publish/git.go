@@ -26,15 +26,19 @@ const maxGitLine = 64 << 10
 // gitRepo runs git in the site's folder; paths are relative to it.
 type gitRepo struct{ dir string }
 
-// openGit returns the git work tree the folder is in, or ok false when it
-// is not in one (or git is not installed).
-func openGit(ctx context.Context, dir string) (g *gitRepo, ok bool) {
-	g = &gitRepo{dir: dir}
+// openGit returns the git work tree the folder is in, or an error saying
+// why there is none (not a work tree, git not installed, a repository git
+// refuses to read).
+func openGit(ctx context.Context, dir string) (*gitRepo, error) {
+	g := &gitRepo{dir: dir}
 	out, err := g.output(ctx, "rev-parse", "--is-inside-work-tree")
-	if err != nil || strings.TrimSpace(string(out)) != "true" {
-		return nil, false
+	if err != nil {
+		return nil, err
 	}
-	return g, true
+	if strings.TrimSpace(string(out)) != "true" {
+		return nil, errors.New("publish: not inside a git work tree")
+	}
+	return g, nil
 }
 
 func (g *gitRepo) command(ctx context.Context, args ...string) *exec.Cmd {

@@ -108,9 +108,10 @@ func readSite(o *Options) (*site, error) {
 		}
 		return nil, fmt.Errorf("publish: read %s: %w", o.Dir, err)
 	}
+	buf := make([]byte, 64<<10)
 	for i := range s.pages {
 		pg := &s.pages[i]
-		if err := hashFile(filepath.Join(root, filepath.FromSlash(pg.rel)), pg); err != nil {
+		if err := hashFile(filepath.Join(root, filepath.FromSlash(pg.rel)), pg, buf); err != nil {
 			return nil, err
 		}
 		s.byURL[pg.url] = pg
@@ -141,14 +142,16 @@ func isPage(o *Options, rel string) bool {
 	return false
 }
 
-func hashFile(name string, pg *page) error {
+// hashFile reads the file through buf: one buffer for every page, where
+// io.Copy would allocate one per file.
+func hashFile(name string, pg *page, buf []byte) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	defer f.Close()
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf)
 	if err != nil {
 		return fmt.Errorf("publish: read %s: %w", name, err)
 	}
