@@ -2,6 +2,8 @@ package main
 
 import (
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -131,5 +133,24 @@ func TestCheckHelpListsItsFlagsOnly(t *testing.T) {
 	}
 	if r := tidings(t, newEnv(t), "check"); r.code != 2 {
 		t.Errorf("check without a URL: exit %d, want 2", r.code)
+	}
+}
+
+// TestCheckOfASitePublishedByTidings: what tidings publish writes, served
+// as a static host would, is followable and has nothing to fix.
+func TestCheckOfASitePublishedByTidings(t *testing.T) {
+	t.Parallel()
+	dir := publishSite(t)
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(srv.Close)
+	mustSucceed(t, tidings(t, nil, "publish", dir, "--base-url", srv.URL, "--collection", "shrine/", "--datetime", "now"))
+	writeFiles(t, dir, map[string]string{"shrine/a.html": "a, edited", "shrine/b.html": "<title>Bee</title>b"})
+	mustSucceed(t, tidings(t, nil, "publish", dir, "--base-url", srv.URL, "--collection", "shrine/", "--datetime", "now"))
+	r := tidings(t, newEnv(t), "check", srv.URL)
+	mustSucceed(t, r)
+	for _, want := range []string{"\nNo problems found.\n", "and found nothing to fix.\n", "Created: Bee\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
 	}
 }
