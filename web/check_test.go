@@ -45,6 +45,9 @@ func TestCheckPageNamesEachProblemAndStoresNothing(t *testing.T) {
 		"change=&#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;",
 		site.URL + "/scp/blog.scp</a>, line 2",
 		`<a href="` + testBase + `check">Check a site</a>`,
+		// A crawler following a link to a result must not check the site
+		// again and again.
+		`<meta name="robots" content="noindex, nofollow">`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the page lacks %q", want)
