@@ -203,7 +203,7 @@ func (h *Harvester) checkHarvest(ctx context.Context, rep *CheckReport, root, in
 	rep.Title = disc.SiteTitle
 	if derr != nil {
 		rep.Warnings = append(rep.Warnings, disc.Warnings...)
-		rep.Problems = append(rep.Problems, nothingFound(derr))
+		rep.Problems = append(rep.Problems, nothingFound(derr, checkLogOf(ctx).fetches()))
 		return nil, nil
 	}
 	site, err := h.store.CreateSite(ctx, db.Site{URL: root, InputURL: input, SourceURL: disc.SourceURL, Title: disc.SiteTitle})

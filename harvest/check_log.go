@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 
 	"tidings/arc"
@@ -61,6 +62,13 @@ func (l *checkLog) heard(f fetch.Fetched) {
 		return
 	}
 	l.fetched = append(l.fetched, CheckFetch{URL: f.URL, Status: f.Status, OK: f.Err == nil, Outcome: outcome(f)})
+}
+
+// fetches returns the requests heard so far.
+func (l *checkLog) fetches() []CheckFetch {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.fetched)
 }
 
 // outcome says what became of a request, without repeating its URL.

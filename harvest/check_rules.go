@@ -1,9 +1,11 @@
 package harvest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"tidings/fetch"
 	"time"
 
 	"tidings/rsync"
@@ -44,10 +46,21 @@ var covered = map[string]func(w string) bool{
 	},
 }
 
-func nothingFound(err error) CheckProblem {
-	return CheckProblem{Code: CheckNothingFound, Blocking: true, Problem: err.Error(),
-		Fix: "Publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001), " +
+// nothingFound is the problem of a site where discovery found nothing to
+// follow; fetched says what answered.
+func nothingFound(err error, fetched []CheckFetch) CheckProblem {
+	p := CheckProblem{Code: CheckNothingFound, Blocking: true, Problem: err.Error(),
+		Fix: "Publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one for a static site), " +
 			"or an SCP sitemap, or an ARC sitemap, where the places above are looked at."}
+	var ae *fetch.AddressError
+	answered := slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != 0 })
+	switch {
+	case errors.As(err, &ae):
+		p.Fix = "Give the site's public address: tidings does not fetch from " + ae.Address + ", " + ae.Kind + "."
+	case !answered:
+		p.Fix = "Check that the address is right and that the site answers; tidings could not reach it."
+	}
+	return p
 }
 
 // judge names the problems, sorts the warnings no rule explains, and

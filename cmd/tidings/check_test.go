@@ -88,7 +88,7 @@ func TestCheckOfASiteThatCannotBeFollowed(t *testing.T) {
 	if r.code != 1 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr:\n%s\nwant one line starting %q", r.code, r.stderr, want)
 	}
-	if !strings.Contains(r.stdout, "[nothing-found]") || !strings.Contains(r.stdout, "Fix: Publish a ResourceSync Source Description") {
+	if !strings.Contains(r.stdout, "[nothing-found]") || !strings.Contains(r.stdout, "Fix: Publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one") {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 
@@ -101,7 +101,7 @@ func TestCheckOfASiteThatCannotBeFollowed(t *testing.T) {
 	l.Close()
 	r = tidings(t, newEnv(t), "check", gone)
 	if r.code != 1 || !strings.HasPrefix(r.stderr, "tidings: cannot follow this site: ") || !strings.Contains(r.stderr, "could not be fetched") ||
-		strings.Count(r.stderr, "\n") != 1 {
+		strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stdout, "Fix: Check that the address is right and that the site answers") {
 		t.Errorf("unreachable site: exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
@@ -110,8 +110,9 @@ func TestCheckRefusesLoopbackUnlessAllowed(t *testing.T) {
 	t.Parallel()
 	site := newCheckSite(t, checksite.Good(time.Now()))
 	r := tidings(t, newEnv(t, "TIDINGS_ALLOW_PRIVATE_ADDRESSES", ""), "check", site.URL)
-	if r.code != 1 || !strings.Contains(r.stderr, "--allow-private-addresses") {
-		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	if r.code != 1 || !strings.Contains(r.stderr, "--allow-private-addresses") ||
+		!strings.Contains(r.stdout, "Fix: Give the site's public address: tidings does not fetch from 127.0.0.1, a loopback address.\n") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
 	}
 }
 
