@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/internal/checksite"
 	"tidings/internal/scpsite"
+	"tidings/rsync"
 )
 
 // checkNow is the clock of the check tests; the fixtures' dates are
@@ -233,4 +235,24 @@ func TestCheckNamesBadDatetimesAndAMissingFrom(t *testing.T) {
 	if len(rep.Problems) != 2 || len(rep.Warnings) != 0 {
 		t.Errorf("problems %+v, warnings %q; want the two alone", rep.Problems, rep.Warnings)
 	}
+}
+
+func TestCheckLogKeepsABoundedRecord(t *testing.T) {
+	l := &checkLog{}
+	ctx := withCheckLog(context.Background(), l)
+	for i := range maxCheckFetches + 5 {
+		l.heard(fetch.Fetched{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Bytes: 10})
+	}
+	for i := range maxCheckDocs + 5 {
+		noteDoc(ctx, &rsync.Document{URL: fmt.Sprintf("https://example.org/%d.xml", i)})
+	}
+	noteDoc(ctx, &rsync.Document{URL: "https://example.org/0.xml"})
+	if len(l.fetched) != maxCheckFetches || l.more != 5 || l.fetched[0].Outcome != "200 OK, 10 bytes" {
+		t.Errorf("kept %d requests and counted %d more; the first %+v", len(l.fetched), l.more, l.fetched[0])
+	}
+	if len(l.docs) != maxCheckDocs {
+		t.Errorf("kept %d documents, want %d", len(l.docs), maxCheckDocs)
+	}
+	// An ordinary harvest carries no log, and pays nothing for one.
+	noteDoc(context.Background(), &rsync.Document{URL: "https://example.org/x.xml"})
 }
