@@ -106,14 +106,6 @@ func (e *AddressError) Error() string {
 	return fmt.Sprintf("was refused: %s is %s; %s", e.Address, e.Kind, allowFlagAdvice)
 }
 
-// gotBody is the body of r, nil when there is none.
-func gotBody(r *Response) []byte {
-	if r == nil {
-		return nil
-	}
-	return r.Body
-}
-
 // NewClient builds a Client.
 func NewClient(o ClientOptions) *Client {
 	if o.MaxBody <= 0 {

@@ -35,3 +35,11 @@ func observe(ctx context.Context, rawURL string, status int, notModified bool, n
 	}
 	fn(f)
 }
+
+// gotBody is the body of r, nil when there is none.
+func gotBody(r *Response) []byte {
+	if r == nil {
+		return nil
+	}
+	return r.Body
+}
