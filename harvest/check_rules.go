@@ -26,6 +26,7 @@ const (
 	CheckSCPInvalid       = "scp-invalid"
 	CheckARCInvalid       = "arc-invalid"
 	CheckARCPageInvalid   = "arc-page-invalid"
+	CheckRobots           = "robots-disallowed"
 )
 
 // covered tells, for the codes whose problem says what a harvest warning
@@ -54,7 +55,10 @@ func nothingFound(err error, fetched []CheckFetch) CheckProblem {
 			"or an SCP sitemap, or an ARC sitemap, where the places above are looked at."}
 	var ae *fetch.AddressError
 	answered := slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != 0 })
+	_, robots := robotsProblem(fetched)
 	switch {
+	case robots:
+		p.Fix = "Let tidings read the change information: the site's robots.txt forbids it (see " + CheckRobots + ")."
 	case errors.As(err, &ae):
 		p.Fix = "Give the site's public address: tidings does not fetch from " + ae.Address + ", " + ae.Kind + "."
 	case !answered:
@@ -70,6 +74,9 @@ func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
 		rep.Problems = append(rep.Problems, h.docProblems(d, rep.Checked)...)
 	}
 	rep.Problems = append(rep.Problems, log.invalid...)
+	if p, ok := robotsProblem(rep.Fetched); ok {
+		rep.Problems = append(rep.Problems, p)
+	}
 	ok := 0
 	for _, c := range rep.Collections {
 		if c.Error == "" {
@@ -133,6 +140,27 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// robotsProblem names the documents the site's robots.txt kept tidings
+// from, in one problem.
+func robotsProblem(fetched []CheckFetch) (CheckProblem, bool) {
+	var first string
+	n := 0
+	for _, f := range fetched {
+		if !f.OK && strings.Contains(f.Outcome, "by the site's robots.txt") {
+			if n == 0 {
+				first = f.URL
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return CheckProblem{}, false
+	}
+	return CheckProblem{Code: CheckRobots, Doc: first, Blocking: true,
+		Problem: fmt.Sprintf("the site's robots.txt keeps tidings from %s (the first is named here).", plural(n, "1 document", fmt.Sprintf("%d documents", n))),
+		Fix:     "Allow the user agent tidings to fetch the change information in robots.txt (an Allow: line for its path); tidings obeys robots.txt."}, true
 }
 
 // explained reports whether a problem already named says what w says.

@@ -256,3 +256,18 @@ func TestCheckLogKeepsABoundedRecord(t *testing.T) {
 	// An ordinary harvest carries no log, and pays nothing for one.
 	noteDoc(context.Background(), &rsync.Document{URL: "https://example.org/x.xml"})
 }
+
+func TestCheckSaysWhenRobotsTxtKeepsTidingsOut(t *testing.T) {
+	docs := checksite.Good(checkNow)
+	docs["/robots.txt"] = "User-agent: tidings\nDisallow: /\n"
+	site := newCheckSite(t, docs)
+	_, h := checkHarvester(t)
+	rep := runCheck(t, h, site.URL)
+	got := problemsByCode(rep)
+	if rep.Followable || len(got[CheckNothingFound]) != 1 || !strings.Contains(got[CheckNothingFound][0].Fix, "robots.txt forbids it") {
+		t.Errorf("followable %v, nothing-found %+v", rep.Followable, got[CheckNothingFound])
+	}
+	if p := got[CheckRobots]; len(p) != 1 || !strings.Contains(p[0].Problem, "keeps tidings from") || !strings.Contains(p[0].Fix, "Allow the user agent tidings") {
+		t.Errorf("robots problems %+v", p)
+	}
+}
