@@ -93,6 +93,8 @@ func printCheck(w io.Writer, rep *harvest.CheckReport, window time.Duration) {
 		switch {
 		case c.InFeed == c.Changes:
 			fmt.Fprintf(w, "; following it now puts them all in its feed\n")
+		case c.InFeed == 0:
+			fmt.Fprintf(w, "; all are older than %s, so following it now puts none in its feed: they are kept as already seen, and the feed starts with the next change\n", spanText(window))
 		default:
 			fmt.Fprintf(w, "; following it now puts the %d of the last %s in its feed, the older ones are kept as already seen\n", c.InFeed, spanText(window))
 		}

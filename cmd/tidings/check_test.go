@@ -155,3 +155,21 @@ func TestCheckOfASitePublishedByTidings(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPreviewsAQuietFirstHarvest: when every change is older than
+// the first-harvest window, the preview still shows the latest ones.
+func TestCheckPreviewsAQuietFirstHarvest(t *testing.T) {
+	t.Parallel()
+	site := newCheckSite(t, checksite.Good(time.Now().Add(-60*24*time.Hour)))
+	r := tidings(t, newEnv(t), "check", site.URL)
+	mustSucceed(t, r)
+	for _, want := range []string{
+		"3 change(s); all are older than 30 days, so following it now puts none in its feed",
+		"What the feeds would show, newest first:\n",
+		"  Updated: Page B\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
