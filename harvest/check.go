@@ -160,7 +160,7 @@ func (h *Harvester) Check(ctx context.Context, rawURL string, o CheckOptions) (*
 			return nil, err
 		}
 	}
-	rep.Fetched, rep.FetchedMore = log.fetched, log.more
+	rep.Fetched, rep.FetchedMore = log.fetches()
 	h.judge(rep, log, srep)
 	return rep, nil
 }
@@ -203,7 +203,7 @@ func (h *Harvester) checkHarvest(ctx context.Context, rep *CheckReport, root, in
 	rep.Title = disc.SiteTitle
 	if derr != nil {
 		rep.Warnings = append(rep.Warnings, disc.Warnings...)
-		rep.Problems = append(rep.Problems, nothingFound(derr, checkLogOf(ctx).fetches()))
+		rep.Problems = append(rep.Problems, nothingFound(derr, checkLogOf(ctx).fetchList()))
 		return nil, nil
 	}
 	site, err := h.store.CreateSite(ctx, db.Site{URL: root, InputURL: input, SourceURL: disc.SourceURL, Title: disc.SiteTitle})

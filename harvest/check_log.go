@@ -64,11 +64,17 @@ func (l *checkLog) heard(f fetch.Fetched) {
 	l.fetched = append(l.fetched, CheckFetch{URL: f.URL, Status: f.Status, OK: f.Err == nil, Outcome: outcome(f)})
 }
 
-// fetches returns the requests heard so far.
-func (l *checkLog) fetches() []CheckFetch {
+// fetches returns the requests heard so far, and how many more were
+// heard than kept.
+func (l *checkLog) fetches() ([]CheckFetch, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return slices.Clone(l.fetched)
+	return slices.Clone(l.fetched), l.more
+}
+
+func (l *checkLog) fetchList() []CheckFetch {
+	f, _ := l.fetches()
+	return f
 }
 
 // outcome says what became of a request, without repeating its URL.
