@@ -122,8 +122,11 @@ func (h *Harvester) sortWarnings(rep *CheckReport, srep *SiteReport) {
 func verdict(rep *CheckReport) string {
 	cols := fmt.Sprintf("%d %s", len(rep.Collections), plural(len(rep.Collections), "collection", "collections"))
 	switch {
+	case !rep.Followable && len(rep.Collections) == 1:
+		return "tidings cannot follow this site: " + strings.TrimSuffix(rep.Collections[0].Error, ".") + "."
 	case !rep.Followable && len(rep.Collections) > 0:
-		return "tidings cannot follow this site: it found change information, but could not harvest any of it."
+		return fmt.Sprintf("tidings cannot follow this site: none of its %d collections could be harvested; the first says: %s.",
+			len(rep.Collections), strings.TrimSuffix(rep.Collections[0].Error, "."))
 	case !rep.Followable && len(rep.Problems) > 0:
 		return "tidings cannot follow this site: " + rep.Problems[0].Problem
 	case !rep.Followable:

@@ -173,3 +173,18 @@ func TestCheckPreviewsAQuietFirstHarvest(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckOfACollectionThatIsNotThere(t *testing.T) {
+	t.Parallel()
+	docs := checksite.Good(time.Now())
+	delete(docs, "/shrine/caps.xml")
+	site := newCheckSite(t, docs)
+	r := tidings(t, newEnv(t), "check", site.URL)
+	want := "tidings: cannot follow this site: capability list " + site.URL + "/shrine/caps.xml returned 404 Not Found.\n"
+	if r.code != 1 || r.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant:\n%s", r.code, r.stderr, want)
+	}
+	if !strings.Contains(r.stdout, "[collection-failed] "+site.URL+"/shrine/caps.xml\n") {
+		t.Errorf("output:\n%s", r.stdout)
+	}
+}
