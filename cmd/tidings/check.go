@@ -69,7 +69,7 @@ func printCheck(w io.Writer, rep *harvest.CheckReport, window time.Duration) {
 	if rep.Title != "" {
 		fmt.Fprintf(w, " (%s)", rep.Title)
 	}
-	fmt.Fprintf(w, " at %s\n\nWhere tidings looked:\n", rep.Checked.Format(time.RFC3339))
+	fmt.Fprintf(w, " at %s\n\nWhere tidings looked, for every kind of change information:\n", rep.Checked.Format(time.RFC3339))
 	for _, t := range rep.Tried {
 		fmt.Fprintf(w, "  - %s\n", t)
 	}
