@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"tidings/fetch"
 	"time"
 
+	"tidings/fetch"
 	"tidings/rsync"
 )
 
