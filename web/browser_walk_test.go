@@ -13,6 +13,7 @@ import (
 	"tidings/web"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -162,6 +163,21 @@ func walk(t *testing.T, execPath string, width int) {
 		t.Error("the public site page has no autodiscovery links")
 	}
 	b.fitsWidth("public site page", width)
+
+	// The system's dark theme.
+	b.step("prefer a dark theme", func(ctx context.Context) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
+		})
+		return err
+	})
+	if got := b.eval(`getComputedStyle(document.body).backgroundColor`); got != "rgb(23, 24, 26)" {
+		t.Errorf("with a dark theme preferred, the page's background is %s, want rgb(23, 24, 26)", got)
+	}
+
+	b.clickLink("Sign in")
+	b.expectText("main", "Accounts here are made by invitation")
+	b.fitsWidth("sign-in", width)
 	b.checkConsole()
 }
 

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -308,5 +309,37 @@ func TestHarvestNowRefreshesUntilDone(t *testing.T) {
 	body = ann.get(u.RequestURI()).Body.String()
 	if strings.Contains(body, `http-equiv="refresh"`) || !strings.Contains(body, "The harvest you asked for is done") {
 		t.Errorf("the page after the harvest still reloads itself or does not say it is done:\n%s", body)
+	}
+}
+
+// TestSignUpOfferedOnlyWhereOpen: the landing page and the navigation
+// offer signing up when registration allows it, and not otherwise.
+func TestSignUpOfferedOnlyWhereOpen(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		registration string
+		users        int
+		want, absent []string
+	}{
+		{accounts.RegistrationInvite, 0, []string{">Create the first account</a>"}, []string{`signup">Sign up</a>`}},
+		{accounts.RegistrationInvite, 1, []string{"Accounts here are made by invitation."}, []string{"/signup"}},
+		{accounts.RegistrationOpen, 1, []string{`<a class="button primary" href="` + testBase + `signup">Sign up</a>`, `<a href="` + testBase + `signup">Sign up</a>`}, nil},
+		{accounts.RegistrationClosed, 1, nil, []string{"/signup"}},
+	} {
+		a := newUIApp(t, nil, Options{Registration: tc.registration})
+		for i := range tc.users {
+			signIn(t, a.store, fmt.Sprintf("user%d", i))
+		}
+		body := a.client(t, "192.0.2.9").get("/").Body.String()
+		for _, want := range tc.want {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s with %d accounts: the landing page lacks %q:\n%s", tc.registration, tc.users, want, body)
+			}
+		}
+		for _, absent := range tc.absent {
+			if strings.Contains(body, absent) {
+				t.Errorf("%s with %d accounts: the landing page offers %q:\n%s", tc.registration, tc.users, absent, body)
+			}
+		}
 	}
 }
