@@ -343,3 +343,24 @@ func TestSignUpOfferedOnlyWhereOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestImportFailureIsOneSentence: a site of an OPML import that could not
+// be followed reads as one sentence, its attempts folded, one a line.
+func TestImportFailureIsOneSentence(t *testing.T) {
+	t.Parallel()
+	empty := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(empty.Close)
+	a := newUIApp(t, nil, Options{})
+	ann := a.signedIn(t, signIn(t, a.store, "ann"))
+	ann.get("/import")
+	loc := location(t, ann.upload("/import", "opml", "feeds.opml", opmlFor(empty.URL), ann.token()))
+	failed := section(importResult(t, a, ann, loc), "Could not be followed")
+	for _, want := range []string{
+		`<span class="problem">tidings found no change information on this site: check that the address is right, or ask the site&#39;s owner to publish a change list.</span>`,
+		"<details><summary>Details: ", "<li>" + empty.URL + "/robots.txt returned 404 Not Found</li>",
+	} {
+		if !strings.Contains(failed, want) {
+			t.Errorf("the failed import lacks %q:\n%s", want, failed)
+		}
+	}
+}

@@ -34,8 +34,9 @@ func parsePages(fsys fs.FS, now func() time.Time) (map[string]*template.Template
 			}
 			return ""
 		},
-		"plural": plural,
-		"join":   strings.Join,
+		"plural":  plural,
+		"problem": newProblem,
+		"join":    strings.Join,
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
