@@ -40,5 +40,12 @@ func showcaseSite(t *testing.T, store *db.DB, at time.Time) db.Site {
 	if err != nil {
 		t.Fatal(err)
 	}
+	finished := at.Add(-30 * time.Minute)
+	if _, err := store.SaveSiteHarvest(ctx, db.Run{SiteID: site.ID, StartedAt: finished.Add(-time.Minute), FinishedAt: finished, Documents: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := store.FinishSiteHarvest(ctx, site.ID, finished, false, finished.Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
 	return site
 }
