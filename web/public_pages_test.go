@@ -259,6 +259,9 @@ func TestAdminHealthCountsCollectionErrors(t *testing.T) {
 	if err := fx.store.CreateSession(t.Context(), accounts.HashToken(token), admin.ID, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
+	if err := fx.store.Follow(t.Context(), admin.ID, 1); err != nil {
+		t.Fatal(err)
+	}
 	a := newUIApp(t, fx.store, Options{})
 	root := a.signedIn(t, token)
 	if body := root.get("/admin").Body.String(); !strings.Contains(body, `<span class="health health-ok">ok</span>`) {
@@ -270,8 +273,10 @@ func TestAdminHealthCountsCollectionErrors(t *testing.T) {
 	if body := root.get("/admin").Body.String(); !strings.Contains(body, want) || !strings.Contains(body, "<li>"+fx.url("/gallery/")+": capability list") {
 		t.Errorf("the admin page lacks %s and the failing collection's error:\n%s", want, body)
 	}
-	if body := root.get("/site/1").Body.String(); !strings.Contains(body, want) {
-		t.Errorf("the site page lacks %s:\n%s", want, body)
+	for _, page := range []string{"/site/1", "/"} {
+		if body := root.get(page).Body.String(); !strings.Contains(body, want) {
+			t.Errorf("%s lacks %s:\n%s", page, want, body)
+		}
 	}
 }
 
