@@ -99,6 +99,15 @@ func walk(t *testing.T, execPath string, width int) {
 	b.copyFeedURL()
 	sitePage := b.eval(`location.href`)
 
+	// A harvest asked for, in which one collection fails: the page reloads
+	// itself until it is done, and the long error stays within the screen.
+	app.site.Fail("/gallery/caps.xml", http.StatusInternalServerError)
+	b.submit("Harvest now")
+	b.waitText(".notice", "The harvest you asked for is done")
+	b.expectText("table.runs", "returned 500 Internal Server Error")
+	b.expectText("main", "partly failing: 1 of 2 collections fail")
+	b.fitsWidth("site page after a failed harvest", width)
+
 	b.clickLink("Dashboard")
 	b.waitText("main", "My Shrine & Co", "The Cat Shrine")
 	b.fitsWidth("dashboard", width)
@@ -128,7 +137,7 @@ func walk(t *testing.T, execPath string, width int) {
 	}
 
 	b.clickLink("Admin")
-	b.expectText("table.sites", "ok")
+	b.expectText("table.sites", "partly failing")
 	b.fitsWidth("admin", width)
 
 	// Unfollowing asks first, then says what it did.
