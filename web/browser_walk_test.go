@@ -150,6 +150,12 @@ func walk(t *testing.T, execPath string, width int) {
 	b.fitsWidth("dashboard after unfollowing", width)
 	b.submit("Follow it again")
 	b.expectText(".notice", "You now follow Fixture Site.")
+	b.clickLink("Dashboard")
+	b.clickLink("Make a new address…")
+	b.expectText("h1", "Make a new address for your feed?")
+	b.fitsWidth("feed address confirmation", width)
+	b.submit("Make a new address")
+	b.expectText(".notice", "Your feed has a new address")
 
 	// Error pages keep the layout and offer a way on.
 	for _, path := range []string{"nowhere", "site/00000000000000000000000000000000"} {
