@@ -487,11 +487,11 @@ func TestEveryPageRenders(t *testing.T) {
 
 	signedIn := []string{
 		"/", "/add", "/add?url=example.org", "/discoveries/1", "/discoveries/2", "/site/1", "/site/2",
-		"/site/1?harvest=started", "/site/1?harvest=wait&in=3+minute(s)", "/collection/1", "/collection/2", "/collection/3",
-		"/opml", "/import", "/imports/1", "/admin", "/static/style.css",
+		"/site/1?harvest=started", "/site/1?harvest=wait&in=3", "/site/1?followed=1", "/site/1/unfollow", "/collection/1", "/collection/2", "/collection/3",
+		"/opml", "/import", "/imports/1", "/admin", "/admin?done=invite", "/feed-token", "/?done=feed-address", "/static/style.css", "/static/copy.js",
 		"/feeds/1.atom", "/sites/1.atom", "/feeds/1.atom?entries=page", "/u/" + token + ".atom",
 	}
-	signedOut := []string{"/", "/signin", "/signin?next=%2Fadd", "/signup", "/static/style.css", "/feeds/2.atom"}
+	signedOut := []string{"/", "/?done=signed-out", "/signin", "/signin?next=%2Fadd", "/signup", "/static/style.css", "/feeds/2.atom", "/site/1", "/collection/1"}
 	anon := a.client(t, "192.0.2.60")
 	type result struct {
 		path string
