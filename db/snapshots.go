@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -17,10 +18,11 @@ type Snapshot struct {
 	Status       int
 	ContentType  string
 	Title        string
-	Size         int64 // of the body as served
-	ContentHash  string
-	TextHash     string // "" when the page has no text (an image)
+	Size         int64  // of the body as served
+	ContentHash  string // hex
+	TextHash     string // hex; "" when the page has no text (an image)
 	Text         []byte
+	Method       string // how the text was read from the page, as the caller names it
 	ETag         string
 	LastModified string
 	FetchedAt    time.Time
@@ -43,7 +45,7 @@ func (d *DB) Snapshots(ctx context.Context, siteID int64, urls []string) (map[st
 			args = append(args, u)
 		}
 		list, err := queryAll(ctx, d, fmt.Sprintf("load snapshots of site %d", siteID), `
-SELECT url, final_url, status, content_type, title, size, content_hash, text_hash, text, etag, last_modified, fetched_at
+SELECT url, final_url, status, content_type, title, size, content_hash, text_hash, text, method, etag, last_modified, fetched_at
 FROM snapshots WHERE site_id = ? AND url IN (?`+strings.Repeat(", ?", len(batch)-1)+`)`, scanSnapshot, args...)
 		if err != nil {
 			return nil, err
@@ -55,26 +57,45 @@ FROM snapshots WHERE site_id = ? AND url IN (?`+strings.Repeat(", ?", len(batch)
 	return out, nil
 }
 
+// Hashes are stored as their bytes, and the final URL only when a redirect
+// made it differ: a snapshot row is mostly its compressed text, and these
+// were a tenth of it.
 func scanSnapshot(row scanner) (Snapshot, error) {
 	var s Snapshot
-	err := row.Scan(&s.URL, &s.FinalURL, &s.Status, &s.ContentType, &s.Title, &s.Size, &s.ContentHash, &s.TextHash,
-		&s.Text, &s.ETag, &s.LastModified, timeCol{&s.FetchedAt})
+	var contentHash, textHash []byte
+	err := row.Scan(&s.URL, &s.FinalURL, &s.Status, &s.ContentType, &s.Title, &s.Size, &contentHash, &textHash,
+		&s.Text, &s.Method, &s.ETag, &s.LastModified, timeCol{&s.FetchedAt})
+	if s.FinalURL == "" {
+		s.FinalURL = s.URL
+	}
+	s.ContentHash, s.TextHash = hex.EncodeToString(contentHash), hex.EncodeToString(textHash)
 	return s, err
 }
 
 // saveSnapshots replaces the site's snapshots of the pages in list.
 func saveSnapshots(ctx context.Context, tx *sql.Tx, siteID int64, list []Snapshot) error {
 	for _, s := range list {
+		contentHash, err1 := hex.DecodeString(s.ContentHash)
+		textHash, err2 := hex.DecodeString(s.TextHash)
+		if err1 != nil || err2 != nil {
+			return fmt.Errorf("store the snapshot of %s: its hashes are not hex", s.URL)
+		}
+		// A nil slice would be bound as NULL.
+		contentHash, textHash = append([]byte{}, contentHash...), append([]byte{}, textHash...)
+		final := s.FinalURL
+		if final == s.URL {
+			final = ""
+		}
 		_, err := tx.ExecContext(ctx, `
-INSERT INTO snapshots (site_id, url, final_url, status, content_type, title, size, content_hash, text_hash, text, etag, last_modified, fetched_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+INSERT INTO snapshots (site_id, url, final_url, status, content_type, title, size, content_hash, text_hash, text, method, etag, last_modified, fetched_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (site_id, url) DO UPDATE SET
 	final_url = excluded.final_url, status = excluded.status, content_type = excluded.content_type,
 	title = excluded.title, size = excluded.size, content_hash = excluded.content_hash,
-	text_hash = excluded.text_hash, text = excluded.text, etag = excluded.etag,
+	text_hash = excluded.text_hash, text = excluded.text, method = excluded.method, etag = excluded.etag,
 	last_modified = excluded.last_modified, fetched_at = excluded.fetched_at`,
-			siteID, s.URL, s.FinalURL, s.Status, s.ContentType, s.Title, s.Size, s.ContentHash, s.TextHash,
-			s.Text, s.ETag, s.LastModified, fmtTime(s.FetchedAt))
+			siteID, s.URL, final, s.Status, s.ContentType, s.Title, s.Size, contentHash, textHash,
+			s.Text, s.Method, s.ETag, s.LastModified, fmtTime(s.FetchedAt))
 		if err != nil {
 			return fmt.Errorf("store the snapshot of %s: %w", s.URL, err)
 		}
