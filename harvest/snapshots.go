@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime"
 	"slices"
 
 	"tidings/db"
@@ -20,6 +21,9 @@ type pageShots struct {
 	// stop: the site asked for a pause (429, 503); no page is asked for
 	// until the next harvest.
 	stop bool
+	// queues are what each collection harvest changes of the site's
+	// pages pending a snapshot, stored with it.
+	queues map[int64]*db.SnapshotQueue
 }
 
 // shot is what a page's snapshot says of its latest change.
@@ -30,7 +34,16 @@ type shot struct {
 }
 
 func (h *Harvester) newPageShots() *pageShots {
-	return &pageShots{left: h.opts.Snapshots.PageFetches, taken: map[string]*shot{}}
+	return &pageShots{left: h.opts.Snapshots.PageFetches, taken: map[string]*shot{}, queues: map[int64]*db.SnapshotQueue{}}
+}
+
+// queue is what the harvest of collection id changes of the site's pending
+// pages, to store with it.
+func (ps *pageShots) queue(id int64) db.SnapshotQueue {
+	if q := ps.queues[id]; q != nil {
+		return *q
+	}
+	return db.SnapshotQueue{}
 }
 
 // takeSnapshots fetches the pages j's created and updated changes name,
@@ -39,27 +52,44 @@ func (h *Harvester) newPageShots() *pageShots {
 // snapshots to store with the changes. A page that cannot be read keeps
 // its change without text, with a warning; nothing here fails a harvest.
 //
-// Pages past the budget keep their changes without a diff; the next
-// harvest that records a change of theirs takes their snapshot. Changes
-// stored as history (older than the first-harvest window) are not
-// fetched: no feed shows them, and the first harvest of a big collection
-// must not read thousands of pages. A page whose text the change
-// information carried (SCP content blocks) is not fetched and costs no
-// fetch from the budget.
+// Pages past the budget keep their changes without a diff and are queued:
+// a later harvest fetches them first, before its own changes' pages, and
+// fills their changes in (ps.queue), unless a later change of the page
+// came first and takes its snapshot instead. Changes stored as history
+// (older than the first-harvest window) are not fetched: no feed shows
+// them, and the first harvest of a big collection must not read
+// thousands of pages. A page whose text the change information carried
+// (SCP content blocks) is not fetched and costs no fetch from the budget.
 func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []db.Snapshot {
-	if h.opts.Snapshots.Off || len(j.changes) == 0 || ctx.Err() != nil {
+	if h.opts.Snapshots.Off || ctx.Err() != nil {
 		return nil
 	}
+	q := &db.SnapshotQueue{}
+	ps.queues[j.col.ID] = q
 	newest := newestChanges(j.changes)
+	due := h.duePages(ctx, j, ps, newest, q)
 	todo, deleted := pagesToRead(j.changes, newest, ps)
 	given, todo := splitGiven(todo, j.given)
-	todo = todo[:min(len(todo), max(ps.left, 0))]
-	prev, err := h.store.Snapshots(ctx, j.site.ID, slices.Concat(given, todo, deleted))
+	budget := max(ps.left-len(due), 0)
+	for _, u := range todo[min(len(todo), budget):] {
+		q.Queue = append(q.Queue, pendingOf(&j.changes[newest[u]]))
+	}
+	todo = todo[:min(len(todo), budget)]
+	q.Done = append(q.Done, deleted...)
+	q.Done = append(q.Done, given...)
+	prev, err := h.store.Snapshots(ctx, j.site.ID, slices.Concat(dueURLs(due), given, todo, deleted))
 	if err != nil {
 		h.opts.Logger.Error("load page snapshots", "site", j.site.URL, "error", err.Error())
 		return nil
 	}
 	var out []db.Snapshot
+	for _, p := range due {
+		if sh, snap, ok := h.readPage(ctx, j, ps, p.URL, p.Kind, prev); ok {
+			q.Done = append(q.Done, p.URL)
+			q.Fills = append(q.Fills, db.TextFill{PendingText: p, Title: sh.title, TextChange: sh.textChange, Diff: sh.diff})
+			out = appendSnap(out, snap)
+		}
+	}
 	for _, u := range given {
 		p, had := prev[u]
 		sh, snap := givenShot(j, u, j.changes[newest[u]].Kind, j.given[u], p, had)
@@ -67,15 +97,11 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []
 		out = append(out, *snap)
 	}
 	for _, u := range todo {
-		if ps.stop || ps.left <= 0 || ctx.Err() != nil {
-			break
-		}
-		ps.left--
-		p, had := prev[u]
-		sh, snap := h.takeShot(ctx, j, ps, u, j.changes[newest[u]].Kind, p, had)
-		ps.taken[u] = sh
-		if snap != nil {
-			out = append(out, *snap)
+		if _, snap, ok := h.readPage(ctx, j, ps, u, j.changes[newest[u]].Kind, prev); ok {
+			q.Done = append(q.Done, u)
+			out = appendSnap(out, snap)
+		} else {
+			q.Queue = append(q.Queue, pendingOf(&j.changes[newest[u]]))
 		}
 	}
 	for i := range j.changes {
@@ -98,6 +124,73 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []
 		}
 	}
 	return out
+}
+
+// readPage takes the snapshot of page u, once a site harvest, within the
+// budget: ok is false when the page was not asked for (no budget left, the
+// site asked for a pause, the harvest is ending), so that it stays due.
+func (h *Harvester) readPage(ctx context.Context, j *job, ps *pageShots, u, kind string, prev map[string]db.Snapshot) (*shot, *db.Snapshot, bool) {
+	if sh := ps.taken[u]; sh != nil {
+		return sh, nil, true
+	}
+	if ps.stop || ps.left <= 0 || ctx.Err() != nil {
+		return nil, nil, false
+	}
+	ps.left--
+	p, had := prev[u]
+	sh, snap := h.takeShot(ctx, j, ps, u, kind, p, had)
+	if ps.stop || ctx.Err() != nil {
+		// Not answered: the page is asked for again next time.
+		ps.left++
+		return nil, nil, false
+	}
+	ps.taken[u] = sh
+	return sh, snap, true
+}
+
+func appendSnap(out []db.Snapshot, snap *db.Snapshot) []db.Snapshot {
+	if snap == nil {
+		return out
+	}
+	return append(out, *snap)
+}
+
+// duePages returns the collection's pages pending a snapshot from earlier
+// harvests, latest change first, as many as the budget has room for. A
+// page this harvest has a change of is no longer due: that change takes
+// its snapshot, or its place in the queue.
+func (h *Harvester) duePages(ctx context.Context, j *job, ps *pageShots, newest map[string]int, q *db.SnapshotQueue) []db.PendingText {
+	if ps.left <= 0 || ps.stop {
+		return nil
+	}
+	list, err := h.store.PendingTexts(ctx, j.site.ID, j.col.ID, ps.left+len(newest))
+	if err != nil {
+		h.opts.Logger.Error("load pages pending a snapshot", "site", j.site.URL, "error", err.Error())
+		return nil
+	}
+	var due []db.PendingText
+	for _, p := range list {
+		if _, later := newest[p.URL]; later {
+			q.Done = append(q.Done, p.URL)
+			continue
+		}
+		if len(due) < ps.left {
+			due = append(due, p)
+		}
+	}
+	return due
+}
+
+func dueURLs(due []db.PendingText) []string {
+	out := make([]string, len(due))
+	for i, p := range due {
+		out[i] = p.URL
+	}
+	return out
+}
+
+func pendingOf(c *db.Change) db.PendingText {
+	return db.PendingText{CollectionID: c.CollectionID, URL: c.URL, Kind: c.Kind, Datetime: c.Datetime}
 }
 
 // newestChanges maps each URL to the index of its latest change.
@@ -179,7 +272,13 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 		return sh, nil
 	}
 	opts := h.opts.Snapshots
-	snap, err := opts.extractor().Extract(resp.Body, resp.ContentType, resp.URL)
+	ex := opts.extractor()
+	ex.Prefer = prev.Method
+	if !acquireExtraction(ctx) {
+		return sh, nil
+	}
+	defer releaseExtraction()
+	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
 	if errors.Is(err, pagetext.ErrTooLarge) {
 		j.warn.add("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body); its change is kept without its text",
 			url, fetch.SizeString(int64(opts.MaxBody)))
@@ -197,13 +296,39 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 	stored := &db.Snapshot{
 		URL: url, FinalURL: resp.URL, Status: 200, ContentType: clipText(resp.ContentType, maxContentType),
 		Title: snap.Title, Size: int64(snap.Size), ContentHash: snap.ContentHash, TextHash: snap.TextHash,
-		ETag: resp.ETag, LastModified: resp.LastModified, FetchedAt: j.now,
+		Method: snap.Method, ETag: resp.ETag, FetchedAt: j.now,
+	}
+	// A server asked with If-None-Match ignores If-Modified-Since (RFC
+	// 9110, 13.1.3), so Last-Modified is kept only for pages without an ETag.
+	if resp.ETag == "" {
+		stored.LastModified = resp.LastModified
 	}
 	if snap.HasText() {
 		stored.Text = pagetext.Compress(snap.Text)
 	}
 	return sh, stored
 }
+
+// extractions holds a slot for each snapshot being extracted, diffed and
+// compressed. That work is CPU-bound and its garbage is most of what a
+// site harvest holds in memory (a parsed tree, readability's copies, the
+// old and new texts, the diff): site harvests waiting on their hosts can be
+// many more than the cores, and without a bound 100 at once held half a
+// gigabyte.
+var extractions = make(chan struct{}, runtime.GOMAXPROCS(0))
+
+// acquireExtraction waits for a slot, false when ctx ended first; a slot
+// taken is given back with releaseExtraction.
+func acquireExtraction(ctx context.Context) bool {
+	select {
+	case extractions <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func releaseExtraction() { <-extractions }
 
 // maxContentType bounds the Content-Type kept of a page.
 const maxContentType = 200
@@ -230,7 +355,14 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 	if !known && kind != "created" {
 		return db.TextUnknown, ""
 	}
-	d := pagetext.Compare(old, snap.Text)
+	var d pagetext.Diff
+	if known {
+		d = pagetext.Compare(old, snap.Text)
+	} else {
+		// A new page's change shows its opening lines; its whole text
+		// would only repeat the snapshot.
+		d = pagetext.Opening(snap.Text)
+	}
 	if d.Unchanged() {
 		if known {
 			return db.TextUnchanged, ""
