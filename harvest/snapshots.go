@@ -2,6 +2,8 @@ package harvest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"runtime"
@@ -266,18 +268,52 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 		return sh, nil
 	}
 	if resp.NotModified {
-		if had && prev.TextHash != "" {
+		if had && prev.Text != nil {
 			sh.textChange = db.TextUnchanged
 		}
 		return sh, nil
 	}
-	opts := h.opts.Snapshots
-	ex := opts.extractor()
-	ex.Prefer = prev.Method
+	sum := sha256.Sum256(resp.Body)
+	bodyHash := hex.EncodeToString(sum[:contentHashBytes])
+	if had && prev.ContentHash == bodyHash {
+		// The very same bytes, from a server without validators: nothing
+		// to extract.
+		if prev.Text != nil {
+			sh.textChange = db.TextUnchanged
+		}
+		again := prev
+		again.FinalURL, again.ETag, again.LastModified, again.FetchedAt = resp.URL, resp.ETag, lastModified(resp), j.now
+		return sh, &again
+	}
 	if !acquireExtraction(ctx) {
 		return sh, nil
 	}
 	defer releaseExtraction()
+	return h.readShot(j, resp, url, kind, bodyHash, prev, had)
+}
+
+// contentHashBytes is how much of a body's SHA-256 a snapshot keeps: it
+// only tells the same bytes served again, and only the site itself could
+// make two bodies collide, to hide its own change.
+const contentHashBytes = 16
+
+// lastModified is the Last-Modified kept of a page: a server asked with
+// If-None-Match ignores If-Modified-Since (RFC 9110, 13.1.3), so only
+// that of a page without an ETag.
+func lastModified(resp *fetch.Response) string {
+	if resp.ETag != "" {
+		return ""
+	}
+	return resp.LastModified
+}
+
+// readShot extracts a fetched page's text and compares it with the
+// previous snapshot's, read the same way when it can be.
+func (h *Harvester) readShot(j *job, resp *fetch.Response, url, kind, bodyHash string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
+	sh := &shot{title: prev.Title}
+	opts := h.opts.Snapshots
+	ex := opts.extractor()
+	ex.Prefer = prev.Method
 	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
 	if errors.Is(err, pagetext.ErrTooLarge) {
 		j.warn.add("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body); its change is kept without its text",
@@ -294,14 +330,9 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 	sh.title = snap.Title
 	sh.textChange, sh.diff = compareText(kind, prev, had, snap, max(opts.MaxText, pagetext.DefaultMaxText)*4)
 	stored := &db.Snapshot{
-		URL: url, FinalURL: resp.URL, Status: 200, ContentType: clipText(resp.ContentType, maxContentType),
-		Title: snap.Title, Size: int64(snap.Size), ContentHash: snap.ContentHash, TextHash: snap.TextHash,
-		Method: snap.Method, ETag: resp.ETag, FetchedAt: j.now,
-	}
-	// A server asked with If-None-Match ignores If-Modified-Since (RFC
-	// 9110, 13.1.3), so Last-Modified is kept only for pages without an ETag.
-	if resp.ETag == "" {
-		stored.LastModified = resp.LastModified
+		URL: url, FinalURL: resp.URL, ContentType: clipText(snap.MediaType, maxContentType),
+		Title: snap.Title, Size: int64(snap.Size), ContentHash: bodyHash,
+		Method: snap.Method, ETag: resp.ETag, LastModified: lastModified(resp), FetchedAt: j.now,
 	}
 	if snap.HasText() {
 		stored.Text = pagetext.Compress(snap.Text)
@@ -343,13 +374,13 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 		return db.TextUnknown, ""
 	}
 	old, known := "", false
-	if had && prev.TextHash != "" {
-		if prev.TextHash == snap.TextHash {
-			return db.TextUnchanged, ""
-		}
+	if had && prev.Text != nil {
 		// A snapshot that cannot be read again is as good as none.
 		if t, err := pagetext.Decompress(prev.Text, limit); err == nil {
 			old, known = t, true
+		}
+		if known && old == snap.Text {
+			return db.TextUnchanged, ""
 		}
 	}
 	if !known && kind != "created" {

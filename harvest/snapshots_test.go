@@ -30,6 +30,8 @@ type pageSite struct {
 	other   []string
 	hits    map[string]int
 	answers map[string][]int
+	// bare: pages are served without validators.
+	bare bool
 }
 
 type servedPage struct {
@@ -83,9 +85,11 @@ func (s *pageSite) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	etag := fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(page.body)))
-	w.Header().Set("ETag", etag)
+	if !s.bare {
+		w.Header().Set("ETag", etag)
+	}
 	w.Header().Set("Content-Type", page.contentType)
-	if r.Header.Get("If-None-Match") == etag {
+	if !s.bare && r.Header.Get("If-None-Match") == etag {
 		code = http.StatusNotModified
 		w.WriteHeader(code)
 		return
@@ -404,6 +408,40 @@ func TestSnapshotsReadPagesTheSameWay(t *testing.T) {
 	}
 }
 
+// TestSnapshotsWithoutValidators: a page served again byte for byte by a
+// server without validators keeps its snapshot, read again; one changed
+// is compared as any other.
+func TestSnapshotsWithoutValidators(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{})
+	e.site.bare = true
+	now := time.Now()
+	e.site.html("/same.html", "Same", "<p>Never changes.</p>")
+	e.site.html("/edit.html", "Edit", "<p>First.</p>")
+	e.site.change("/same.html", "created", now.Add(-3*time.Hour))
+	e.site.change("/edit.html", "created", now.Add(-3*time.Hour))
+	e.follow()
+	e.site.html("/edit.html", "Edit", "<p>Second.</p>")
+	e.site.change("/same.html", "updated", now.Add(-time.Hour))
+	e.site.change("/edit.html", "updated", now.Add(-time.Hour))
+	rep := e.harvest()
+	got := e.latest()
+	checkText(t, got["/same.html"][1], "Same", db.TextUnchanged, nil, nil)
+	checkText(t, got["/edit.html"][1], "Edit", db.TextChanged, []string{"First."}, []string{"Second."})
+	snaps, err := e.store.Snapshots(context.Background(), rep.Site.ID, []string{e.site.srv.URL + "/same.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := snaps[e.site.srv.URL+"/same.html"]
+	text, err := pagetext.Decompress(same.Text, pagetext.DefaultMaxText)
+	if err != nil || text != "Never changes." || same.Method == "" || same.ETag != "" || len(same.ContentHash) != 2*contentHashBytes ||
+		same.ContentType != "text/html" {
+		t.Errorf("snapshot read again: %+v, text %q, %v", same, text, err)
+	}
+	if e.site.hit("/same.html") != 2 {
+		t.Errorf("same.html fetched %d times, want 2", e.site.hit("/same.html"))
+	}
+}
+
 // TestSnapshotsOff: --no-snapshots fetches no page.
 func TestSnapshotsOff(t *testing.T) {
 	// A budget is set, so that only Off keeps the page unread.
@@ -455,7 +493,7 @@ func TestSnapshotsOfBadPages(t *testing.T) {
 	if len(snaps) != 1 {
 		t.Errorf("%d snapshots stored, want the image's alone", len(snaps))
 	}
-	if pic := snaps[e.site.srv.URL+"/pic.png"]; pic.ContentType != "image/png" || pic.TextHash != "" || len(pic.Text) != 0 || pic.ContentHash == "" || pic.Size == 0 {
+	if pic := snaps[e.site.srv.URL+"/pic.png"]; pic.ContentType != "image/png" || pic.Text != nil || pic.ContentHash == "" || pic.Size == 0 {
 		t.Errorf("image snapshot %+v, want its type, size and hash, and no text", pic)
 	}
 }

@@ -28,9 +28,10 @@ var ErrBlobTooLarge = errors.New("pagetext: stored text larger than allowed")
 const (
 	blobBrotli    = 0x01
 	brotliQuality = 5
-	// brotliWindow covers a typical page's text whole and keeps the
-	// encoder's tables at about a megabyte.
-	brotliWindow = 18
+	// brotliWindow, 64 KiB, covers a typical page's text whole; prose
+	// gains little from matches further back, and a larger window stored
+	// a few bytes more a page (its size is coded with each distance).
+	brotliWindow = 16
 )
 
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
