@@ -57,19 +57,27 @@ var zstdDecoder = sync.OnceValue(func() *zstd.Decoder {
 	return d
 })
 
+var scratch = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // Compress returns text compressed for storage.
 func Compress(text string) []byte {
-	var buf bytes.Buffer
-	buf.Grow(len(text)/3 + 16)
+	buf := scratch.Get().(*bytes.Buffer)
+	buf.Reset()
 	buf.WriteByte(blobBrotli)
 	w := encoders.Get().(*brotli.Writer)
-	w.Reset(&buf)
+	w.Reset(buf)
 	// Writes to a bytes.Buffer cannot fail.
 	_, _ = io.WriteString(w, text)
 	_ = w.Close()
 	w.Reset(nil)
 	encoders.Put(w)
-	return buf.Bytes()
+	// A harvest holds its pages' blobs until it stores them: each gets
+	// exactly its size, where the growing buffer had up to twice that.
+	out := bytes.Clone(buf.Bytes())
+	if buf.Cap() <= 1<<20 {
+		scratch.Put(buf)
+	}
+	return out
 }
 
 // Decompress returns the text in a blob made by Compress, refusing with
