@@ -28,6 +28,10 @@ func TestLastFollowerLeaving(t *testing.T) {
 	cliOnly := testCollection(t, d, "cli")
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	storeRun(t, d, col, t0, "", Change{URL: "https://shrine.example/a", Kind: "updated", Datetime: t0})
+	if _, err := d.SaveCollectionHarvest(ctx, CollectionHarvest{Run: Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: t0, FinishedAt: t0},
+		Pending: SnapshotQueue{Queue: []PendingText{{CollectionID: col.ID, URL: "https://shrine.example/a", Kind: "updated", Datetime: t0}}}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, u := range []User{ann, bob} {
 		if err := d.Follow(ctx, u.ID, col.SiteID); err != nil {
 			t.Fatal(err)
@@ -86,6 +90,9 @@ func TestLastFollowerLeaving(t *testing.T) {
 	}
 	if runs, _ := d.Runs(ctx, col.SiteID, 10); len(runs) != 0 {
 		t.Errorf("runs left: %+v", runs)
+	}
+	if due, _ := d.PendingTexts(ctx, col.SiteID, col.ID, 10); len(due) != 0 {
+		t.Errorf("pages pending a snapshot left: %+v", due)
 	}
 	if c, err := d.CollectionByID(ctx, col.ID); err != nil || c.LastSuccessAt != nil || c.LastProcessedAt != nil {
 		t.Errorf("collection after its history went: %+v, %v", c, err)
