@@ -93,8 +93,12 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []
 		}
 	}
 	for _, u := range given {
+		if !acquireExtraction(ctx) {
+			break
+		}
 		p, had := prev[u]
 		sh, snap := givenShot(j, u, j.changes[newest[u]].Kind, j.given[u], p, had)
+		releaseExtraction()
 		ps.taken[u] = sh
 		out = append(out, *snap)
 	}
@@ -106,8 +110,15 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []
 			q.Queue = append(q.Queue, pendingOf(&j.changes[newest[u]]))
 		}
 	}
-	for i := range j.changes {
-		c := &j.changes[i]
+	applyShots(j.changes, newest, prev, ps)
+	return out
+}
+
+// applyShots titles j's changes from their pages' snapshots, and says on
+// each page's latest change what its text did.
+func applyShots(changes []db.Change, newest map[string]int, prev map[string]db.Snapshot, ps *pageShots) {
+	for i := range changes {
+		c := &changes[i]
 		if c.Kind == "deleted" {
 			if p, ok := prev[c.URL]; ok && c.Title == "" {
 				c.Title = p.Title
@@ -125,7 +136,6 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []
 			c.TextChange, c.Diff = sh.textChange, sh.diff
 		}
 	}
-	return out
 }
 
 // readPage takes the snapshot of page u, once a site harvest, within the
