@@ -37,6 +37,9 @@ type SnapshotQueue struct {
 	Done []string
 	// Fills give pending changes their text.
 	Fills []TextFill
+	// Keep, when positive, bounds the site's pending pages: those of the
+	// latest changes stay.
+	Keep int
 }
 
 // PendingTexts returns up to limit of the collection's pending pages,
@@ -67,6 +70,14 @@ ON CONFLICT (site_id, url) DO UPDATE SET
 			siteID, p.URL, p.CollectionID, p.Kind, fmtTime(p.Datetime))
 		if err != nil {
 			return fmt.Errorf("queue the page %s: %w", p.URL, err)
+		}
+	}
+	if q.Keep > 0 && len(q.Queue) > 0 {
+		_, err := tx.ExecContext(ctx, `
+DELETE FROM snapshot_queue WHERE site_id = ? AND rowid NOT IN (
+	SELECT rowid FROM snapshot_queue WHERE site_id = ? ORDER BY datetime DESC, url LIMIT ?)`, siteID, siteID, q.Keep)
+		if err != nil {
+			return fmt.Errorf("bound the pages pending a snapshot: %w", err)
 		}
 	}
 	for _, f := range q.Fills {

@@ -72,6 +72,16 @@ func TestSnapshotQueue(t *testing.T) {
 	if due, err := d.PendingTexts(ctx, col.SiteID, col.ID, 10); err != nil || len(due) != 1 || !due[0].Datetime.Equal(later.Datetime) {
 		t.Errorf("pending after a later change: %+v, %v", due, err)
 	}
+
+	// Past Keep, the pages of the oldest changes leave the queue.
+	var more []PendingText
+	for i := range 5 {
+		more = append(more, PendingText{CollectionID: col.ID, URL: page(strconv.Itoa(i)), Kind: "created", Datetime: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	save(CollectionHarvest{Pending: SnapshotQueue{Queue: more, Keep: 3}})
+	if due, err := d.PendingTexts(ctx, col.SiteID, col.ID, 10); err != nil || !slices.Equal(urlsOf(due), []string{page("a"), page("4"), page("3")}) {
+		t.Errorf("pending past Keep: %v, %v", urlsOf(due), err)
+	}
 }
 
 func urlsOf(list []PendingText) []string {

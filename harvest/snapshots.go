@@ -48,6 +48,12 @@ func (ps *pageShots) queue(id int64) db.SnapshotQueue {
 	return db.SnapshotQueue{}
 }
 
+// queuedHarvests bounds a site's queue of pages pending a snapshot to what
+// this many harvests' budgets read: a first harvest of a big collection
+// must not queue thousands of pages to read a hundred a day, long after
+// their entries have left the feed. The pages of the latest changes stay.
+const queuedHarvests = 10
+
 // takeSnapshots fetches the pages j's created and updated changes name,
 // within the site's budget of page fetches, newest changes first, and
 // says on each change what its text gained and lost. It returns the
@@ -73,7 +79,9 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []
 	todo, deleted := pagesToRead(j.changes, newest, ps)
 	given, todo := splitGiven(todo, j.given)
 	budget := max(ps.left-len(due), 0)
-	for _, u := range todo[min(len(todo), budget):] {
+	q.Keep = queuedHarvests * h.opts.Snapshots.PageFetches
+	past := todo[min(len(todo), budget):]
+	for _, u := range past[:min(len(past), q.Keep)] {
 		q.Queue = append(q.Queue, pendingOf(&j.changes[newest[u]]))
 	}
 	todo = todo[:min(len(todo), budget)]

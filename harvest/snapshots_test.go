@@ -372,6 +372,32 @@ func TestSnapshotsPastTheBudgetAreQueued(t *testing.T) {
 	}
 }
 
+// TestSnapshotsQueueIsBounded: a site's queue holds what ten harvests'
+// budgets read, the pages of the latest changes.
+func TestSnapshotsQueueIsBounded(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{PageFetches: 1})
+	now := time.Now()
+	page := func(i int) string { return fmt.Sprintf("/p%02d.html", i) }
+	n := queuedHarvests + 3
+	for i := range n {
+		e.site.html(page(i), fmt.Sprintf("Page %d", i), fmt.Sprintf("<p>Text %d.</p>", i))
+		e.site.change(page(i), "created", now.Add(time.Duration(i-40)*time.Hour))
+	}
+	e.follow()
+	for range queuedHarvests + 2 {
+		e.harvest()
+	}
+	for i := range n {
+		want := 1
+		if i < n-1-queuedHarvests {
+			want = 0
+		}
+		if got := e.site.hit(page(i)); got != want {
+			t.Errorf("%s fetched %d times, want %d", page(i), got, want)
+		}
+	}
+}
+
 // TestSnapshotsReadPagesTheSameWay: a page whose article holds about a
 // third of its text is read as its article again when a new version tips
 // it under the threshold, so its diff is the edit, not the whole page.
