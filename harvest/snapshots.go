@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"runtime"
 	"slices"
 
 	"tidings/db"
@@ -26,6 +25,8 @@ type pageShots struct {
 	// queues are what each collection harvest changes of the site's
 	// pages pending a snapshot, stored with it.
 	queues map[int64]*db.SnapshotQueue
+	// age orders the site harvest among those under way (harvestAge).
+	age uint64
 }
 
 // shot is what a page's snapshot says of its latest change.
@@ -36,7 +37,8 @@ type shot struct {
 }
 
 func (h *Harvester) newPageShots() *pageShots {
-	return &pageShots{left: h.opts.Snapshots.PageFetches, taken: map[string]*shot{}, queues: map[int64]*db.SnapshotQueue{}}
+	return &pageShots{left: h.opts.Snapshots.PageFetches, taken: map[string]*shot{}, queues: map[int64]*db.SnapshotQueue{},
+		age: harvestAge.Add(1)}
 }
 
 // queue is what the harvest of collection id changes of the site's pending
@@ -101,12 +103,12 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []
 		}
 	}
 	for _, u := range given {
-		if !acquireExtraction(ctx) {
+		if !extractions.acquire(ctx, ps.age) {
 			break
 		}
 		p, had := prev[u]
 		sh, snap := givenShot(j, u, j.changes[newest[u]].Kind, j.given[u], p, had)
-		releaseExtraction()
+		extractions.release()
 		ps.taken[u] = sh
 		out = append(out, *snap)
 	}
@@ -303,10 +305,10 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 		again.FinalURL, again.ETag, again.LastModified, again.FetchedAt = resp.URL, resp.ETag, lastModified(resp), j.now
 		return sh, &again
 	}
-	if !acquireExtraction(ctx) {
+	if !extractions.acquire(ctx, ps.age) {
 		return sh, nil
 	}
-	defer releaseExtraction()
+	defer extractions.release()
 	return h.readShot(j, resp, url, kind, bodyHash, prev, had)
 }
 
@@ -357,27 +359,6 @@ func (h *Harvester) readShot(j *job, resp *fetch.Response, url, kind, bodyHash s
 	}
 	return sh, stored
 }
-
-// extractions holds a slot for each snapshot being extracted, diffed and
-// compressed. That work is CPU-bound and its garbage is most of what a
-// site harvest holds in memory (a parsed tree, readability's copies, the
-// old and new texts, the diff): site harvests waiting on their hosts can be
-// many more than the cores, and without a bound 100 at once held half a
-// gigabyte.
-var extractions = make(chan struct{}, runtime.GOMAXPROCS(0))
-
-// acquireExtraction waits for a slot, false when ctx ended first; a slot
-// taken is given back with releaseExtraction.
-func acquireExtraction(ctx context.Context) bool {
-	select {
-	case extractions <- struct{}{}:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-func releaseExtraction() { <-extractions }
 
 // maxContentType bounds the Content-Type kept of a page.
 const maxContentType = 200
