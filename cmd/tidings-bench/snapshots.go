@@ -32,7 +32,7 @@ const snapHostDelay = 10 * time.Millisecond
 
 // snapWorkers is tidings' --workers in 8a. Peak memory grows with the
 // site harvests under way, each holding its pages' snapshots until it
-// stores them (measured: 77 MB with 25, 180 MB with 100), while past about
+// stores them (measured: 75 MB with 25, 132 MB with 100), while past about
 // 25 the 2 cores, not the hosts, set the pace. 8a also runs with every
 // site at once, to say what that costs.
 const snapWorkers = 25
