@@ -293,8 +293,7 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 		}
 		return sh, nil
 	}
-	sum := sha256.Sum256(resp.Body)
-	bodyHash := hex.EncodeToString(sum[:contentHashBytes])
+	bodyHash := pageDigest(resp.Body)
 	if had && prev.ContentHash == bodyHash {
 		// The very same bytes, from a server without validators: nothing
 		// to extract.
@@ -316,6 +315,13 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 // only tells the same bytes served again, and only the site itself could
 // make two bodies collide, to hide its own change.
 const contentHashBytes = 16
+
+// pageDigest is a body's hash as a snapshot keeps it (db.Snapshot's
+// ContentHash), to tell whether a page sends the same bytes again.
+func pageDigest(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:contentHashBytes])
+}
 
 // lastModified is the Last-Modified kept of a page: a server asked with
 // If-None-Match ignores If-Modified-Since (RFC 9110, 13.1.3), so only

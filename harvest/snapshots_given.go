@@ -80,6 +80,6 @@ func givenShot(j *job, url, kind string, g givenPage, prev db.Snapshot, had bool
 	sh.textChange, sh.diff = compareText(kind, prev, had, snap, maxGivenBytes)
 	return sh, &db.Snapshot{
 		URL: url, FinalURL: url, Title: g.title, Size: int64(len(g.text)),
-		ContentHash: snap.TextHash[:2*contentHashBytes], Text: pagetext.Compress(g.text), FetchedAt: j.now,
+		ContentHash: pageDigest([]byte(g.text)), Text: pagetext.Compress(g.text), FetchedAt: j.now,
 	}
 }
