@@ -12,8 +12,12 @@ var undoMigrationNine = append(undoMigrationTen, "DROP TRIGGER follows_last_left
 	"ALTER TABLE sites DROP COLUMN unfollowed_at", "ALTER TABLE sites DROP COLUMN history_deleted_at")
 
 // undoMigrationTen rewinds migration 10.
-var undoMigrationTen = []string{"DROP TABLE snapshots",
-	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff"}
+var undoMigrationTen = append(undoMigrationEleven, "DROP TABLE snapshots",
+	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff")
+
+// undoMigrationEleven rewinds migration 11.
+var undoMigrationEleven = []string{"ALTER TABLE runs DROP COLUMN following", "ALTER TABLE runs DROP COLUMN pages",
+	"ALTER TABLE runs DROP COLUMN last_change_id", "ALTER TABLE discoveries DROP COLUMN title", "ALTER TABLE follows DROP COLUMN title"}
 
 // TestLastFollowerLeaving: a site stops being harvested when its last
 // follower leaves, by unfollowing or by their account being deleted; its

@@ -330,6 +330,7 @@ type feedLine struct {
 	Protocol    string     `json:"protocol"`
 	FeedURL     string     `json:"feed_url"`
 	Changes     int        `json:"changes"`
+	History     int        `json:"history"`
 	LastHarvest *time.Time `json:"last_harvest"`
 	LastError   string     `json:"last_error"`
 }
@@ -356,11 +357,11 @@ func TestFeedsJSON(t *testing.T) {
 	root := site.URL + "/"
 	want := []feedLine{
 		{ID: 1, Site: root, Key: root + "shrine/", Title: "My Shrine & Co", Protocol: "resourcesync",
-			FeedURL: testBase + "feeds/1.atom", Changes: 6},
+			FeedURL: testBase + "feeds/1.atom", Changes: 4, History: 2},
 		{ID: 2, Site: root, Key: root + "gallery/", Title: root + "gallery/", Protocol: "resourcesync",
-			FeedURL: testBase + "feeds/2.atom", Changes: 2},
+			FeedURL: testBase + "feeds/2.atom", Changes: 1, History: 1},
 	}
-	keys := []string{"id", "site", "key", "title", "protocol", "feed_url", "changes", "last_harvest", "last_error"}
+	keys := []string{"id", "site", "key", "title", "protocol", "feed_url", "changes", "history", "last_harvest", "last_error"}
 	for i, l := range ls {
 		checkKeys(t, l, keys, nil)
 		var got feedLine

@@ -174,7 +174,8 @@ type feedInfo struct {
 	Title       string     `json:"title"`
 	Protocol    string     `json:"protocol"`
 	FeedURL     string     `json:"feed_url"`
-	Changes     int        `json:"changes"`
+	Changes     int        `json:"changes"` // in the feed, one entry each with ?entries=page
+	History     int        `json:"history"` // stored as already seen: only the first harvest's entry lists them
 	LastHarvest *time.Time `json:"last_harvest"`
 	LastError   string     `json:"last_error"`
 }
@@ -201,7 +202,7 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 	for _, c := range cols {
 		if *asJSON {
 			if err := enc.Encode(feedInfo{ID: c.ID, Site: c.SiteURL, Key: c.Key, Title: c.Title, Protocol: c.Protocol,
-				FeedURL: a.feedURL(c.ID), Changes: c.Changes, LastHarvest: c.LastHarvestAt, LastError: c.LastError}); err != nil {
+				FeedURL: a.feedURL(c.ID), Changes: c.Changes, History: c.History, LastHarvest: c.LastHarvestAt, LastError: c.LastError}); err != nil {
 				return err
 			}
 			continue
@@ -210,7 +211,11 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 		if c.LastHarvestAt != nil {
 			last = c.LastHarvestAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(out, "%d\t%s\n\tsite %s, %d change(s), last harvest %s\n\tfeed %s\n", c.ID, c.Title, c.SiteURL, c.Changes, last, a.feedURL(c.ID))
+		fmt.Fprintf(out, "%d\t%s\n\tsite %s, %d change(s) in the feed", c.ID, c.Title, c.SiteURL, c.Changes)
+		if c.History > 0 {
+			fmt.Fprintf(out, " (%d older stored as already seen)", c.History)
+		}
+		fmt.Fprintf(out, ", last harvest %s\n\tfeed %s\n", last, a.feedURL(c.ID))
 		if c.LastError != "" {
 			fmt.Fprintf(out, "\tproblem: %s\n", c.LastError)
 		}
