@@ -84,7 +84,9 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	if err := errors.Join(cfg.validateWebSub(), cfg.validateRetention()); err != nil {
 		return usageError{err.Error()}
 	}
-	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
+	// The report printed says what went wrong: the log line a harvest
+	// writes for serve's operator would say it again.
+	a, err := openApp(ctx, cfg, stderr, slog.LevelError)
 	if err != nil {
 		return err
 	}
@@ -183,7 +185,8 @@ type feedInfo struct {
 func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var cfg Config
 	fs := newFlagSet("feeds [--json]", stderr)
-	globalFlags(fs, &cfg)
+	storeFlags(fs, &cfg)
+	addressFlags(fs, &cfg)
 	asJSON := fs.Bool("json", false, "print one JSON object per collection")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -255,7 +258,7 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	var cfg Config
 	fs := newFlagSet("export changes [--site URL] [--collection ID]", stderr)
-	globalFlags(fs, &cfg)
+	storeFlags(fs, &cfg)
 	siteURL := fs.String("site", "", "only this site's changes")
 	collection := fs.Int64("collection", 0, "only this collection's changes")
 	if err := parseFlags(fs, args[1:], getenv); err != nil {
@@ -267,8 +270,22 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer a.store.Close()
 	f := db.ExportFilter{CollectionID: *collection}
+	// A filter that matches nothing because of a typo would print nothing
+	// and look like a site without changes.
+	if *collection != 0 {
+		if _, err := a.store.CollectionByID(ctx, *collection); errors.Is(err, db.ErrNotFound) {
+			return fmt.Errorf("there is no collection %d; tidings feeds lists them with their ids", *collection)
+		} else if err != nil {
+			return err
+		}
+	}
 	if *siteURL != "" {
 		if f.SiteURL, err = harvest.SiteRoot(*siteURL); err != nil {
+			return err
+		}
+		if _, err := a.store.SiteByURL(ctx, f.SiteURL); errors.Is(err, db.ErrNotFound) {
+			return fmt.Errorf("%s is not followed; tidings feeds lists the sites followed", f.SiteURL)
+		} else if err != nil {
 			return err
 		}
 	}

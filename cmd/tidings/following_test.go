@@ -15,12 +15,20 @@ import (
 // and returns its base URL.
 func serveInProcess(t *testing.T, env map[string]string, args ...string) string {
 	t.Helper()
+	base, _ := serveLogged(t, env, args...)
+	return base
+}
+
+// serveLogged is serveInProcess, also returning what serve logs.
+func serveLogged(t *testing.T, env map[string]string, args ...string) (string, *syncBuffer) {
+	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	var stdout, stderr syncBuffer
+	var stdout syncBuffer
+	stderr := &syncBuffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
+		done <- run(ctx, append([]string{"serve", "--addr", addr}, args...), func(k string) string { return env[k] }, strings.NewReader(""), &stdout, stderr)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -34,7 +42,7 @@ func serveInProcess(t *testing.T, env map[string]string, args ...string) string 
 		}
 	})
 	waitHealthy(t, "http://"+addr+"/healthz")
-	return "http://" + addr + "/"
+	return "http://" + addr + "/", stderr
 }
 
 // shrineCollection returns the id of the fixture site's shrine collection

@@ -25,6 +25,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	var cfg Config
 	fs := newFlagSet("serve", stderr)
 	globalFlags(fs, &cfg)
+	cfg.MayCreate = true
 	feedFlags(fs, &cfg)
 	retentionFlag(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
@@ -110,14 +111,43 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if sched != nil {
 		wg.Go(func() { sched.Run(ctx) })
 	}
+	stopped := make(chan struct{})
+	wg.Go(func() {
+		select {
+		case <-ctx.Done():
+			a.log.Info("stopping", "reason", stopReason(ctx))
+		case <-stopped:
+		}
+	})
 	err = srv.Serve(ctx, ln)
+	close(stopped)
 	wg.Wait()
-	return err
+	if err != nil {
+		a.log.Error("stopped", "error", err)
+		return err
+	}
+	a.log.Info("stopped")
+	return nil
 }
 
+// stopReason says why serve's context ended: the signal main received, or
+// the caller's cancellation.
+func stopReason(ctx context.Context) string {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause.Error()
+	}
+	return "asked to stop"
+}
+
+// reportHarvest logs what a scheduled harvest's own log line did not
+// say: an error that cut it short (the store failing, say).
 func (a *app) reportHarvest(rep *harvest.SiteReport, err error) {
-	if err != nil && rep != nil {
-		a.log.Warn("harvest failed", "site", rep.Site.URL, "error", err)
+	switch {
+	case err == nil:
+	case rep == nil:
+		a.log.Error("harvest failed", "error", err)
+	case rep.Run.Error != err.Error():
+		a.log.Error("harvest failed", "site", rep.Site.URL, "error", err)
 	}
 }
 
