@@ -111,6 +111,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	switch cmd {
 	case "serve":
 		return cmdServe(ctx, rest, getenv, stdout, stderr)
+	case "demo":
+		return cmdDemo(ctx, rest, getenv, stdout, stderr)
 	case "follow":
 		return cmdFollow(ctx, rest, getenv, stdin, stdout, stderr)
 	case "harvest":

@@ -49,11 +49,38 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := errors.Join(cfg.validateFeeds(), cfg.validateRetention()); err != nil {
 		return usageError{err.Error()}
 	}
+	if *workers < 1 {
+		return usageError{"--workers must be at least 1"}
+	}
+	if *maxPending < 1 {
+		return usageError{"--max-pending-discoveries must be at least 1"}
+	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
+	return a.serve(ctx, serveOptions{
+		noScheduler: *noScheduler, workers: *workers, metricsToken: *metricsToken, registration: *registration,
+		maxPending: *maxPending, proxies: proxies, tick: schedulerTick,
+	}, stdout)
+}
+
+// serveOptions are serve's own settings, beside Config's.
+type serveOptions struct {
+	noScheduler  bool
+	workers      int
+	metricsToken string
+	registration string
+	maxPending   int
+	proxies      []*net.IPNet
+	tick         time.Duration // how often the scheduler looks for due sites
+	// listening, when set, is called once serve listens, with its address.
+	listening func(addr net.Addr)
+}
+
+// serve runs the web server and the scheduler until ctx ends.
+func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) error {
 	// One client and one harvester for everything serve fetches, so the
 	// metrics see every fetch and every harvest.
 	m := metrics.New()
@@ -71,24 +98,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		ho.AfterHarvest = afterHarvests(ho.AfterHarvest, p.afterHarvest)
 	}
 	a.harvester = harvest.New(client, a.store, ho)
-	if *workers < 1 {
-		return usageError{"--workers must be at least 1"}
-	}
-	if *maxPending < 1 {
-		return usageError{"--max-pending-discoveries must be at least 1"}
-	}
 	var sched *harvest.Scheduler
 	opts := web.Options{
-		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
+		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: so.registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
-		Metrics: m, MetricsToken: *metricsToken, TrustedProxies: proxies,
-		MaxPendingDiscoveries: *maxPending,
+		Metrics: m, MetricsToken: so.metricsToken, TrustedProxies: so.proxies,
+		MaxPendingDiscoveries: so.maxPending,
 	}
-	if !*noScheduler {
+	if !so.noScheduler {
 		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{
-			Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
+			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
 		})
-		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*schedulerTick
+		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*so.tick
 	}
 	srv, err := web.New(a.store, opts)
 	if err != nil {
@@ -105,6 +126,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer release()
+	if so.listening != nil {
+		so.listening(ln.Addr())
+	}
 	// The scheduler is waited for before the deferred Close of the store:
 	// a harvest under way at shutdown stores what it completed.
 	var wg sync.WaitGroup
