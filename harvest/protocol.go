@@ -141,7 +141,23 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 	if len(d.d.Collections) == 0 {
 		return d.d, problemf("no change information (ResourceSync, SCP or ARC) was found; tried: %s", strings.Join(d.d.Tried, "; "))
 	}
+	if d.wantTitle && d.d.SiteTitle == "" {
+		// Nothing published names the site: its home page does.
+		d.d.SiteTitle = d.homeTitle(ctx)
+	}
 	return d.d, nil
+}
+
+// homeTitle is the <title> of the site's home page, or "". The page is
+// most often read already; when it cannot be read, the site is named by
+// its address, which is no problem to report.
+func (d *siteDiscovery) homeTitle(ctx context.Context) string {
+	resp, err := d.get(ctx, d.root)
+	if err != nil || !strings.Contains(strings.ToLower(resp.ContentType), "html") {
+		return ""
+	}
+	_, t := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
+	return t
 }
 
 func (d *siteDiscovery) triedf(format string, args ...any) {

@@ -250,6 +250,12 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 				if t := d.htmlTitle(ctx, describedBy); t != "" {
 					spec.Title = t
 				}
+			} else if key == d.root {
+				// A collection of the whole site, which nothing names:
+				// the home page's title does.
+				if t := d.homeTitle(ctx); t != "" {
+					spec.Title = t
+				}
 			}
 		}
 		d.add(spec)
