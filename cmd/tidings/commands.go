@@ -54,6 +54,9 @@ func (a *app) printReport(w io.Writer, rep *harvest.SiteReport, withFeeds bool) 
 			fmt.Fprintf(w, ", %d older stored as already seen", r.Backfilled)
 		}
 		fmt.Fprintln(w)
+		if r.Following {
+			fmt.Fprintf(w, "    now followed: its feed's first entry names its %d page(s) and lists the latest changes\n", r.Pages)
+		}
 		if r.Error != "" {
 			fmt.Fprintf(w, "    problem: %s\n", r.Error)
 		}

@@ -92,7 +92,8 @@ func TestFirstFollowOfAQuietSiteHasOneEntry(t *testing.T) {
 	t.Parallel()
 	site := newSite(t)
 	env := newEnv(t, "TIDINGS_INITIAL_WINDOW", "2h")
-	mustSucceed(t, tidings(t, env, "follow", site.URL))
+	r := tidings(t, env, "follow", site.URL)
+	mustSucceed(t, r)
 	id, changes := shrineCollection(t, env)
 	if changes != 0 {
 		t.Errorf("feeds shows %d changes for a collection whose feed holds none", changes)
@@ -100,6 +101,9 @@ func TestFirstFollowOfAQuietSiteHasOneEntry(t *testing.T) {
 	pages := livePages(t, env, id)
 	if pages < 3 {
 		t.Fatalf("the fixture's shrine has %d pages; the test needs several", pages)
+	}
+	if want := fmt.Sprintf("now followed: its feed's first entry names its %d page(s)", pages); !strings.Contains(r.stdout, want) {
+		t.Errorf("follow does not say %q:\n%s", want, r.stdout)
 	}
 	base := serveInProcess(t, env, "--no-scheduler")
 	wantTitle := fmt.Sprintf("Now following My Shrine & Co: %d pages", pages)
