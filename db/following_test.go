@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -51,10 +52,10 @@ func TestFirstCompleteHarvestIsFollowing(t *testing.T) {
 	}
 }
 
-// TestMigrationElevenMarksFirstHarvests: collections harvested before
-// migration 11 get their "now following" run from their first run
+// TestMigrationMarksFirstHarvests: collections harvested before
+// the migration of "now following" runs get their "now following" run from their first run
 // without an error.
-func TestMigrationElevenMarksFirstHarvests(t *testing.T) {
+func TestMigrationMarksFirstHarvests(t *testing.T) {
 	ctx := context.Background()
 	d, path := openTest(t)
 	col := testCollection(t, d, "shrine")
@@ -64,7 +65,7 @@ func TestMigrationElevenMarksFirstHarvests(t *testing.T) {
 		Change{URL: "https://shrine.example/a", Kind: "created", Datetime: t0.AddDate(0, -3, 0), History: true},
 		Change{URL: "https://shrine.example/b", Kind: "created", Datetime: t0.Add(-time.Hour)})
 	storeRun(t, d, col, t0.Add(2*time.Hour), "", Change{URL: "https://shrine.example/c", Kind: "created", Datetime: t0.Add(time.Hour)})
-	for _, q := range append(undoMigrationEleven, "PRAGMA user_version = 10") {
+	for _, q := range append(undoFollowing, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion-1)) {
 		if _, err := d.w.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

@@ -11,12 +11,21 @@ import (
 var undoMigrationNine = append(undoMigrationTen, "DROP TRIGGER follows_last_left", "DROP TRIGGER follows_back",
 	"ALTER TABLE sites DROP COLUMN unfollowed_at", "ALTER TABLE sites DROP COLUMN history_deleted_at")
 
-// undoMigrationTen rewinds migration 10.
-var undoMigrationTen = append(undoMigrationEleven, "DROP TABLE snapshots",
+// undoMigrationTen rewinds migration 10 and those after it.
+var undoMigrationTen = append(undoPublicIDs, "DROP TABLE snapshots",
 	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff")
 
-// undoMigrationEleven rewinds migration 11.
-var undoMigrationEleven = []string{"ALTER TABLE runs DROP COLUMN following", "ALTER TABLE runs DROP COLUMN pages",
+// undoPublicIDs rewinds the migration of public ids and dismissed
+// discoveries, and those after it.
+var undoPublicIDs = append(undoFollowing,
+	"DROP TRIGGER sites_public_id", "DROP INDEX sites_public_id", "ALTER TABLE sites DROP COLUMN public_id",
+	"DROP TRIGGER collections_public_id", "DROP INDEX collections_public_id", "ALTER TABLE collections DROP COLUMN public_id",
+	"ALTER TABLE discoveries DROP COLUMN dismissed_at",
+)
+
+// undoFollowing rewinds the migration of "now following" runs and
+// follow titles.
+var undoFollowing = []string{"ALTER TABLE runs DROP COLUMN following", "ALTER TABLE runs DROP COLUMN pages",
 	"ALTER TABLE runs DROP COLUMN last_change_id", "ALTER TABLE discoveries DROP COLUMN title", "ALTER TABLE follows DROP COLUMN title"}
 
 // TestLastFollowerLeaving: a site stops being harvested when its last

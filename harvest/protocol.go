@@ -50,14 +50,34 @@ var protocols = map[string]protocol{}
 
 func register(p protocol) { protocols[p.name()] = p }
 
-// protocolNames lists the registered protocols, ResourceSync first, so
-// discovery and reports keep a stable order.
+// fallback is a protocol less precise than what a site may publish
+// (DESIGN.md, "Sources of change"): it is asked only when every protocol
+// of a lower tier found nothing, so a site that offers a more precise
+// source is always followed by it. Protocols that are no fallback are
+// tier 0.
+type fallback interface {
+	tier() int
+}
+
+func tierOf(name string) int {
+	if f, ok := protocols[name].(fallback); ok {
+		return f.tier()
+	}
+	return 0
+}
+
+// protocolNames lists the registered protocols by tier, ResourceSync
+// first within the most precise, so discovery and reports keep a stable
+// order.
 func protocolNames() []string {
 	names := make([]string, 0, len(protocols))
 	for n := range protocols {
 		names = append(names, n)
 	}
 	sort.Slice(names, func(i, j int) bool {
+		if ti, tj := tierOf(names[i]), tierOf(names[j]); ti != tj {
+			return ti < tj
+		}
 		if (names[i] == ProtocolResourceSync) != (names[j] == ProtocolResourceSync) {
 			return names[i] == ProtocolResourceSync
 		}
@@ -106,7 +126,22 @@ func newSiteDiscovery(s *session, root, input string, site db.Site, known map[st
 // run asks every protocol, then says what was found.
 func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 	var recheckErr error
+	tier, found, unread := 0, false, false
 	for _, n := range protocolNames() {
+		if t := tierOf(n); t != tier && !d.quick && !found && !unread {
+			found, unread = d.settled(tier)
+			tier = t
+		}
+		if found {
+			// A more precise source replaces this one.
+			continue
+		}
+		if unread {
+			// Not asked: what it found before stays until the more
+			// precise source can be read again.
+			d.keep[n] = true
+			continue
+		}
 		var err error
 		if r, ok := protocols[n].(rechecker); ok && d.quick {
 			err = r.recheck(ctx, d)
@@ -158,6 +193,25 @@ func (d *siteDiscovery) homeTitle(ctx context.Context) string {
 	}
 	_, t := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
 	return t
+}
+
+// settled reports whether discovery stops after the protocols of tier t:
+// found, one of them found a collection; unread, one could not be read
+// on a site already followed, whose stored collections then stay as they
+// are rather than being replaced by a less precise source.
+func (d *siteDiscovery) settled(t int) (found, unread bool) {
+	if len(d.d.Collections) > 0 {
+		return true, false
+	}
+	if d.site.ID == 0 {
+		return false, false
+	}
+	for n := range d.keep {
+		if tierOf(n) == t {
+			return false, true
+		}
+	}
+	return false, false
 }
 
 func (d *siteDiscovery) triedf(format string, args ...any) {
