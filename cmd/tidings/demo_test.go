@@ -23,7 +23,8 @@ func TestDemo(t *testing.T) {
 	t.Parallel()
 	bin := buildTidings(t)
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "demo", "--addr", addr, "--demo-every", "1s")
+	// serve --demo is the same command.
+	cmd := exec.Command(bin, "serve", "--demo", "--addr", addr, "--demo-every", "1s")
 	// Nothing of the environment reaches the demo's database.
 	cmd.Env = cleanEnv("TIDINGS_DB=/nonexistent/tidings.db")
 	var stdout, stderr syncBuffer

@@ -112,6 +112,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "serve":
+		// serve --demo takes the demo's flags (--demo-every), which serve
+		// would refuse.
+		if d := demoArgs(rest); len(d) != len(rest) {
+			return cmdDemo(ctx, d, getenv, stdout, stderr)
+		}
 		return cmdServe(ctx, rest, getenv, stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, rest, getenv, stdout, stderr)

@@ -34,8 +34,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	maxPending := fs.Int("max-pending-discoveries", web.DefaultMaxPendingDiscoveries, "sites one person may have waiting to be discovered at once; an import over it queues what fits")
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
+	demo := fs.Bool("demo", false, "run tidings demo instead: sample sites on loopback and a temporary database (it takes --addr, --log-format and --demo-every)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
+	}
+	if *demo {
+		return cmdDemo(ctx, demoArgs(args), getenv, stdout, stderr)
 	}
 	proxies, err := parseCIDRs(*trusted)
 	if err != nil {
@@ -64,6 +68,19 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		noScheduler: *noScheduler, workers: *workers, metricsToken: *metricsToken, registration: *registration,
 		maxPending: *maxPending, proxies: proxies, tick: schedulerTick,
 	}, stdout)
+}
+
+// demoArgs are serve's arguments without --demo, for cmdDemo.
+func demoArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		switch a {
+		case "--demo", "-demo", "--demo=true", "-demo=true", "--demo=1", "-demo=1":
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // serveOptions are serve's own settings, beside Config's.
