@@ -85,7 +85,8 @@ func (d *DB) Digests(ctx context.Context, scope Scope, limit int) ([]Digest, err
 // runs that put changes into the feed, and each collection's first
 // complete harvest (its "now following" entry) whatever it found.
 func (d *DB) DigestsBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Digest, error) {
-	return d.digests(ctx, scope, b, limit, "(r.changes > 0 OR r.following = 1)")
+	// Apart, each condition has an index (runs_collection, runs_following).
+	return d.digests(ctx, scope, b, limit, "r.changes > 0", "r.following = 1 AND +r.changes = 0")
 }
 
 // FollowingBefore returns the "now following" digests in scope, dated
@@ -95,14 +96,22 @@ func (d *DB) FollowingBefore(ctx context.Context, scope Scope, b Before, limit i
 	return d.digests(ctx, scope, b, limit, "r.following = 1")
 }
 
-func (d *DB) digests(ctx context.Context, scope Scope, b Before, limit int, which string) ([]Digest, error) {
+// digests loads the newest runs in scope, before b, that meet any of
+// which.
+func (d *DB) digests(ctx context.Context, scope Scope, b Before, limit int, which ...string) ([]Digest, error) {
 	where, arg := scope.where("r")
-	page, args := b.cond("r.finished_at", "r.id")
-	out, err := queryAll(ctx, d, "load digests", `
-SELECT r.id, r.site_id, r.collection_id, r.started_at, r.finished_at, r.changes, r.following, r.pages, r.last_change_id, c.title, c.key
+	page, pageArgs := b.cond("r.finished_at", "r.id")
+	var parts []string
+	var args []any
+	for _, w := range which {
+		parts = append(parts, `
+SELECT r.id AS run_id, r.site_id, r.collection_id, r.started_at, r.finished_at AS run_at, r.changes, r.following, r.pages, r.last_change_id, c.title, c.key
 FROM runs r JOIN collections c ON c.id = r.collection_id
-WHERE `+where+` AND `+which+` AND `+page+`
-ORDER BY r.finished_at DESC, r.id DESC LIMIT ?`, scanDigest, append(append([]any{arg}, args...), limit)...)
+WHERE `+where+` AND `+w+` AND `+page)
+		args = append(append(args, arg), pageArgs...)
+	}
+	out, err := queryAll(ctx, d, "load digests", strings.Join(parts, "\nUNION ALL")+`
+ORDER BY run_at DESC, run_id DESC LIMIT ?`, scanDigest, append(args, limit)...)
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
@@ -246,8 +255,9 @@ func (d *DB) Stamp(ctx context.Context, scope Scope) (FeedStamp, error) {
 SELECT (SELECT max(id) FROM runs WHERE site_id IN (`+sites+`)),
 	(SELECT group_concat(id) FROM (SELECT id FROM sites WHERE id IN (`+sites+`) ORDER BY id)),
 	(SELECT min(next_harvest_at) FROM sites WHERE id IN (`+sites+`)),
-	(SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND (r.changes > 0 OR r.following = 1))`,
-		arg, arg, arg, warg).Scan(&maxRun, &list, &next, &added)
+	(SELECT max(t) FROM (SELECT max(r.finished_at) AS t FROM runs r WHERE `+where+` AND r.changes > 0
+		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.following = 1))`,
+		arg, arg, arg, warg, warg).Scan(&maxRun, &list, &next, &added)
 	if err != nil {
 		return FeedStamp{}, fmt.Errorf("db: load feed stamp: %w", err)
 	}

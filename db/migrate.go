@@ -290,6 +290,7 @@ UPDATE runs SET following = 1,
 	last_change_id = COALESCE((SELECT max(ch.id) FROM changes ch
 		WHERE ch.collection_id = runs.collection_id AND (ch.run_id IS NULL OR ch.run_id <= runs.id)), 0)
 WHERE id IN (SELECT min(id) FROM runs WHERE collection_id IS NOT NULL AND error = '' GROUP BY collection_id);
+CREATE INDEX runs_following ON runs (collection_id, finished_at) WHERE following = 1;
 ALTER TABLE discoveries ADD COLUMN title TEXT NOT NULL DEFAULT '';
 ALTER TABLE follows ADD COLUMN title TEXT NOT NULL DEFAULT '';
 `,

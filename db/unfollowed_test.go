@@ -25,7 +25,7 @@ var undoPublicIDs = append(undoFollowing,
 
 // undoFollowing rewinds the migration of "now following" runs and
 // follow titles.
-var undoFollowing = []string{"ALTER TABLE runs DROP COLUMN following", "ALTER TABLE runs DROP COLUMN pages",
+var undoFollowing = []string{"DROP INDEX runs_following", "ALTER TABLE runs DROP COLUMN following", "ALTER TABLE runs DROP COLUMN pages",
 	"ALTER TABLE runs DROP COLUMN last_change_id", "ALTER TABLE discoveries DROP COLUMN title", "ALTER TABLE follows DROP COLUMN title"}
 
 // TestLastFollowerLeaving: a site stops being harvested when its last
