@@ -188,10 +188,14 @@ FROM changes WHERE run_id IN (`+marks+`) GROUP BY run_id`, func(row scanner) (to
 // as of its first harvest, history included.
 func (d *DB) followingChanges(ctx context.Context, g *Digest) error {
 	n := max(FollowingChanges, min(g.Run.Changes, DigestChanges))
+	// Grouped by URL, the changes are read in the order of their unique
+	// index, and only the n newest are kept while sorting: a collection
+	// of many long URLs is never sorted whole. The id is the one of the
+	// row max() picked (SQLite's bare column).
 	cs, err := d.changesWhere(ctx, `ch.id IN (SELECT id FROM (
-	SELECT id, row_number() OVER (PARTITION BY url ORDER BY datetime DESC, id DESC) AS n
-	FROM changes WHERE collection_id = ? AND id <= ?) WHERE n = 1)
-ORDER BY ch.datetime DESC, ch.url LIMIT ?`, 0, g.Run.CollectionID, g.lastChange, n)
+	SELECT id, url, max(datetime) AS latest FROM changes WHERE collection_id = ? AND id <= ? GROUP BY url)
+	ORDER BY latest DESC, url LIMIT ?)
+ORDER BY ch.datetime DESC, ch.url`, 0, g.Run.CollectionID, g.lastChange, n)
 	if err != nil {
 		return err
 	}
