@@ -87,6 +87,7 @@ func (a *app) sayUnfollowed(ctx context.Context, stdout io.Writer, users []db.Us
 	if err != nil {
 		return err
 	}
+	stdout = newTermWriter(stdout)
 	for _, s := range a.followed {
 		if followers[s.ID] > 0 {
 			continue

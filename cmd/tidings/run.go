@@ -54,7 +54,7 @@ and serves one feed per collection, in Atom, RSS and JSON Feed.
 Usage: tidings <command> [flags]
 
 Commands:
-  demo                  try tidings: a sample site on loopback, followed and changing every minute
+  demo                  try tidings: sample sites on loopback, followed and changing every minute
   serve                 run the web server (feeds and the web UI) and the scheduler
   follow URL... [--from FILE]
                         discover sites, record them and harvest them now
