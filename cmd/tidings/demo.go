@@ -48,6 +48,12 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if *every < time.Second {
 		return usageError{fmt.Sprintf("--demo-every must be at least 1s, not %s", *every)}
 	}
+	// Said before anything is set up, with what to do about it.
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("demo: cannot listen on %s (%v); give a free address with --addr, such as --addr 127.0.0.1:8181", cfg.Addr, err)
+	}
+	ln.Close()
 	dir, err := os.MkdirTemp("", "tidings-demo-")
 	if err != nil {
 		return fmt.Errorf("demo: a temporary directory for the database: %w", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -103,5 +104,20 @@ func TestDemo(t *testing.T) {
 	}
 	if logs := stderr.String(); !strings.Contains(logs, `msg=stopping reason="received SIGINT"`) || !strings.Contains(logs, "loopback and private addresses is allowed") {
 		t.Errorf("the demo's log:\n%s", logs)
+	}
+}
+
+// TestDemoAddressInUse: a demo whose address is taken says so, and how to
+// give another, before it sets anything up.
+func TestDemoAddressInUse(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	r := tidings(t, newEnv(t), "demo", "--addr", ln.Addr().String())
+	if r.code != 1 || !strings.Contains(r.stderr, "cannot listen on "+ln.Addr().String()) || !strings.Contains(r.stderr, "--addr") || r.stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
