@@ -45,12 +45,12 @@ func TestDemo(t *testing.T) {
 
 	dbLine := regexp.MustCompile(`The database is (\S+); it is removed when the demo stops`)
 	var dbPath string
-	for deadline := time.Now().Add(30 * time.Second); dbPath == ""; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); dbPath == ""; time.Sleep(50 * time.Millisecond) {
 		if m := dbLine.FindStringSubmatch(stdout.String()); m != nil {
 			dbPath = m[1]
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the demo did not start in 30 s\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+			t.Fatalf("the demo did not start in 60 s\nstdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
 		}
 	}
 	out := stdout.String()
@@ -65,7 +65,7 @@ func TestDemo(t *testing.T) {
 	}
 
 	var f *gofeed.Feed
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		var err error
 		if f, err = gofeed.NewParser().ParseString(fetchBody(t, base+"feeds/1.atom")); err != nil {
 			t.Fatal(err)
@@ -75,10 +75,10 @@ func TestDemo(t *testing.T) {
 		}
 	}
 	if len(f.Items) < 3 {
-		t.Fatalf("after 30 s the sample site's feed has %d entries, want the first harvest's and digests of changes", len(f.Items))
+		t.Fatalf("after 60 s the sample site's feed has %d entries, want the first harvest's and digests of changes\nstderr:\n%s", len(f.Items), stderr.String())
 	}
 	if first := f.Items[len(f.Items)-1]; first.Title != "Now following Lantern Garden: 7 pages" {
-		t.Errorf("the oldest entry is %q, want the first harvest's", first.Title)
+		t.Errorf("the oldest entry is %q, want the first harvest's\nstdout:\n%s", first.Title, out)
 	}
 	if newest := f.Items[0]; !strings.Contains(newest.Title, "updated on Lantern Garden") || !strings.Contains(newest.Content, "(edit ") {
 		t.Errorf("the newest entry %q does not tell of the pages changed:\n%s", newest.Title, newest.Content)
