@@ -89,8 +89,10 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	go sites.Run(ctx, demoChanges, *every)
 
+	// Closed: with loopback and private addresses allowed, only the
+	// person who started the demo, who has its password, may add sites.
 	return a.serve(ctx, serveOptions{
-		workers: harvest.DefaultWorkers, registration: accounts.RegistrationOpen, maxPending: web.DefaultMaxPendingDiscoveries,
+		workers: harvest.DefaultWorkers, registration: accounts.RegistrationClosed, maxPending: web.DefaultMaxPendingDiscoveries,
 		tick: min(*every/2, schedulerTick),
 		listening: func(addr net.Addr) {
 			out := newTermWriter(stdout)
