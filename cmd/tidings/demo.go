@@ -87,7 +87,9 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	if len(followed) == 0 {
 		return errors.New("demo: none of the sample sites could be followed")
 	}
-	go sites.Run(ctx, demoChanges, *every)
+	changing, stop := context.WithCancel(ctx)
+	defer stop()
+	go sites.Run(changing, demoChanges, *every)
 
 	// Closed: with loopback and private addresses allowed, only the
 	// person who started the demo, who has its password, may add sites.
