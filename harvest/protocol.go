@@ -178,16 +178,17 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 	}
 	if d.wantTitle && d.d.SiteTitle == "" {
 		// Nothing published names the site: its home page does.
-		d.d.SiteTitle = d.homeTitle(ctx)
+		d.d.SiteTitle = d.pageTitle(ctx, d.root)
 	}
 	return d.d, nil
 }
 
-// homeTitle is the <title> of the site's home page, or "". The page is
-// most often read already; when it cannot be read, the site is named by
-// its address, which is no problem to report.
-func (d *siteDiscovery) homeTitle(ctx context.Context) string {
-	resp, err := d.get(ctx, d.root)
+// pageTitle is the <title> of the HTML page at u, or "", for naming what
+// nothing else names. The home page is most often read already; a page
+// that cannot be read leaves the name the address, which is no problem
+// to report.
+func (d *siteDiscovery) pageTitle(ctx context.Context, u string) string {
+	resp, err := d.get(ctx, u)
 	if err != nil || !strings.Contains(strings.ToLower(resp.ContentType), "html") {
 		return ""
 	}

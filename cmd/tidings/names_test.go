@@ -11,8 +11,8 @@ import (
 )
 
 // TestSiteNamedByItsHomePage: a site whose change information names
-// nothing (no describedby) is named by its home page's <title>, and so is
-// a collection of the whole site; the names reach feeds and OPML.
+// nothing (no describedby) is named by its home page's <title>, and a
+// collection by its page's; the names reach feeds and OPML.
 func TestSiteNamedByItsHomePage(t *testing.T) {
 	t.Parallel()
 	var base string
@@ -20,7 +20,12 @@ func TestSiteNamedByItsHomePage(t *testing.T) {
 	docs := map[string]string{
 		"/.well-known/resourcesync": `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
 <rs:md capability="description"/>
-<url><loc>{base}/capabilitylist.xml</loc><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="{base}/"/></url></urlset>`,
+<url><loc>{base}/capabilitylist.xml</loc><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="{base}/"/></url>
+<url><loc>{base}/ferns/capabilitylist.xml</loc><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="{base}/ferns/"/></url></urlset>`,
+		"/ferns/capabilitylist.xml": `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
+<rs:ln rel="describes" href="{base}/ferns/"/><rs:md capability="capabilitylist"/>
+<url><loc>{base}/changelist.xml</loc><rs:md capability="changelist"/></url></urlset>`,
+		"/ferns/": `<!doctype html><html><head><title>The fern corner</title></head><body><p>Ferns.</p></body></html>`,
 		"/capabilitylist.xml": `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
 <rs:ln rel="describes" href="{base}/"/><rs:md capability="capabilitylist"/>
 <url><loc>{base}/changelist.xml</loc><rs:md capability="changelist"/></url></urlset>`,
@@ -51,9 +56,16 @@ func TestSiteNamedByItsHomePage(t *testing.T) {
 	mustSucceed(t, tidings(t, env, "follow", srv.URL))
 	r := tidings(t, env, "feeds", "--json")
 	mustSucceed(t, r)
-	var fi feedInfo
-	if err := json.Unmarshal([]byte(r.stdout), &fi); err != nil || fi.Title != "Moss & Fern" {
-		t.Errorf("the collection of the whole site is titled %q (%v), want the home page's title", fi.Title, err)
+	titles := map[string]string{}
+	for _, l := range lines(t, r.stdout) {
+		var fi feedInfo
+		if err := json.Unmarshal([]byte(l), &fi); err != nil {
+			t.Fatal(err)
+		}
+		titles[strings.TrimPrefix(fi.Key, srv.URL)] = fi.Title
+	}
+	if titles["/"] != "Moss & Fern" || titles["/ferns/"] != "The fern corner" {
+		t.Errorf("collections titled %q; want the whole site's by its home page, the other by its page", titles)
 	}
 	r = tidings(t, env, "opml", "export", "--user", "ann")
 	mustSucceed(t, r)
