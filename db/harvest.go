@@ -25,6 +25,11 @@ type Run struct {
 	LastmodOnly  int // changes dated by lastmod because datetime was missing
 	Warnings     []string
 	Error        string // a sentence for people, empty on success
+	// Following marks a collection's first complete harvest: its feed's
+	// "now following" entry, which lists the newest changes known then
+	// whatever their age. Pages counts the collection's pages then.
+	Following bool
+	Pages     int
 }
 
 // Change is one recorded change of a page.
@@ -115,6 +120,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 		if err := recordOutage(ctx, tx, run); err != nil {
 			return err
 		}
+		if run.Following, run.Pages, err = markFollowing(ctx, tx, run); err != nil {
+			return err
+		}
 		if err := saveFetchStates(ctx, tx, run.SiteID, h.FetchStates); err != nil {
 			return err
 		}
@@ -148,6 +156,40 @@ WHERE id = ?`, fmtTimePtr(h.Watermark), success, fmtTime(run.FinishedAt), run.Er
 		return Run{}, fmt.Errorf("db: store harvest of collection %d: %w", run.CollectionID, err)
 	}
 	return run, nil
+}
+
+// markFollowing makes run the collection's "now following" run when it is
+// its first without an error, before last_success_at records it: with the
+// pages known then and the newest change stored, which bounds what the
+// entry lists.
+func markFollowing(ctx context.Context, tx *sql.Tx, run Run) (bool, int, error) {
+	if run.Error != "" {
+		return false, 0, nil
+	}
+	var first bool
+	if err := tx.QueryRowContext(ctx, `SELECT last_success_at IS NULL FROM collections WHERE id = ?`, run.CollectionID).Scan(&first); err != nil {
+		return false, 0, fmt.Errorf("check first harvest: %w", err)
+	}
+	if !first {
+		return false, 0, nil
+	}
+	// Protocols that keep a page list (SCP, ARC) know their pages; for
+	// change lists, a page is a URL whose latest change did not delete it.
+	var pages int
+	err := tx.QueryRowContext(ctx, `
+SELECT max((SELECT count(*) FROM pages WHERE collection_id = ?1),
+	(SELECT count(*) FROM (SELECT kind, max(datetime) FROM changes WHERE collection_id = ?1 GROUP BY url) WHERE kind <> 'deleted'))`,
+		run.CollectionID).Scan(&pages)
+	if err != nil {
+		return false, 0, fmt.Errorf("count pages: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET following = 1, pages = ?,
+	last_change_id = COALESCE((SELECT max(id) FROM changes WHERE collection_id = ?), 0) WHERE id = ?`,
+		pages, run.CollectionID, run.ID)
+	if err != nil {
+		return false, 0, fmt.Errorf("mark first harvest: %w", err)
+	}
+	return true, pages, nil
 }
 
 // SaveSiteHarvest stores the site-level run of a harvest and the fetch state

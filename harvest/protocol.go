@@ -176,7 +176,24 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 	if len(d.d.Collections) == 0 {
 		return d.d, problemf("no change information (ResourceSync, SCP or ARC) was found; tried: %s", strings.Join(d.d.Tried, "; "))
 	}
+	if d.wantTitle && d.d.SiteTitle == "" {
+		// Nothing published names the site: its home page does.
+		d.d.SiteTitle = d.pageTitle(ctx, d.root)
+	}
 	return d.d, nil
+}
+
+// pageTitle is the <title> of the HTML page at u, or "", for naming what
+// nothing else names. The home page is most often read already; a page
+// that cannot be read leaves the name the address, which is no problem
+// to report.
+func (d *siteDiscovery) pageTitle(ctx context.Context, u string) string {
+	resp, err := d.get(ctx, u)
+	if err != nil || !strings.Contains(strings.ToLower(resp.ContentType), "html") {
+		return ""
+	}
+	_, t := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
+	return t
 }
 
 // settled reports whether discovery stops after the protocols of tier t:

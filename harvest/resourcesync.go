@@ -3,6 +3,7 @@ package harvest
 import (
 	"bytes"
 	"context"
+	"strings"
 
 	"tidings/db"
 	"tidings/fetch"
@@ -250,6 +251,13 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 			spec.Title = key
 			if describedBy != "" {
 				if t := d.htmlTitle(ctx, describedBy); t != "" {
+					spec.Title = t
+				}
+			} else if strings.HasPrefix(key, d.root) {
+				// Nothing names the collection: the page it stands for
+				// does (for a collection of the whole site, the home
+				// page), when it is one of the site's.
+				if t := d.pageTitle(ctx, key); t != "" {
 					spec.Title = t
 				}
 			}

@@ -61,8 +61,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, red
 	if h.opts.AfterHarvest != nil {
 		h.opts.AfterHarvest(ctx, rep)
 	}
-	h.opts.Logger.Info("harvested site", "site", site.URL, "collections", len(rep.Collections), "documents", rep.Documents(),
-		"changes", rep.Changes(), "warnings", rep.Warnings(), "duration", h.opts.Now().Sub(st.started).String(), "error", siteRun.Error)
+	rep.log(h.opts.Logger, h.opts.Now().Sub(st.started))
 	if st.err != nil && len(stored) == 0 {
 		return rep, st.err
 	}

@@ -56,8 +56,8 @@ func TestPublicPagesOfferTheirFeeds(t *testing.T) {
 		atom        int      // how many Atom feeds are linked
 	}{
 		// The site's own feed, and one per collection.
-		{"site/1", "site/" + site.PublicID, []string{col.Title, gallery.Title}, 3},
-		{"collection/1", "collection/" + col.PublicID, []string{col.Title}, 1},
+		{"site/1", "site/" + site.PublicID, []string{col.Title + " — changes", gallery.Title + " — changes"}, 3},
+		{"collection/1", "collection/" + col.PublicID, []string{col.Title + " — changes"}, 1},
 	} {
 		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		resp, err := noFollow.Get(base + tc.old)

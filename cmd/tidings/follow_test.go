@@ -114,9 +114,9 @@ func TestUnfollowedSiteIsLeftAlone(t *testing.T) {
 	site := newSite(t)
 	other := newSite(t)
 	env := newEnv(t)
+	mustSucceed(t, tidings(t, env, "follow", other.URL)) // the command line's own: there is no account yet
 	mustSucceed(t, tidingsIn(t, env, "secret-password\n", "user", "add", "ann"))
 	mustSucceed(t, tidings(t, env, "follow", "--user", "ann", site.URL))
-	mustSucceed(t, tidings(t, env, "follow", other.URL)) // the command line's own
 	mustSucceed(t, tidings(t, env, "user", "delete", "ann"))
 
 	fetched := len(site.Log())
