@@ -92,6 +92,8 @@ type CollectionHarvest struct {
 	State *string
 	// Snapshots replace the site's snapshots of their pages.
 	Snapshots []Snapshot
+	// Checked records when pages were read to check them (see PageChecks).
+	Checked map[string]time.Time
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -117,6 +119,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := savePages(ctx, tx, run.CollectionID, h); err != nil {
+			return err
+		}
+		if err := saveChecks(ctx, tx, run.CollectionID, h.Checked); err != nil {
 			return err
 		}
 		if err := saveSnapshots(ctx, tx, run.SiteID, h.Snapshots); err != nil {

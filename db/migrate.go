@@ -249,6 +249,11 @@ CREATE TABLE snapshots (
 	PRIMARY KEY (site_id, url)
 );
 `,
+	// 11: when a page was last read to check it, for sources whose dates
+	// cannot be trusted (plain sitemaps): the oldest checks go first.
+	`
+ALTER TABLE pages ADD COLUMN checked_at TEXT;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

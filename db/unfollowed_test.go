@@ -11,9 +11,9 @@ import (
 var undoMigrationNine = append(undoMigrationTen, "DROP TRIGGER follows_last_left", "DROP TRIGGER follows_back",
 	"ALTER TABLE sites DROP COLUMN unfollowed_at", "ALTER TABLE sites DROP COLUMN history_deleted_at")
 
-// undoMigrationTen rewinds migration 10.
-var undoMigrationTen = []string{"DROP TABLE snapshots",
-	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff"}
+// undoMigrationTen rewinds migrations 11 and 10.
+var undoMigrationTen = append(undoMigrationEleven, "DROP TABLE snapshots",
+	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff")
 
 // TestLastFollowerLeaving: a site stops being harvested when its last
 // follower leaves, by unfollowing or by their account being deleted; its
