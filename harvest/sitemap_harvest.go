@@ -1,0 +1,289 @@
+package harvest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"tidings/db"
+	"tidings/sitemap"
+)
+
+// maxSitemapPages bounds the pages one sitemap collection follows, its
+// index's children together: the protocol's limit for one sitemap.
+const maxSitemapPages = sitemap.MaxURLs
+
+// sitemapState is a sitemap collection's protocol state, stored with each
+// harvest.
+type sitemapState struct {
+	// Index: the source is a sitemap index, read whole every time (a 304
+	// of the index says nothing of its children).
+	Index bool `json:"index,omitempty"`
+	// Stamped: the sitemap's dates change with every build, so a moved
+	// lastmod says nothing until the page is read.
+	Stamped bool `json:"stamped,omitempty"`
+}
+
+// stampWarning says, on the site's page and in `tidings check`, why
+// every page is read.
+const stampWarning = "this sitemap's dates change with every build; changes are confirmed by reading the pages"
+
+// smHarvest is one harvest of a sitemap collection.
+type smHarvest struct {
+	*job
+	st      sitemapState
+	set     *pageSet
+	checks  map[string]time.Time // when each page was last read
+	created map[string]bool      // pages new in this harvest: takeSnapshots reads them
+	read    map[string]bool      // pages read, or to be left alone, in this harvest
+	reads   []pageRead           // what reading them said, judged by settle
+}
+
+// harvest compares the sitemap with the pages known (see compare), then
+// re-reads the pages whose dates cannot be trusted (see recheck). Any
+// error stores nothing of the run but the error itself.
+func (sitemapProtocol) harvest(ctx context.Context, j *job) error {
+	j.keepWatermark = true // changes come from comparing lists, not from a watermark
+	h := &smHarvest{job: j, created: map[string]bool{}, read: map[string]bool{}}
+	if err := h.run(ctx); err != nil {
+		j.changes, j.pages, j.gone, j.state, j.snapshots, j.checked = nil, nil, nil, nil, nil, nil
+		j.s.states = nil
+		return err
+	}
+	return nil
+}
+
+func (h *smHarvest) run(ctx context.Context) error {
+	if h.col.State != "" && json.Unmarshal([]byte(h.col.State), &h.st) != nil {
+		h.warn.add("the stored state of this collection could not be read; it was started afresh")
+		h.st = sitemapState{}
+	}
+	known, err := h.pagesKnown(ctx)
+	if err != nil {
+		return err
+	}
+	h.set = newPageSet(known)
+	if h.checks, err = h.h.store.PageChecks(ctx, h.col.ID); err != nil {
+		return err
+	}
+	listed, complete, unchanged, err := h.list(ctx)
+	if err != nil {
+		return err
+	}
+	if !unchanged {
+		if err := h.compare(ctx, listed, complete); err != nil {
+			return err
+		}
+	}
+	if h.st.Stamped {
+		h.warn.add("%s", stampWarning)
+	}
+	if err := h.recheck(ctx); err != nil {
+		return err
+	}
+	h.settle(ctx)
+	h.pages, h.gone = h.set.toStore()
+	if b, err := json.Marshal(h.st); err == nil {
+		s := string(b)
+		h.state = &s
+	}
+	return nil
+}
+
+// list reads the sitemap, and the children of an index (one level, at
+// most maxSitemapChildren). complete: every page of the scope was read,
+// so a page missing from it has left the sitemap. unchanged: the sitemap
+// answered 304.
+func (h *smHarvest) list(ctx context.Context) (urls []sitemap.URL, complete, unchanged bool, err error) {
+	src, scope := h.col.SourceURL, h.col.Key
+	if h.st.Index {
+		h.s.forget(src)
+	}
+	resp, _, err := h.s.fetch(ctx, "the sitemap", src)
+	if err != nil {
+		return nil, false, false, err
+	}
+	if resp.NotModified {
+		return nil, false, true, nil
+	}
+	doc, err := sitemap.Parse(bytes.NewReader(resp.Body), sitemap.Options{Scope: scope, MaxChildren: maxSitemapChildren})
+	if err != nil {
+		return nil, false, false, &Problem{Msg: fmt.Sprintf("the sitemap %s could not be read: %s", src, trimSitemap(err)), Err: err}
+	}
+	h.st.Index = doc.Index
+	h.skipped(src, doc.Skipped)
+	if !doc.Index {
+		h.s.keep(src, resp, "")
+		return doc.URLs, true, false, nil
+	}
+	complete = doc.Skipped.OverCap == 0
+	if !complete {
+		h.warn.add("the sitemap index %s names more than %d sitemaps; only the first %d are read", src, maxSitemapChildren, maxSitemapChildren)
+	}
+	seen := map[string]bool{}
+	for _, child := range doc.Children {
+		if child == src {
+			h.warn.add("the sitemap index %s names itself; that entry was skipped", src)
+			continue
+		}
+		cu, ok := h.child(ctx, src, child)
+		if !ok {
+			complete = false
+			continue
+		}
+		for _, u := range cu {
+			if seen[u.Loc] {
+				continue
+			}
+			if len(urls) >= maxSitemapPages {
+				h.warn.add("the sitemaps of %s list more than %d pages; the rest are not followed", src, maxSitemapPages)
+				return urls, false, false, nil
+			}
+			seen[u.Loc] = true
+			urls = append(urls, u)
+		}
+	}
+	return urls, complete, false, nil
+}
+
+// child reads one sitemap of an index; ok is false when it could not be
+// read, whose pages then are not taken for gone.
+func (h *smHarvest) child(ctx context.Context, index, u string) ([]sitemap.URL, bool) {
+	h.s.forget(u)
+	resp, _, err := h.s.fetch(ctx, "the sitemap", u)
+	if err != nil {
+		h.warn.add("%s; the pages it lists are kept as they were", err)
+		return nil, false
+	}
+	doc, err := sitemap.Parse(bytes.NewReader(resp.Body), sitemap.Options{Scope: h.col.Key})
+	if err != nil {
+		h.warn.add("the sitemap %s, named by %s, could not be read: %s; the pages it lists are kept as they were", u, index, trimSitemap(err))
+		return nil, false
+	}
+	if doc.Index {
+		h.warn.add("the sitemap index %s names another index, %s, which was not read: indexes are read one level deep", index, u)
+		return nil, true
+	}
+	h.skipped(u, doc.Skipped)
+	return doc.URLs, true
+}
+
+// skipped says what a sitemap listed that is not followed.
+func (h *smHarvest) skipped(src string, s sitemap.Skips) {
+	if s.OtherHost > 0 {
+		h.warn.add("the sitemap %s lists %d pages on other hosts; they were skipped", src, s.OtherHost)
+	}
+	if s.Invalid > 0 {
+		h.warn.add("the sitemap %s lists %d entries that are not usable page addresses; they were skipped", src, s.Invalid)
+	}
+	if s.OverCap > 0 && s.OverCap != s.Total() {
+		h.warn.add("the sitemap %s lists more pages than a sitemap may (%d); the rest were skipped", src, sitemap.MaxURLs)
+	}
+	if s.BadLastmod > 0 {
+		h.warn.add("the sitemap %s gives %d pages a <lastmod> that is not a W3C datetime; those dates were ignored", src, s.BadLastmod)
+	}
+}
+
+// compare reads the listed pages against the known ones. A page that
+// appears is created (on the first harvest, it is only recorded as
+// seen); one whose lastmod moved is a candidate, confirmed by reading it
+// (see confirm); one that disappeared is read to tell a deletion from a
+// page that only left the sitemap (see checkGone).
+func (h *smHarvest) compare(ctx context.Context, listed []sitemap.URL, complete bool) error {
+	fresh := h.set.fresh()
+	h.detectStamp(listed)
+	doc := h.set.read(h.now, pageRules{Complete: complete})
+	var created []pageChange
+	var cands []db.Page
+	byKey := map[string]string{}
+	for _, u := range listed {
+		k := pageKey(u.Loc)
+		if _, dup := byKey[k]; dup {
+			// "/x" and "/x/index.html" are one page: followed once.
+			continue
+		}
+		byKey[k] = u.Loc
+		p := db.Page{URL: u.Loc, Modified: notAfter(u.Lastmod, h.now)}
+		if known, ok := doc.page(p.URL); ok {
+			if v := compareVersions(known, p); v == pageModified || v == pageRevised {
+				doc.list(p.URL)
+				cands = append(cands, p)
+				continue
+			}
+		}
+		if c, ok := doc.add(p); ok && c.Kind == "created" {
+			created = append(created, c)
+		}
+	}
+	renamed := h.checkGone(ctx, doc, complete, byKey)
+	for _, c := range doc.commit() {
+		h.record(db.Change{URL: c.Page.URL, Kind: "deleted", Datetime: c.At, Source: h.col.SourceURL, Title: c.Page.Title})
+	}
+	for _, c := range created {
+		if fresh || renamed[c.Page.URL] {
+			// The first harvest records the pages as already seen.
+			continue
+		}
+		h.created[c.Page.URL] = true
+		h.record(db.Change{URL: c.Page.URL, Kind: "created", Datetime: c.At, Source: h.col.SourceURL})
+	}
+	return h.confirm(ctx, cands)
+}
+
+// notAfter keeps a lastmod from the future out of the store.
+func notAfter(t *time.Time, now time.Time) *time.Time {
+	if t == nil || !t.After(now) {
+		return t
+	}
+	return &now
+}
+
+// pageKey is what tells one page from another: "/x", "/x/",
+// "/x/index.html" and "/x.html" are often one page, served by either
+// scheme, with or without "www.".
+func pageKey(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	path := p.EscapedPath()
+	path = strings.TrimSuffix(path, "index.html")
+	path = strings.TrimSuffix(path, ".html")
+	path = strings.TrimSuffix(path, "/")
+	k := bareHost(p.Host) + path
+	if p.RawQuery != "" {
+		k += "?" + p.RawQuery
+	}
+	return k
+}
+
+// detectStamp tells a sitemap whose dates are the build's: most of its
+// dated entries share one lastmod, or nearly every one moved since the
+// last harvest.
+func (h *smHarvest) detectStamp(listed []sitemap.URL) {
+	counts := map[int64]int{}
+	dated, top, compared, moved := 0, 0, 0, 0
+	for _, u := range listed {
+		if u.Lastmod == nil {
+			continue
+		}
+		dated++
+		k := u.Lastmod.Unix()
+		counts[k]++
+		top = max(top, counts[k])
+		if known, ok := h.set.page(u.Loc); ok && known.Modified != nil {
+			compared++
+			if !known.Modified.Equal(*u.Lastmod) {
+				moved++
+			}
+		}
+	}
+	const least = 4
+	shared := dated >= least && top*5 >= dated*4
+	everyMoved := compared >= least && moved*10 >= compared*9
+	h.st.Stamped = shared || everyMoved
+}

@@ -1,0 +1,95 @@
+package harvest
+
+import (
+	"context"
+	"strings"
+
+	"tidings/pagetext"
+)
+
+// sharedSample is how many stored snapshots of the site's other pages
+// tell which lines most pages share.
+const sharedSample = 16
+
+// sharedLines returns the lines shared by more than half of the texts on
+// either side of this harvest: those read now, and those read before (of
+// the pages read now, and a sample of the others'). A generated site's
+// navigation and footer are such lines; on one side alone, since a new
+// page or a new build changes them on every page at once.
+func (h *smHarvest) sharedLines(ctx context.Context) map[string]bool {
+	var before, after []string
+	for _, r := range h.reads {
+		if r.verdict == readChanged {
+			before, after = append(before, r.old), append(after, r.text)
+		}
+	}
+	if len(before) == 0 {
+		return nil
+	}
+	var sample []string
+	urls := h.set.urls()
+	step := max(len(urls)/sharedSample, 1)
+	for i := 0; i < len(urls) && len(sample) < sharedSample; i += step {
+		if !h.read[urls[i]] {
+			sample = append(sample, urls[i])
+		}
+	}
+	if snaps, err := h.h.store.Snapshots(ctx, h.site.ID, sample); err == nil {
+		for _, s := range snaps {
+			if t, err := pagetext.Decompress(s.Text, maxTextRead); err == nil && t != "" {
+				before = append(before, t)
+			}
+		}
+	}
+	out := map[string]bool{}
+	for _, side := range [][]string{before, after} {
+		for l := range mostShared(side) {
+			out[l] = true
+		}
+	}
+	return out
+}
+
+// mostShared returns the lines found in more than half of texts, and in
+// three at least.
+func mostShared(texts []string) map[string]bool {
+	if len(texts) < 3 {
+		return nil
+	}
+	count := map[string]int{}
+	for _, t := range texts {
+		seen := map[string]bool{}
+		for _, l := range strings.Split(t, "\n") {
+			if !seen[l] {
+				seen[l] = true
+				count[l]++
+			}
+		}
+	}
+	out := map[string]bool{}
+	for l, n := range count {
+		if n*2 > len(texts) {
+			out[l] = true
+		}
+	}
+	return out
+}
+
+// sameBesides reports whether two texts are the same once the shared
+// lines are left out of both.
+func sameBesides(a, b string, shared map[string]bool) bool {
+	if len(shared) == 0 {
+		return a == b
+	}
+	return strings.Join(without(a, shared), "\n") == strings.Join(without(b, shared), "\n")
+}
+
+func without(t string, shared map[string]bool) []string {
+	var out []string
+	for _, l := range strings.Split(t, "\n") {
+		if !shared[l] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
