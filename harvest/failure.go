@@ -33,6 +33,9 @@ func sameHost(host, root string) bool {
 // of attempts follows it.
 func (d *siteDiscovery) whyNothing() string {
 	const none = "no change information (ResourceSync, SCP or ARC) was found, and no sitemap listing this site's pages"
+	if to, ok := d.oneDestination(); ok {
+		return "every address on the site leads to " + to + " (a login page, or a redirect to one place): tidings cannot read the site's pages"
+	}
 	if len(d.errs) == 0 {
 		return none
 	}
@@ -62,4 +65,21 @@ func (d *siteDiscovery) whyNothing() string {
 		return "every page answered 404 Not Found: check the address"
 	}
 	return none
+}
+
+// oneDestination reports whether every document discovery read, two at
+// least, was redirected to one same address.
+func (d *siteDiscovery) oneDestination() (string, bool) {
+	to, n := "", 0
+	for asked, c := range d.cache {
+		if c.resp == nil {
+			continue
+		}
+		if c.resp.URL == asked || to != "" && c.resp.URL != to {
+			return "", false
+		}
+		to = c.resp.URL
+		n++
+	}
+	return to, n >= 2
 }

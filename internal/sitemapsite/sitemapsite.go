@@ -149,7 +149,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Site) paths() []string {
 	var out []string
 	for p, page := range s.pages {
-		if !page.Unlisted && page.Redirect == "" {
+		if !page.Unlisted {
 			out = append(out, p)
 		}
 	}
@@ -167,7 +167,7 @@ func (s *Site) serveSitemap(w http.ResponseWriter) {
 		}
 		sb.WriteString("</url>\n")
 	}
-	sb.WriteString(strings.Join(s.extra, "\n"))
+	sb.WriteString(strings.ReplaceAll(strings.Join(s.extra, "\n"), "{root}", s.Srv.URL))
 	sb.WriteString("</urlset>\n")
 	if !s.gzip {
 		w.Header().Set("Content-Type", "application/xml")
