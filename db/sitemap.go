@@ -46,3 +46,22 @@ func saveChecks(ctx context.Context, tx *sql.Tx, collectionID int64, checked map
 	}
 	return nil
 }
+
+// Source says, for people, how tidings follows the collection and so how
+// precise its changes are: the protocol's name, then what that means.
+// It reads "sitemap: follows the sitemap, confirmed by reading pages".
+func (c Collection) Source() string {
+	switch c.Protocol {
+	case ProtocolResourceSync:
+		return "resourcesync: follows the site's ResourceSync change list"
+	case ProtocolSCP:
+		return "scp: follows the site's SCP snapshots and deltas"
+	case ProtocolARC:
+		return "arc: follows the site's ARC sitemap and its deltas"
+	case ProtocolSitemap:
+		return "sitemap: follows the sitemap, confirmed by reading pages"
+	case "pages":
+		return "pages: watches the site's pages"
+	}
+	return c.Protocol
+}

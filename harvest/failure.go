@@ -83,3 +83,17 @@ func (d *siteDiscovery) oneDestination() (string, bool) {
 	}
 	return to, n >= 2
 }
+
+// once keeps the first of each sentence: protocols that look at the same
+// address each say what they found there.
+func once(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -179,7 +179,7 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 		return d.d, recheckErr
 	}
 	if len(d.d.Collections) == 0 {
-		return d.d, problemf("%s; tried: %s", d.whyNothing(), strings.Join(d.d.Tried, "; "))
+		return d.d, problemf("%s; tried: %s", d.whyNothing(), strings.Join(once(d.d.Tried), "; "))
 	}
 	return d.d, nil
 }

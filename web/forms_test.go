@@ -377,7 +377,7 @@ func TestAddSiteDiscoveryFails(t *testing.T) {
 	}
 	body := c.get("/discoveries/" + strconv.FormatInt(id, 10)).Body.String()
 	for _, want := range []string{
-		`data-status="failed"`, "Could not follow this site.", "no change information (ResourceSync, SCP or ARC) was found; tried:",
+		`data-status="failed"`, "Could not follow this site.", "every page answered 404 Not Found: check the address; tried:",
 		site.URL + "/.well-known/resourcesync returned 404 Not Found; " + site.URL + "/robots.txt returned 404 Not Found; " + site.URL + "/ returned 404 Not Found",
 		`href="` + testBase + `add?url=` + strings.ToLower(url.QueryEscape(site.URL)) + `"`,
 	} {
