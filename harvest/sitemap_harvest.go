@@ -261,12 +261,15 @@ func pageKey(u string) string {
 	return k
 }
 
-// detectStamp tells a sitemap whose dates are the build's: most of its
-// dated entries share one lastmod, or nearly every one moved since the
-// last harvest.
+// detectStamp tells a sitemap whose dates are the build's: nearly every
+// dated entry moved since the last harvest, or most of them share one
+// lastmod that moved with them. At the first look, sharing one lastmod is
+// enough; a harvest in which no date moved (no build since) keeps what
+// was known.
 func (h *smHarvest) detectStamp(listed []sitemap.URL) {
 	counts := map[int64]int{}
 	dated, top, compared, moved := 0, 0, 0, 0
+	var topAt int64
 	for _, u := range listed {
 		if u.Lastmod == nil {
 			continue
@@ -274,16 +277,35 @@ func (h *smHarvest) detectStamp(listed []sitemap.URL) {
 		dated++
 		k := u.Lastmod.Unix()
 		counts[k]++
-		top = max(top, counts[k])
-		if known, ok := h.set.page(u.Loc); ok && known.Modified != nil {
-			compared++
-			if !known.Modified.Equal(*u.Lastmod) {
-				moved++
+		if counts[k] > top {
+			top, topAt = counts[k], k
+		}
+	}
+	topCompared, topMoved := 0, 0
+	for _, u := range listed {
+		known, ok := h.set.page(u.Loc)
+		if u.Lastmod == nil || !ok || known.Modified == nil {
+			continue
+		}
+		compared++
+		m := !known.Modified.Equal(*u.Lastmod)
+		if m {
+			moved++
+		}
+		if u.Lastmod.Unix() == topAt {
+			topCompared++
+			if m {
+				topMoved++
 			}
 		}
 	}
 	const least = 4
 	shared := dated >= least && top*5 >= dated*4
-	everyMoved := compared >= least && moved*10 >= compared*9
-	h.st.Stamped = shared || everyMoved
+	switch {
+	case compared < least:
+		h.st.Stamped = shared
+	case moved == 0:
+	default:
+		h.st.Stamped = moved*10 >= compared*9 || shared && topMoved*2 > topCompared
+	}
 }

@@ -54,10 +54,7 @@ func (h *smHarvest) checkGone(ctx context.Context, doc *pageDoc, complete bool, 
 		return renamed
 	}
 	waiting := 0
-	for _, u := range h.set.urls() {
-		if doc.listed[u] {
-			continue
-		}
+	for _, u := range unlisted(h.set, doc) {
 		if now, ok := byKey[pageKey(u)]; ok {
 			doc.forget(u)
 			renamed[now] = true
@@ -93,6 +90,21 @@ func (h *smHarvest) checkGone(ctx context.Context, doc *pageDoc, complete bool, 
 		h.warn.add("%d pages no longer in the sitemap wait for the next harvest to be read (the limit of page fetches, --page-fetches, was reached)", waiting)
 	}
 	return renamed
+}
+
+// unlisted returns, sorted, the pages known before doc that it does not
+// list: sorting those few rather than every page known.
+func unlisted(set *pageSet, doc *pageDoc) []string {
+	var out []string
+	for _, m := range []map[string]db.Page{set.stored, set.changed} {
+		for u := range m {
+			if _, ok := set.page(u); ok && !doc.listed[u] {
+				out = append(out, u)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // stopOn: a site that asks for a pause (429, 503) is not asked for more

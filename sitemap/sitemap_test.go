@@ -189,3 +189,23 @@ func BenchmarkParse50k(b *testing.B) {
 		}
 	}
 }
+
+func TestParseNamespaces(t *testing.T) {
+	doc, err := Parse(strings.NewReader(`<x:urlset xmlns:x="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:y="urn:other">
+<x:url><x:loc>https://example.org/a</x:loc><y:loc>https://example.org/not-this</y:loc></x:url>
+<x:url><y:loc>https://example.org/b</y:loc></x:url></x:urlset>`), Options{})
+	if err != nil || len(doc.URLs) != 1 || doc.URLs[0].Loc != "https://example.org/a" || doc.Skipped.Invalid != 1 {
+		t.Errorf("prefixed sitemap: %+v, %v", doc, err)
+	}
+	if _, err := Parse(strings.NewReader(`<y:urlset xmlns:y="urn:other"/>`), Options{}); !errors.Is(err, ErrNotSitemap) {
+		t.Errorf("a urlset in another namespace: %v", err)
+	}
+	for _, bad := range []string{
+		`<urlset ` + ns + `><url><loc>https://example.org/</loc></urlset>`,
+		`<urlset ` + ns + `></urlset><urlset ` + ns + `></urlset>`,
+	} {
+		if _, err := Parse(strings.NewReader(bad), Options{}); err == nil {
+			t.Errorf("%s was accepted", bad)
+		}
+	}
+}
