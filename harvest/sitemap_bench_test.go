@@ -50,7 +50,7 @@ func BenchmarkSitemapDiff50k(b *testing.B) {
 		}
 		j := &job{h: h, col: col, now: now, seen: map[changeKey]bool{}}
 		sm := &smHarvest{job: j, created: map[string]bool{}, read: map[string]bool{}, set: newPageSet(stored)}
-		if err := sm.compare(context.Background(), doc.URLs, true); err != nil {
+		if err := sm.compare(context.Background(), listedPages(doc.URLs, now), true); err != nil {
 			b.Fatal(err)
 		}
 		sm.pages, sm.gone = sm.set.toStore()

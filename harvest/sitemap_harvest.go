@@ -49,32 +49,41 @@ type smHarvest struct {
 func (sitemapProtocol) harvest(ctx context.Context, j *job) error {
 	j.keepWatermark = true // changes come from comparing lists, not from a watermark
 	h := &smHarvest{job: j, created: map[string]bool{}, read: map[string]bool{}}
-	if err := h.run(ctx); err != nil {
-		j.changes, j.pages, j.gone, j.state, j.snapshots, j.checked = nil, nil, nil, nil, nil, nil
-		j.s.states = nil
-		return err
+	err := h.run(ctx)
+	if err != nil {
+		h.fail()
 	}
-	return nil
+	return err
 }
 
 func (h *smHarvest) run(ctx context.Context) error {
-	if h.col.State != "" && json.Unmarshal([]byte(h.col.State), &h.st) != nil {
-		h.warn.add("the stored state of this collection could not be read; it was started afresh")
-		h.st = sitemapState{}
-	}
-	known, err := h.pagesKnown(ctx)
-	if err != nil {
-		return err
-	}
-	h.set = newPageSet(known)
-	if h.checks, err = h.h.store.PageChecks(ctx, h.col.ID); err != nil {
+	if err := h.load(ctx); err != nil {
 		return err
 	}
 	listed, complete, unchanged, err := h.list(ctx)
 	if err != nil {
 		return err
 	}
-	if !unchanged {
+	if unchanged {
+		return h.finish(ctx, nil, false, false)
+	}
+	return h.finish(ctx, listedPages(listed, h.now), complete, true)
+}
+
+// listedPages turns a sitemap's entries into pages as the store keeps
+// them; a lastmod in the future is now.
+func listedPages(urls []sitemap.URL, now time.Time) []db.Page {
+	out := make([]db.Page, len(urls))
+	for i, u := range urls {
+		out[i] = db.Page{URL: u.Loc, Modified: notAfter(u.Lastmod, now)}
+	}
+	return out
+}
+
+// finish compares what was listed (when read) with the pages known, reads
+// the pages to read, and hands what changed to the job.
+func (h *smHarvest) finish(ctx context.Context, listed []db.Page, complete, read bool) error {
+	if read {
 		if err := h.compare(ctx, listed, complete); err != nil {
 			return err
 		}
@@ -85,6 +94,9 @@ func (h *smHarvest) run(ctx context.Context) error {
 	if err := h.recheck(ctx); err != nil {
 		return err
 	}
+	if err := h.readCreated(ctx); err != nil {
+		return err
+	}
 	h.settle(ctx)
 	h.pages, h.gone = h.set.toStore()
 	if b, err := json.Marshal(h.st); err == nil {
@@ -92,6 +104,21 @@ func (h *smHarvest) run(ctx context.Context) error {
 		h.state = &s
 	}
 	return nil
+}
+
+// load reads the collection's state, known pages and their checks.
+func (h *smHarvest) load(ctx context.Context) error {
+	if h.col.State != "" && json.Unmarshal([]byte(h.col.State), &h.st) != nil {
+		h.warn.add("the stored state of this collection could not be read; it was started afresh")
+		h.st = sitemapState{}
+	}
+	known, err := h.pagesKnown(ctx)
+	if err != nil {
+		return err
+	}
+	h.set = newPageSet(known)
+	h.checks, err = h.h.store.PageChecks(ctx, h.col.ID)
+	return err
 }
 
 // list reads the sitemap, and the children of an index (one level, at
@@ -193,21 +220,20 @@ func (h *smHarvest) skipped(src string, s sitemap.Skips) {
 // seen); one whose lastmod moved is a candidate, confirmed by reading it
 // (see confirm); one that disappeared is read to tell a deletion from a
 // page that only left the sitemap (see checkGone).
-func (h *smHarvest) compare(ctx context.Context, listed []sitemap.URL, complete bool) error {
+func (h *smHarvest) compare(ctx context.Context, listed []db.Page, complete bool) error {
 	fresh := h.set.fresh()
 	h.detectStamp(listed)
 	doc := h.set.read(h.now, pageRules{Complete: complete})
 	var created []pageChange
 	var cands []db.Page
 	byKey := map[string]string{}
-	for _, u := range listed {
-		k := pageKey(u.Loc)
+	for _, p := range listed {
+		k := pageKey(p.URL)
 		if _, dup := byKey[k]; dup {
 			// "/x" and "/x/index.html" are one page: followed once.
 			continue
 		}
-		byKey[k] = u.Loc
-		p := db.Page{URL: u.Loc, Modified: notAfter(u.Lastmod, h.now)}
+		byKey[k] = p.URL
 		if known, ok := doc.page(p.URL); ok {
 			if v := compareVersions(known, p); v == pageModified || v == pageRevised {
 				doc.list(p.URL)
@@ -266,16 +292,16 @@ func pageKey(u string) string {
 // lastmod that moved with them. At the first look, sharing one lastmod is
 // enough; a harvest in which no date moved (no build since) keeps what
 // was known.
-func (h *smHarvest) detectStamp(listed []sitemap.URL) {
+func (h *smHarvest) detectStamp(listed []db.Page) {
 	counts := map[int64]int{}
 	dated, top, compared, moved := 0, 0, 0, 0
 	var topAt int64
 	for _, u := range listed {
-		if u.Lastmod == nil {
+		if u.Modified == nil {
 			continue
 		}
 		dated++
-		k := u.Lastmod.Unix()
+		k := u.Modified.Unix()
 		counts[k]++
 		if counts[k] > top {
 			top, topAt = counts[k], k
@@ -283,16 +309,16 @@ func (h *smHarvest) detectStamp(listed []sitemap.URL) {
 	}
 	topCompared, topMoved := 0, 0
 	for _, u := range listed {
-		known, ok := h.set.page(u.Loc)
-		if u.Lastmod == nil || !ok || known.Modified == nil {
+		known, ok := h.set.page(u.URL)
+		if u.Modified == nil || !ok || known.Modified == nil {
 			continue
 		}
 		compared++
-		m := !known.Modified.Equal(*u.Lastmod)
+		m := !known.Modified.Equal(*u.Modified)
 		if m {
 			moved++
 		}
-		if u.Lastmod.Unix() == topAt {
+		if u.Modified.Unix() == topAt {
 			topCompared++
 			if m {
 				topMoved++

@@ -30,6 +30,7 @@ const (
 	readUnchanged                    // its text, or its validators, did not change
 	readBaseline                     // read for the first time: nothing to compare with
 	readElsewhere                    // it now leads to another page (a login page, say)
+	readCreated                      // a new page, read for its first snapshot
 )
 
 // spend takes one page fetch from the site harvest's budget.
@@ -153,14 +154,14 @@ func (h *smHarvest) confirm(ctx context.Context, cands []db.Page) error {
 		for _, p := range cands {
 			h.set.set(p)
 			if !h.st.Stamped {
-				h.record(db.Change{URL: p.URL, Kind: "updated", Datetime: *p.Modified, Source: h.col.SourceURL, FromLastmod: true})
+				h.record(db.Change{URL: p.URL, Kind: "updated", Datetime: h.dated(&p), Source: h.col.SourceURL, FromLastmod: p.Modified != nil})
 			}
 		}
 		return nil
 	}
 	slices.SortStableFunc(cands, func(a, b db.Page) int {
-		if !h.st.Stamped && !a.Modified.Equal(*b.Modified) {
-			return b.Modified.Compare(*a.Modified)
+		if c := h.dated(&b).Compare(h.dated(&a)); !h.st.Stamped && c != 0 {
+			return c
 		}
 		return h.checks[a.URL].Compare(h.checks[b.URL])
 	})
@@ -181,7 +182,7 @@ func (h *smHarvest) confirm(ctx context.Context, cands []db.Page) error {
 			waiting++
 			continue
 		}
-		r := h.readPage(ctx, todo[i].URL, prev)
+		r := h.readPage(ctx, todo[i].URL, "updated", prev)
 		r.listed = &todo[i]
 		h.reads = append(h.reads, r)
 	}
@@ -189,6 +190,15 @@ func (h *smHarvest) confirm(ctx context.Context, cands []db.Page) error {
 		h.warn.add("%d pages whose sitemap date moved wait for the next harvest to be read (the limit of page fetches, --page-fetches, was reached)", waiting)
 	}
 	return nil
+}
+
+// dated is when a listed page changed: its lastmod, or now when it has
+// none (a resource list's hash moved).
+func (h *smHarvest) dated(p *db.Page) time.Time {
+	if p.Modified == nil {
+		return h.now
+	}
+	return *p.Modified
 }
 
 func (h *smHarvest) shotsLeft() int {
@@ -251,7 +261,7 @@ func (h *smHarvest) recheck(ctx context.Context) error {
 		if !h.spend(ctx) {
 			break
 		}
-		h.reads = append(h.reads, h.readPage(ctx, u, prev))
+		h.reads = append(h.reads, h.readPage(ctx, u, "updated", prev))
 	}
 	return nil
 }
@@ -261,10 +271,10 @@ func (h *smHarvest) recheck(ctx context.Context) error {
 // lends its text diff to the page's change (see takeSnapshots). A page
 // that now leads elsewhere, or says it is not found, keeps its old
 // snapshot.
-func (h *smHarvest) readPage(ctx context.Context, u string, prev map[string]db.Snapshot) pageRead {
+func (h *smHarvest) readPage(ctx context.Context, u, kind string, prev map[string]db.Snapshot) pageRead {
 	p, had := prev[u]
 	h.read[u] = true
-	sh, snap := h.h.takeShot(ctx, h.job, h.shots, u, "updated", p, had)
+	sh, snap := h.h.takeShot(ctx, h.job, h.shots, u, kind, p, had)
 	r := pageRead{url: u, sh: sh}
 	if h.checked == nil {
 		h.checked = map[string]time.Time{}
@@ -292,17 +302,44 @@ func (h *smHarvest) readPage(ctx context.Context, u string, prev map[string]db.S
 	}
 	h.shots.taken[u] = sh
 	h.snapshots = append(h.snapshots, *snap)
-	switch sh.textChange {
-	case db.TextChanged:
+	r.text, _ = pagetext.Decompress(snap.Text, maxTextRead)
+	switch {
+	case kind == "created":
+		r.verdict = readCreated
+	case sh.textChange == db.TextChanged:
 		r.verdict = readChanged
 		r.old, _ = pagetext.Decompress(p.Text, maxTextRead)
-		r.text, _ = pagetext.Decompress(snap.Text, maxTextRead)
-	case db.TextUnchanged:
+	case sh.textChange == db.TextUnchanged:
 		r.verdict = readUnchanged
 	default:
 		r.verdict = readBaseline
 	}
 	return r
+}
+
+// readCreated reads the pages new in this harvest, newest first, as
+// takeSnapshots would: their text shows what lines the whole site
+// gained (a navigation naming them).
+func (h *smHarvest) readCreated(ctx context.Context) error {
+	if h.h.opts.Snapshots.Off || len(h.created) == 0 {
+		return nil
+	}
+	var todo []string
+	for i := range h.changes {
+		c := &h.changes[i]
+		if c.Kind == "created" && h.created[c.URL] && !c.History && !h.read[c.URL] {
+			todo = append(todo, c.URL)
+		}
+	}
+	slices.Reverse(todo)
+	todo = todo[:min(len(todo), max(h.shotsLeft(), 0))]
+	for _, u := range todo {
+		if !h.spend(ctx) {
+			break
+		}
+		h.reads = append(h.reads, h.readPage(ctx, u, "created", nil))
+	}
+	return nil
 }
 
 // maxTextRead bounds a snapshot's text decompressed to be compared.
@@ -325,13 +362,13 @@ func (h *smHarvest) settle(ctx context.Context) {
 		}
 		at := h.now
 		if r.listed != nil && !h.st.Stamped {
-			at = *r.listed.Modified
+			at = h.dated(r.listed)
 		}
 		switch {
 		case r.verdict == readChanged:
 			h.record(db.Change{URL: r.url, Kind: "updated", Datetime: at, Source: h.col.SourceURL})
 		case r.verdict == readBaseline && r.listed != nil && !h.st.Stamped:
-			h.record(db.Change{URL: r.url, Kind: "updated", Datetime: at, Source: h.col.SourceURL, FromLastmod: true})
+			h.record(db.Change{URL: r.url, Kind: "updated", Datetime: at, Source: h.col.SourceURL, FromLastmod: r.listed.Modified != nil})
 		}
 	}
 }

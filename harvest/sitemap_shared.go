@@ -2,6 +2,8 @@ package harvest
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 
 	"tidings/pagetext"
@@ -18,19 +20,24 @@ const sharedSample = 16
 // page or a new build changes them on every page at once.
 func (h *smHarvest) sharedLines(ctx context.Context) map[string]bool {
 	var before, after []string
+	changed := map[string]bool{}
 	for _, r := range h.reads {
-		if r.verdict == readChanged {
+		switch r.verdict {
+		case readChanged:
+			changed[r.url] = true
 			before, after = append(before, r.old), append(after, r.text)
+		case readCreated:
+			after = append(after, r.text)
 		}
 	}
-	if len(before) == 0 {
+	if len(changed) == 0 {
 		return nil
 	}
 	var sample []string
-	urls := h.set.urls()
+	urls := h.knownBefore()
 	step := max(len(urls)/sharedSample, 1)
 	for i := 0; i < len(urls) && len(sample) < sharedSample; i += step {
-		if !h.read[urls[i]] {
+		if !changed[urls[i]] {
 			sample = append(sample, urls[i])
 		}
 	}
@@ -91,5 +98,12 @@ func without(t string, shared map[string]bool) []string {
 			out = append(out, l)
 		}
 	}
+	return out
+}
+
+// knownBefore lists, sorted, the pages known when the harvest began.
+func (h *smHarvest) knownBefore() []string {
+	out := slices.Collect(maps.Keys(h.set.stored))
+	slices.Sort(out)
 	return out
 }
