@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -226,7 +225,7 @@ func (h *smHarvest) compare(ctx context.Context, listed []db.Page, complete bool
 	doc := h.set.read(h.now, pageRules{Complete: complete})
 	var created []pageChange
 	var cands []db.Page
-	byKey := map[string]string{}
+	byKey := make(map[string]string, len(listed))
 	for _, p := range listed {
 		k := pageKey(p.URL)
 		if _, dup := byKey[k]; dup {
@@ -272,19 +271,25 @@ func notAfter(t *time.Time, now time.Time) *time.Time {
 // "/x/index.html" and "/x.html" are often one page, served by either
 // scheme, with or without "www.".
 func pageKey(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return u
+	s := u
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
 	}
-	path := p.EscapedPath()
+	host, rest := s, ""
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		host, rest = s[:i], s[i:]
+	}
+	path, query := rest, ""
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		path, query = rest[:i], rest[i:]
+	}
+	if i := strings.IndexByte(query, '#'); i >= 0 {
+		query = query[:i]
+	}
 	path = strings.TrimSuffix(path, "index.html")
 	path = strings.TrimSuffix(path, ".html")
 	path = strings.TrimSuffix(path, "/")
-	k := bareHost(p.Host) + path
-	if p.RawQuery != "" {
-		k += "?" + p.RawQuery
-	}
-	return k
+	return bareHost(host) + path + query
 }
 
 // detectStamp tells a sitemap whose dates are the build's: nearly every
