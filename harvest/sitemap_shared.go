@@ -13,8 +13,8 @@ import (
 // tell which lines most pages share.
 const sharedSample = 16
 
-// sharedLines returns the lines shared by more than half of the texts on
-// either side of this harvest: those read now, and those read before (of
+// sharedLines returns the lines shared by a quarter of the texts on
+// either side of this harvest, two at least: those read now, and those read before (of
 // the pages read now, and a sample of the others'). A generated site's
 // navigation and footer are such lines; on one side alone, since a new
 // page or a new build changes them on every page at once.
@@ -57,10 +57,12 @@ func (h *smHarvest) sharedLines(ctx context.Context) map[string]bool {
 	return out
 }
 
-// mostShared returns the lines found in more than half of texts, and in
-// three at least.
+// mostShared returns the lines found in a quarter of texts, and in two
+// at least. Not more: the text extractor finds the main text of some
+// pages and falls back to the whole body on others, so the navigation
+// and footer are in only some of the texts.
 func mostShared(texts []string) map[string]bool {
-	if len(texts) < 3 {
+	if len(texts) < 2 {
 		return nil
 	}
 	count := map[string]int{}
@@ -75,7 +77,7 @@ func mostShared(texts []string) map[string]bool {
 	}
 	out := map[string]bool{}
 	for l, n := range count {
-		if n*2 > len(texts) {
+		if n >= 2 && n*4 >= len(texts) {
 			out[l] = true
 		}
 	}

@@ -223,3 +223,24 @@ func TestSitemapGzipIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedLines: lines two pages or more share on one side of a
+// harvest are left out of the comparison; a line one page alone gained is
+// its change.
+func TestSharedLines(t *testing.T) {
+	before := []string{"Nav A\nNav Old\nBody of a\n© built 1", "Nav A\nNav Old\nBody of b\n© built 1", "Nav A\nBody of c"}
+	after := []string{"Nav A\nNav New\nBody of a, edited\n© built 2", "Nav A\nNav New\nBody of b\n© built 2", "Nav A\nBody of c"}
+	shared := mostShared(before)
+	for l := range mostShared(after) {
+		shared[l] = true
+	}
+	if !sameBesides(before[1], after[1], shared) {
+		t.Errorf("b changed only in shared lines, but counts as changed (shared %v)", shared)
+	}
+	if sameBesides(before[0], after[0], shared) {
+		t.Error("a's edit was taken for a shared line")
+	}
+	if mostShared([]string{"only one"}) != nil {
+		t.Error("one text shares nothing")
+	}
+}
