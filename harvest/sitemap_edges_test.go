@@ -101,8 +101,8 @@ func TestSitemapBudgetRotates(t *testing.T) {
 func TestSitemapNoSnapshots(t *testing.T) {
 	e := newSMEnv(t, SnapshotSettings{Off: true})
 	pages := map[string]sitemapsite.Page{
-		"/a/": {Title: "A", Text: "a", Lastmod: "2026-11-01"},
-		"/b/": {Title: "B", Text: "b", Lastmod: "2026-11-02"},
+		"/a/": {Title: "A", Text: "a", Lastmod: "2026-09-01"},
+		"/b/": {Title: "B", Text: "b", Lastmod: "2026-09-02"},
 		"/c/": {Title: "C", Text: "c"},
 	}
 	e.site.Version("", pages)

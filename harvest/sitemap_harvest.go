@@ -249,14 +249,22 @@ func (h *smHarvest) compare(ctx context.Context, listed []db.Page, complete bool
 		h.record(db.Change{URL: c.Page.URL, Kind: "deleted", Datetime: c.At, Source: h.col.SourceURL, Title: c.Page.Title})
 	}
 	for _, c := range created {
-		if fresh || renamed[c.Page.URL] {
-			// The first harvest records the pages as already seen.
+		if renamed[c.Page.URL] || fresh && !h.recent(c.Page) {
+			// The first harvest records the pages as already seen, but
+			// for those the site dates within the first harvest's
+			// window: the collection's first entry, as for every source.
 			continue
 		}
 		h.created[c.Page.URL] = true
 		h.record(db.Change{URL: c.Page.URL, Kind: "created", Datetime: c.At, Source: h.col.SourceURL})
 	}
 	return h.confirm(ctx, cands)
+}
+
+// recent: a page dated, by a sitemap whose dates are the pages' own,
+// within the first harvest's window.
+func (h *smHarvest) recent(p db.Page) bool {
+	return !h.st.Stamped && p.Modified != nil && !p.Modified.Before(h.cutoff)
 }
 
 // notAfter keeps a lastmod from the future out of the store.

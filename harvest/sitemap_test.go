@@ -180,6 +180,12 @@ func TestSitemapScopedCollection(t *testing.T) {
 	})
 	rep := followURL(t, e.h, e.site.URL("/project/"))
 	col := rep.Collections[0].Collection
+	// Dated within the first harvest's window by a sitemap whose dates
+	// are the pages' own: the collection's first entry.
+	want := []string{"created /project/", "created /project/docs/", "created /project/x.html"}
+	if got := e.changes(); !slices.Equal(got, want) {
+		t.Errorf("the first harvest recorded %v, want %v", got, want)
+	}
 	if col.Protocol != ProtocolSitemap || col.Key != e.site.URL("/project/") || col.Title != "Project" {
 		t.Fatalf("collection %q %q titled %q", col.Protocol, col.Key, col.Title)
 	}
