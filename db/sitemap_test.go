@@ -12,9 +12,6 @@ import (
 func TestPageChecks(t *testing.T) {
 	ctx := context.Background()
 	d, _ := openTest(t)
-	if SchemaVersion < 11 {
-		t.Fatalf("schema %d lacks pages.checked_at", SchemaVersion)
-	}
 	site, err := d.CreateSite(ctx, Site{URL: "https://example.org/", InputURL: "https://example.org/shrine/"})
 	if err != nil {
 		t.Fatal(err)
