@@ -199,7 +199,7 @@ func (h *smHarvest) readPage(ctx context.Context, u, kind string, prev map[strin
 	}
 	if titleSaysNotFound(snap.Title) {
 		h.warn.add("the page %s says it is not found (%q); it was not compared", u, clipText(snap.Title, 80))
-		r.verdict = readFailed
+		r.verdict = readElsewhere
 		return r
 	}
 	h.shots.taken[u] = sh
