@@ -53,7 +53,7 @@ func saveChecks(ctx context.Context, tx *sql.Tx, collectionID int64, checked map
 func (c Collection) Source() string {
 	switch c.Protocol {
 	case ProtocolResourceSync:
-		return "resourcesync: follows the site's ResourceSync change list"
+		return "resourcesync: follows the site's ResourceSync change list, or compares its resource lists"
 	case ProtocolSCP:
 		return "scp: follows the site's SCP snapshots and deltas"
 	case ProtocolARC:
