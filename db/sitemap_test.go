@@ -46,5 +46,6 @@ func TestPageChecks(t *testing.T) {
 	}
 }
 
-// undoMigrationEleven rewinds migration 11, for tests of earlier ones.
-var undoMigrationEleven = []string{"ALTER TABLE pages DROP COLUMN checked_at"}
+// undoPageChecks rewinds the migration of page checks, for tests of
+// earlier ones.
+var undoPageChecks = []string{"ALTER TABLE pages DROP COLUMN checked_at"}

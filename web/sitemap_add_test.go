@@ -29,7 +29,7 @@ func TestAddPlainSitemapSite(t *testing.T) {
 		t.Fatalf("discovery ended %s: %s", x.Status, x.Message)
 	}
 	body := c.get("/discoveries/" + strconv.FormatInt(id, 10)).Body.String()
-	if !strings.Contains(body, "Followed: found 1 collection(s).") {
+	if !strings.Contains(body, "Followed: found 1 collection.") {
 		t.Errorf("discovery page:\n%s", body)
 	}
 	const how = "sitemap: follows the sitemap, confirmed by reading pages"
