@@ -35,13 +35,14 @@ type smHarvest struct {
 	st      sitemapState
 	set     *pageSet
 	checks  map[string]time.Time // when each page was last read
-	created map[string]bool      // pages new in this harvest: takeSnapshots reads them
+	created map[string]bool      // pages recorded as created in this harvest
 	read    map[string]bool      // pages read, or to be left alone, in this harvest
 	reads   []pageRead           // what reading them said, judged by settle
 }
 
-// harvest compares the sitemap with the pages known (see compare), then
-// re-reads the pages whose dates cannot be trusted (see recheck). Any
+// harvest compares the sitemap with the pages known (see compare), reads
+// the new pages, then re-reads the pages whose dates cannot be trusted
+// (see recheck), and judges what the pages read say (see settle). Any
 // error stores nothing of the run but the error itself.
 func (sitemapProtocol) harvest(ctx context.Context, j *job) error {
 	j.keepWatermark = true // changes come from comparing lists, not from a watermark
@@ -88,10 +89,12 @@ func (h *smHarvest) finish(ctx context.Context, listed []db.Page, complete, read
 	if h.st.Stamped {
 		h.warn.add("%s", stampWarning)
 	}
-	if err := h.recheck(ctx); err != nil {
+	// The budget goes to the pages whose date moved (read by compare),
+	// then to the new pages, then to the pages checked longest ago.
+	if err := h.readCreated(ctx); err != nil {
 		return err
 	}
-	if err := h.readCreated(ctx); err != nil {
+	if err := h.recheck(ctx); err != nil {
 		return err
 	}
 	h.settle(ctx)
