@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -248,5 +249,38 @@ func TestSharedLines(t *testing.T) {
 	}
 	if mostShared([]string{"only one"}) != nil {
 		t.Error("one text shares nothing")
+	}
+}
+
+// TestSitemapEveryDateMoves: a generator that dates each page by the
+// second it wrote it gives every page its own lastmod, and moves them all
+// at each build: that is told too, and only the page whose text changed
+// is updated.
+func TestSitemapEveryDateMoves(t *testing.T) {
+	e := newSMEnv(t, SnapshotSettings{})
+	build := func(v map[string]sitemapsite.Page, day int) map[string]sitemapsite.Page {
+		i := 0
+		for _, p := range []string{"/", "/a/", "/b/", "/c/", "/d/"} {
+			page := v[p]
+			page.Lastmod = fmt.Sprintf("2026-09-%02dT10:00:%02dZ", day, i)
+			v[p] = page
+			i++
+		}
+		return v
+	}
+	e.site.Version("", build(shrine(), 1))
+	rep := followURL(t, e.h, e.site.URL("/"))
+	if w := strings.Join(warningsOf(rep), "\n"); strings.Contains(w, stampWarning) {
+		t.Errorf("distinct dates were taken for a build's at the first look: %q", w)
+	}
+	v := build(shrine(), 2)
+	v["/c/"] = sitemapsite.Page{Title: "Links", Text: "Other moth shrines I like, and one I do not.", Lastmod: v["/c/"].Lastmod}
+	e.site.Version("", v)
+	rep = e.harvest()
+	if got := e.changes(); !slices.Equal(got, []string{"updated /c/"}) {
+		t.Errorf("changes %v, want only /c/; warnings %q", got, warningsOf(rep))
+	}
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, stampWarning) {
+		t.Errorf("every date moved, but the harvest did not say so: %q", w)
 	}
 }
