@@ -141,6 +141,11 @@ func (sitemapProtocol) discover(ctx context.Context, d *siteDiscovery) error {
 			d.d.SiteTitle = d.htmlTitle(ctx, d.root)
 		}
 		d.add(spec)
+		// The first harvest reads it from here rather than again.
+		if d.s.bodies == nil {
+			d.s.bodies = map[string]*fetch.Response{}
+		}
+		d.s.bodies[u] = resp
 		return nil
 	}
 	// Nothing found: a sitemap that could not be read this time leaves

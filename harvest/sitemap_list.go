@@ -17,9 +17,11 @@ func (h *smHarvest) list(ctx context.Context) (urls []sitemap.URL, complete, unc
 	if h.st.Index {
 		h.s.forget(src)
 	}
-	resp, _, err := h.s.fetch(ctx, "the sitemap", src)
-	if err != nil {
-		return nil, false, false, err
+	resp, ok := h.s.bodies[src]
+	if !ok {
+		if resp, _, err = h.s.fetch(ctx, "the sitemap", src); err != nil {
+			return nil, false, false, err
+		}
 	}
 	if resp.NotModified {
 		return nil, false, true, nil

@@ -101,6 +101,9 @@ func TestSitemapTwoVersions(t *testing.T) {
 	if err != nil || len(pages) != 5 {
 		t.Fatalf("pages %v, %v", pages, err)
 	}
+	if n := e.site.Hits("/sitemap.xml"); n != 1 {
+		t.Errorf("following the site read its sitemap %d times, want once", n)
+	}
 	// The same version again: nothing changed.
 	e.site.Version("2026-11-21T09:00:00Z", shrine())
 	e.harvest()
