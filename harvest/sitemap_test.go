@@ -287,3 +287,28 @@ func TestSitemapEveryDateMoves(t *testing.T) {
 		t.Errorf("every date moved, but the harvest did not say so: %q", w)
 	}
 }
+
+// TestSitemapOnePageManyAddresses: "/x/" and "/x/index.html" listed
+// together are one page, and a sitemap that names "/contact" where it
+// named "/contact/" moved nothing.
+func TestSitemapOnePageManyAddresses(t *testing.T) {
+	e := newSMEnv(t, SnapshotSettings{})
+	v := map[string]sitemapsite.Page{
+		"/x/":           {Title: "X", Text: "x", Lastmod: "2026-09-01"},
+		"/x/index.html": {Title: "X", Text: "x", Lastmod: "2026-09-01"},
+		"/contact/":     {Title: "Contact", Text: "Write.", Lastmod: "2026-09-01"},
+	}
+	e.site.Version("", v)
+	rep := followURL(t, e.h, e.site.URL("/"))
+	pages, _ := e.store.Pages(context.Background(), rep.Collections[0].Collection.ID)
+	if len(pages) != 2 {
+		t.Errorf("pages %v, want /x/ and /contact/", pages)
+	}
+	delete(v, "/contact/")
+	v["/contact"] = sitemapsite.Page{Title: "Contact", Text: "Write.", Lastmod: "2026-09-01"}
+	e.site.Version("", v)
+	rep = e.harvest()
+	if got := e.changes(); len(got) != 0 {
+		t.Errorf("renaming /contact/ to /contact recorded %v; warnings %q", got, warningsOf(rep))
+	}
+}
