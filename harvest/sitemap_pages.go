@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -255,9 +256,14 @@ const maxTextRead = 4 * pagetext.DefaultMaxText
 func (h *smHarvest) settle(ctx context.Context) {
 	shared := h.sharedLines(ctx)
 	for _, r := range h.reads {
-		if r.verdict == readChanged && sameBesides(r.old, r.text, shared) {
-			r.verdict = readUnchanged
-			r.sh.textChange, r.sh.diff = db.TextUnchanged, ""
+		if r.verdict == readChanged {
+			if d := compareBesides(r.old, r.text, shared); d.Unchanged() {
+				r.verdict = readUnchanged
+				r.sh.textChange, r.sh.diff = db.TextUnchanged, ""
+			} else if b, err := json.Marshal(d); err == nil && len(shared) > 0 {
+				// The entry shows the edit, not the navigation.
+				r.sh.diff = string(b)
+			}
 		}
 		if r.listed != nil && r.verdict != readFailed {
 			h.set.set(*r.listed)

@@ -84,13 +84,10 @@ func mostShared(texts []string) map[string]bool {
 	return out
 }
 
-// sameBesides reports whether two texts are the same once the shared
-// lines are left out of both.
-func sameBesides(a, b string, shared map[string]bool) bool {
-	if len(shared) == 0 {
-		return a == b
-	}
-	return strings.Join(without(a, shared), "\n") == strings.Join(without(b, shared), "\n")
+// compareBesides compares two texts with the shared lines left out of
+// both.
+func compareBesides(a, b string, shared map[string]bool) pagetext.Diff {
+	return pagetext.Compare(strings.Join(without(a, shared), "\n"), strings.Join(without(b, shared), "\n"))
 }
 
 func without(t string, shared map[string]bool) []string {
