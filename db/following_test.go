@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +66,8 @@ func TestMigrationMarksFirstHarvests(t *testing.T) {
 		Change{URL: "https://shrine.example/a", Kind: "created", Datetime: t0.AddDate(0, -3, 0), History: true},
 		Change{URL: "https://shrine.example/b", Kind: "created", Datetime: t0.Add(-time.Hour)})
 	storeRun(t, d, col, t0.Add(2*time.Hour), "", Change{URL: "https://shrine.example/c", Kind: "created", Datetime: t0.Add(time.Hour)})
-	for _, q := range append(undoFollowing, fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion-1)) {
+	step := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "ADD COLUMN following") })
+	for _, q := range append(undoFollowing, fmt.Sprintf("PRAGMA user_version = %d", step)) {
 		if _, err := d.w.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)
 		}

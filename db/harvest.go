@@ -99,6 +99,8 @@ type CollectionHarvest struct {
 	Snapshots []Snapshot
 	// Pending changes the site's pages waiting for a snapshot.
 	Pending SnapshotQueue
+	// Checked records when pages were read to check them (see PageChecks).
+	Checked map[string]time.Time
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -127,6 +129,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := savePages(ctx, tx, run.CollectionID, h); err != nil {
+			return err
+		}
+		if err := saveChecks(ctx, tx, run.CollectionID, h.Checked); err != nil {
 			return err
 		}
 		if err := saveSnapshots(ctx, tx, run.SiteID, h.Snapshots); err != nil {

@@ -337,6 +337,11 @@ CREATE INDEX runs_following ON runs (collection_id, finished_at) WHERE following
 ALTER TABLE discoveries ADD COLUMN title TEXT NOT NULL DEFAULT '';
 ALTER TABLE follows ADD COLUMN title TEXT NOT NULL DEFAULT '';
 `,
+	// 14: when a page was last read to check it, for sources whose dates
+	// cannot be trusted (plain sitemaps): the oldest checks go first.
+	`
+ALTER TABLE pages ADD COLUMN checked_at TEXT;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

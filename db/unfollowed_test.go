@@ -26,8 +26,8 @@ var undoPublicIDs = append(undoFollowing,
 
 // undoFollowing rewinds the migration of "now following" runs and
 // follow titles.
-var undoFollowing = []string{"DROP INDEX runs_following", "ALTER TABLE runs DROP COLUMN following", "ALTER TABLE runs DROP COLUMN pages",
-	"ALTER TABLE runs DROP COLUMN last_change_id", "ALTER TABLE discoveries DROP COLUMN title", "ALTER TABLE follows DROP COLUMN title"}
+var undoFollowing = append(undoPageChecks, "DROP INDEX runs_following", "ALTER TABLE runs DROP COLUMN following", "ALTER TABLE runs DROP COLUMN pages",
+	"ALTER TABLE runs DROP COLUMN last_change_id", "ALTER TABLE discoveries DROP COLUMN title", "ALTER TABLE follows DROP COLUMN title")
 
 // TestLastFollowerLeaving: a site stops being harvested when its last
 // follower leaves, by unfollowing or by their account being deleted; its

@@ -106,6 +106,8 @@ type siteDiscovery struct {
 	keep       map[string]bool // protocols whose stored collections stay: not looked for, or the look failed
 	rediscover bool            // a recheck asked for a full discovery
 	refused    error           // the address policy refused a fetch
+	stop       error           // the site's name does not exist: nothing more is tried
+	errs       []error         // the fetches that went wrong, to say why nothing was found
 	cache      map[string]cached
 	robots     []string
 	robotsDone bool
@@ -167,6 +169,9 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 			// Every other fetch would be refused the same way.
 			return d.d, d.refused
 		}
+		if d.stop != nil {
+			return d.d, d.stop
+		}
 	}
 	if d.quick {
 		// What was known could not be read: the site's page says so,
@@ -174,7 +179,7 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 		return d.d, recheckErr
 	}
 	if len(d.d.Collections) == 0 {
-		return d.d, problemf("no change information (ResourceSync, SCP or ARC) was found; tried: %s", strings.Join(d.d.Tried, "; "))
+		return d.d, problemf("%s; tried: %s", d.whyNothing(), strings.Join(once(d.d.Tried), "; "))
 	}
 	if d.wantTitle && d.d.SiteTitle == "" {
 		// Nothing published names the site: its home page does.
@@ -229,6 +234,11 @@ func (d *siteDiscovery) failed(err error) {
 	if errors.As(err, &ae) && d.refused == nil {
 		d.refused = err
 	}
+	if host, ok := noSuchHost(err); ok && d.stop == nil && sameHost(host, d.root) {
+		// Every other address on the host would fail the same way.
+		d.stop = problemf("the name %s does not exist (the DNS knows no such host); check the address", host)
+	}
+	d.errs = append(d.errs, err)
 	d.triedf("%s", err.Error())
 }
 
@@ -342,6 +352,13 @@ type job struct {
 	// their length.
 	given      map[string]givenPage
 	givenBytes int
+	// shots is the site harvest's page reading, shared by its collections;
+	// snapshots are those an adapter took itself (to confirm a change
+	// before recording it), stored with the rest; checked records when
+	// pages were read to check them.
+	shots     *pageShots
+	snapshots []db.Snapshot
+	checked   map[string]time.Time
 }
 
 type changeKey struct {

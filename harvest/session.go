@@ -35,6 +35,9 @@ type session struct {
 	// that follow (a capability list it had to look into), so that one site
 	// harvest fetches a document once.
 	read map[string]*rsync.Document
+	// bodies holds, the same way, documents discovery read whole that
+	// no parser keeps (a plain sitemap), by URL.
+	bodies map[string]*fetch.Response
 	// shots, shared like read, is what the site harvest read of its
 	// pages' text.
 	shots *pageShots

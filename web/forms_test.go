@@ -382,7 +382,7 @@ func TestAddSiteDiscoveryFails(t *testing.T) {
 	}
 	body := c.get("/discoveries/" + strconv.FormatInt(id, 10)).Body.String()
 	for _, want := range []string{
-		`data-status="failed"`, "Could not follow this site.", "tidings found no change information on this site: check that the address is right",
+		`data-status="failed"`, "Could not follow this site.", "Every page answered 404 Not Found: check the address.",
 		"<details><summary>Details: ", " addresses tried</summary>",
 		"<li>" + site.URL + "/.well-known/resourcesync returned 404 Not Found</li><li>" + site.URL + "/robots.txt returned 404 Not Found</li><li>" + site.URL + "/ returned 404 Not Found</li>",
 		`href="` + testBase + `add?url=` + strings.ToLower(url.QueryEscape(site.URL)) + `"`,
@@ -403,7 +403,7 @@ func TestAddSiteDiscoveryFails(t *testing.T) {
 	}
 	dash := c.get("/").Body.String()
 	if !strings.Contains(dash, "You follow no site yet") || strings.Count(dash, "Could not follow") != 1 ||
-		!strings.Contains(dash, "tidings found no change information on this site") || !strings.Contains(dash, "<details><summary>Details") {
+		!strings.Contains(dash, "Every page answered 404 Not Found: check the address.") || !strings.Contains(dash, "<details><summary>Details") {
 		t.Errorf("dashboard after failing twice at one address:\n%s", dash)
 	}
 	if got := location(t, c.post(fmt.Sprintf("/discoveries/%d/dismiss", again), nil)); got != testBase+"?done=dismissed" {

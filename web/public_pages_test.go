@@ -361,7 +361,7 @@ func TestImportFailureIsOneSentence(t *testing.T) {
 	loc := location(t, ann.upload("/import", "opml", "feeds.opml", opmlFor(empty.URL), ann.token()))
 	failed := section(importResult(t, a, ann, loc), "Could not be followed")
 	for _, want := range []string{
-		`<span class="problem">tidings found no change information on this site: check that the address is right, or ask the site&#39;s owner to publish a change list.</span>`,
+		`<span class="problem">Every page answered 404 Not Found: check the address.</span>`,
 		"<details><summary>Details: ", "<li>" + empty.URL + "/robots.txt returned 404 Not Found</li>",
 	} {
 		if !strings.Contains(failed, want) {

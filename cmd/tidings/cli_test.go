@@ -193,7 +193,7 @@ func TestFollowSiteWithNothingListsWhatWasTried(t *testing.T) {
 		t.Fatalf("follow of a site with nothing exited 0:\n%s", r.stdout)
 	}
 	for _, want := range []string{
-		"no change information (ResourceSync, SCP or ARC) was found; tried:",
+		"every page answered 404 Not Found: check the address; tried:",
 		site.URL + "/.well-known/resourcesync returned 404",
 		site.URL + "/robots.txt returned 404",
 	} {

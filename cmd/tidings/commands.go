@@ -46,6 +46,7 @@ func (a *app) printReport(w io.Writer, rep *harvest.SiteReport, withFeeds bool) 
 		if withFeeds {
 			fmt.Fprintf(w, "    feed: %s\n", a.feedURL(c.Collection.ID))
 		}
+		fmt.Fprintf(w, "    protocol %s\n", c.Collection.Source())
 		fmt.Fprintf(w, "    %d document(s) fetched (%d unchanged), %d new change(s)", r.Documents, r.NotModified, r.Changes)
 		if r.LastmodOnly > 0 {
 			fmt.Fprintf(w, ", %d dated by lastmod", r.LastmodOnly)
