@@ -92,6 +92,9 @@ type CollectionHarvest struct {
 	State *string
 	// Snapshots replace the site's snapshots of their pages.
 	Snapshots []Snapshot
+	// Watched are the pages a pages collection read (see WatchedPage);
+	// those in Gone stop being watched.
+	Watched []WatchedPage
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -120,6 +123,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := saveSnapshots(ctx, tx, run.SiteID, h.Snapshots); err != nil {
+			return err
+		}
+		if err := saveWatched(ctx, tx, run.CollectionID, h); err != nil {
 			return err
 		}
 		if h.State != nil {

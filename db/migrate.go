@@ -249,6 +249,21 @@ CREATE TABLE snapshots (
 	PRIMARY KEY (site_id, url)
 );
 `,
+	// 11: the pages a "pages" collection watches, each with its distance
+	// in links from where the crawl started (new links are followed only
+	// so far), when it was last read (the oldest are read first), and
+	// whether a person added it by its address (it is watched whatever
+	// the links say).
+	`
+CREATE TABLE watched_pages (
+	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	depth         INTEGER NOT NULL DEFAULT 0,
+	checked_at    TEXT NOT NULL,
+	by_hand       INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (collection_id, url)
+);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -21,6 +21,10 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	now := h.opts.Now()
 	s := newSession(h.client, known)
 	s.budget, s.read = siteSession.budget, siteSession.read
+	if siteSession.shots == nil {
+		siteSession.shots = h.newPageShots()
+	}
+	s.shots = siteSession.shots
 	j := &job{
 		h: h, s: s, site: site, col: col, now: now,
 		first: col.LastSuccessAt == nil, cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{},
@@ -33,10 +37,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	}
 	j.finishChanges()
 	j.finishDates()
-	if siteSession.shots == nil {
-		siteSession.shots = h.newPageShots()
-	}
-	snapshots := h.takeSnapshots(ctx, j, siteSession.shots)
+	snapshots := append(h.takeSnapshots(ctx, j, siteSession.shots), j.snapshots...)
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()
@@ -44,7 +45,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	stored := db.CollectionHarvest{
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
 		Pages: j.pages, Gone: j.gone, Processed: j.processed, State: j.state,
-		Snapshots: snapshots,
+		Snapshots: snapshots, Watched: j.watched,
 	}
 	// The watermark moves only when every document was read: otherwise a
 	// change in an unread one, older than one read, would be skipped next

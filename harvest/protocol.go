@@ -96,6 +96,8 @@ type siteDiscovery struct {
 	site      db.Site // zero on a first follow
 	known     map[string]bool
 	wantTitle bool
+	// stored are the site's active collections (none on a first follow).
+	stored []db.Collection
 
 	// quick: between full discoveries, only rechecker protocols look,
 	// and only at what is known; the others' collections are kept.
@@ -325,6 +327,10 @@ type job struct {
 	// their length.
 	given      map[string]givenPage
 	givenBytes int
+	// snapshots are those the adapter took itself (watched pages read
+	// them to find their changes), stored with the rest.
+	snapshots []db.Snapshot
+	watched   []db.WatchedPage
 }
 
 type changeKey struct {

@@ -84,6 +84,7 @@ func (h *Harvester) discover(ctx context.Context, st *siteStep, site db.Site, st
 	if !rediscover && site.DiscoveredAt != nil && st.started.Sub(*site.DiscoveredAt) < h.opts.DiscoveryInterval {
 		sd := newSiteDiscovery(st.s, site.URL, site.InputURL, site, keys, false)
 		sd.quick = true
+		sd.stored = stored
 		st.disc, st.err = sd.run(ctx)
 		st.keep = sd.keep
 		if !sd.rediscover {
@@ -91,6 +92,7 @@ func (h *Harvester) discover(ctx context.Context, st *siteStep, site db.Site, st
 		}
 	}
 	sd := newSiteDiscovery(st.s, site.URL, site.InputURL, site, keys, site.Title == "")
+	sd.stored = stored
 	st.disc, st.err = sd.run(ctx)
 	st.keep, st.full = sd.keep, true
 }

@@ -88,6 +88,11 @@ type Options struct {
 	// MaxBody refuses bigger bodies with ErrTooLarge; zero means
 	// DefaultMaxBody.
 	MaxBody int
+	// WholeBody takes the text of the whole <body>, never readability's
+	// article: the same page then always gives the same lines, which a
+	// caller comparing pages with their neighbours needs, since
+	// readability's pick can change when only the navigation did.
+	WholeBody bool
 }
 
 // Extract snapshots a page with the default options.
@@ -114,7 +119,7 @@ func (o Options) Extract(body []byte, contentType, pageURL string) (*Snapshot, e
 	maxText := orDefault(o.MaxText, DefaultMaxText)
 	switch s.MediaType {
 	case "text/html", "application/xhtml+xml":
-		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit)
+		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit || o.WholeBody)
 	case "text/plain", "text/markdown", "text/x-markdown":
 		extractPlain(s, body, contentType, maxText)
 	default:

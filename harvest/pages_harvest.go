@@ -1,0 +1,353 @@
+package harvest
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"strings"
+
+	"tidings/crawl"
+	"tidings/db"
+	"tidings/fetch"
+	"tidings/pagetext"
+)
+
+// Bounds of a crawl, beside --watch-pages.
+const (
+	// maxWatchDepth: links are followed this many steps from where the
+	// crawl started.
+	maxWatchDepth = 3
+	// maxQueryVariants: at most this many addresses of one path that
+	// differ by their query string are watched (a calendar's endless
+	// ?month= links).
+	maxQueryVariants = 5
+)
+
+// pageTarget is a page to read in this harvest.
+type pageTarget struct {
+	url    string
+	depth  int
+	byHand bool // a person gave its address
+	known  bool // already watched
+}
+
+// pageRead is a page read with a body in this harvest.
+type pageRead struct {
+	pageTarget
+	id   string // the page's address: its canonical one for a new page
+	snap *pagetext.Snapshot
+	// What is kept of the answer: its body is dropped once read, so that
+	// a harvest holds pages' text, never their markup.
+	finalURL, contentType, etag, lastModified string
+}
+
+// pagesHarvest is one harvest of a watched page set: the known pages read
+// again, oldest read first, and the links of the pages that answered with
+// a body followed to new pages, within the collection's bounds.
+type pagesHarvest struct {
+	*job
+	scope     crawl.Scope
+	set       *pageSet
+	watchedBy map[string]db.WatchedPage
+	prev      map[string]db.Snapshot
+	first     bool
+	limit     int // pages the collection may hold
+	fetches   int // left for the first crawl; later ones spend --page-fetches
+	newPages  int // queued, not known
+
+	links, rereads []pageTarget
+	has            map[string]bool // known or queued, and their aliases
+	variants       map[string]int  // query variants queued, by path
+	reads          []pageRead
+	listed         map[string]bool // known pages that are still there
+	checked        map[string]db.WatchedPage
+	history        map[string]bool // created pages stored as already seen
+
+	signIn            map[string]int // sign-in pages reached by redirect
+	overCap, variantN int
+	failed            error // the first read that failed
+}
+
+// harvest reads the collection's pages and records what changed. The
+// first harvest crawls from where the person pointed and records every
+// page found as already seen: a crawl cannot tell which pages are new,
+// and a static host's Last-Modified is its last deploy.
+func (pagesProtocol) harvest(ctx context.Context, j *job) error {
+	j.keepWatermark = true // changes come from reading pages, not from a watermark
+	h, err := newPagesHarvest(ctx, j)
+	if err != nil {
+		return err
+	}
+	h.plan()
+	h.crawl(ctx)
+	return h.finish(ctx)
+}
+
+func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
+	scope, ok := crawl.ScopeOf(j.col.Key)
+	if !ok {
+		return nil, problemf("the watched address %s is not one tidings can read", j.col.Key)
+	}
+	known, err := j.pagesKnown(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := j.h.store.WatchedPages(ctx, j.col.ID)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := j.h.store.Snapshots(ctx, j.site.ID, slices.Collect(maps.Keys(known)))
+	if err != nil {
+		return nil, err
+	}
+	h := &pagesHarvest{
+		job: j, scope: scope, set: newPageSet(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
+		first: len(known) == 0, limit: j.h.opts.Protocols.Pages.WatchPages,
+		has: map[string]bool{}, variants: map[string]int{}, listed: map[string]bool{},
+		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
+	}
+	for _, w := range list {
+		h.watchedBy[w.URL] = w
+	}
+	// Rejected addresses cost a fetch too; twice the pages is plenty.
+	h.fetches = 2 * h.limit
+	return h, nil
+}
+
+// plan queues the pages to read: on the first harvest where the crawl
+// starts; later every known page, the longest unread first; and the
+// address a person gave, when it is in scope and not yet watched.
+func (h *pagesHarvest) plan() {
+	urls := h.set.urls()
+	for _, u := range urls {
+		h.mark(u)
+	}
+	slices.SortStableFunc(urls, func(a, b string) int {
+		return h.watchedBy[a].CheckedAt.Compare(h.watchedBy[b].CheckedAt)
+	})
+	for _, u := range urls {
+		w := h.watchedBy[u]
+		h.rereads = append(h.rereads, pageTarget{url: u, depth: w.Depth, byHand: w.ByHand, known: true})
+	}
+	if h.first {
+		if start, ok := crawl.Canonical(h.col.SourceURL, true); ok {
+			h.mark(start)
+			h.links = append(h.links, pageTarget{url: start})
+			h.newPages++
+		}
+	}
+	if in, ok := crawl.Canonical(h.site.InputURL, true); ok && h.scope.Contains(in) && !h.has[in] && !h.has[crawl.AliasKey(in)] {
+		h.mark(in)
+		h.links = append(h.links, pageTarget{url: in, byHand: true})
+		h.newPages++
+	}
+}
+
+// mark notes an address as known or queued, with its alias.
+func (h *pagesHarvest) mark(u string) {
+	h.has[u] = true
+	h.has[crawl.AliasKey(u)] = true
+}
+
+// crawl reads the queued pages, new links first, while the budget lasts.
+// Known pages left unread are still there; they are read first next time.
+func (h *pagesHarvest) crawl(ctx context.Context) {
+	for len(h.links)+len(h.rereads) > 0 {
+		var t pageTarget
+		if len(h.links) > 0 {
+			t, h.links = h.links[0], h.links[1:]
+		} else {
+			t, h.rereads = h.rereads[0], h.rereads[1:]
+		}
+		if !h.spend() {
+			h.links = nil
+			break
+		}
+		h.read(ctx, t)
+	}
+	for _, t := range h.rereads {
+		h.listed[t.url] = true
+	}
+}
+
+// spend takes one fetch from the budgets: the first crawl's own, or the
+// site harvest's page fetches; and the documents of the site harvest.
+func (h *pagesHarvest) spend() bool {
+	ps := h.s.shots
+	if ps.stop {
+		return false
+	}
+	if h.first {
+		if h.fetches <= 0 {
+			return false
+		}
+		h.fetches--
+	} else {
+		if ps.left <= 0 {
+			return false
+		}
+		ps.left--
+	}
+	if err := h.s.spend(); err != nil {
+		if h.failed == nil {
+			h.failed = err
+		}
+		ps.stop = true
+		return false
+	}
+	h.s.documents++
+	return true
+}
+
+// read fetches one page, conditionally when it is known, and keeps what
+// it says.
+func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
+	var cond fetch.Conditional
+	if p, ok := h.prev[t.url]; ok && t.known {
+		cond = fetch.Conditional{ETag: p.ETag, LastModified: p.LastModified}
+	}
+	resp, err := h.h.client.Get(ctx, t.url, cond)
+	if err != nil {
+		h.readFailed(ctx, t, err)
+		return
+	}
+	if resp.NotModified {
+		h.s.notModified++
+		h.listed[t.url] = true
+		h.check(t, t.url)
+		return
+	}
+	keepQuery := strings.Contains(t.url, "?")
+	final, ok := crawl.Canonical(resp.URL, keepQuery)
+	id := t.url
+	if !t.known {
+		if !ok || !h.scope.Contains(final) || (final != t.url && h.has[final]) {
+			return // led elsewhere, or to a page already watched
+		}
+		id = final
+	}
+	page := crawl.Parse(resp.Body, resp.URL, h.scope)
+	if page.SignIn && final != t.url {
+		h.signIn[final]++
+		h.listed[t.url] = t.known
+		return
+	}
+	ex := h.h.opts.Snapshots.extractor()
+	ex.WholeBody = true // see siteLines
+	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
+	if err != nil || (!t.known && !isHTML(snap)) {
+		h.listed[t.url] = t.known
+		if err != nil && t.known {
+			h.warn.add("the text of the page %s could not be read; it is read again at the next harvest", t.url)
+		}
+		return
+	}
+	if crawl.NotFound(snap.Title, firstLine(snap.Text)) {
+		// A "not found" page answering 200: gone, whatever the status.
+		return
+	}
+	if !t.known && page.Canonical != "" && page.Canonical != id {
+		if h.has[page.Canonical] || h.has[crawl.AliasKey(page.Canonical)] {
+			return
+		}
+		id = page.Canonical
+	}
+	h.mark(id)
+	h.listed[id] = t.known
+	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap,
+		finalURL: resp.URL, contentType: resp.ContentType, etag: resp.ETag, lastModified: resp.LastModified})
+	h.check(t, id)
+	if t.depth < maxWatchDepth {
+		h.overCap += page.Dropped
+		for _, l := range page.Links {
+			h.offer(l, t.depth+1)
+		}
+	}
+}
+
+// readFailed keeps a known page that could not be read, unless the site
+// says it is gone (404, 410).
+func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) {
+	h.s.noteRetryAfter(err)
+	var fe *fetch.FetchError
+	if errors.As(err, &fe) && fe.RetryAfter > 0 {
+		h.s.shots.stop = true
+	}
+	if fetch.Gone(err) {
+		return // not listed: deleted when known, skipped when not
+	}
+	if h.failed == nil {
+		h.failed = roleError("the page", err)
+	}
+	if t.known {
+		h.listed[t.url] = true
+		if ctx.Err() == nil {
+			h.warn.add("%s; it is read again at the next harvest", roleError("the page", err))
+		}
+	}
+}
+
+func (h *pagesHarvest) check(t pageTarget, id string) {
+	h.checked[id] = db.WatchedPage{URL: id, Depth: t.depth, CheckedAt: h.now, ByHand: t.byHand}
+}
+
+// offer queues a link found on a page read, within the collection's
+// bounds.
+func (h *pagesHarvest) offer(u string, depth int) {
+	if h.has[u] || h.has[crawl.AliasKey(u)] {
+		return
+	}
+	if bare, q, _ := strings.Cut(u, "?"); q != "" {
+		if h.variants[bare] >= maxQueryVariants {
+			h.variantN++
+			return
+		}
+		h.variants[bare]++
+	}
+	if len(h.set.urls())+h.newPages >= h.limit {
+		h.overCap++
+		return
+	}
+	h.mark(u)
+	h.newPages++
+	h.links = append(h.links, pageTarget{url: u, depth: depth})
+}
+
+func isHTML(s *pagetext.Snapshot) bool {
+	return s.MediaType == "text/html" || s.MediaType == "application/xhtml+xml"
+}
+
+func firstLine(text string) string {
+	l, _, _ := strings.Cut(text, "\n")
+	return l
+}
+
+// finish records the changes, the pages, and what was read, and says
+// what was left out.
+func (h *pagesHarvest) finish(ctx context.Context) error {
+	if len(h.reads) == 0 && h.first {
+		for u := range h.signIn {
+			return problemf("the pages of %s lead to a sign-in page (%s); tidings watches only pages anyone can read", h.scope.URL(), u)
+		}
+		if h.failed != nil {
+			return h.failed
+		}
+		return problemf("no page of %s could be watched", h.scope.URL())
+	}
+	h.judge()
+	h.pages, h.gone = h.set.toStore()
+	for _, u := range slices.Sorted(maps.Keys(h.checked)) {
+		h.watched = append(h.watched, h.checked[u])
+	}
+	for u, n := range h.signIn {
+		h.warn.add("%d address(es) lead to a sign-in page (%s) and are not watched", n, u)
+	}
+	if h.overCap > 0 {
+		h.warn.add("the site has more pages than tidings watches (--watch-pages %d); %d more links were not followed", h.limit, h.overCap)
+	}
+	if h.variantN > 0 {
+		h.warn.add("%d links that differ only by their query string (a calendar's next month, a search) were not followed: at most %d of one page are watched", h.variantN, maxQueryVariants)
+	}
+	return nil
+}
