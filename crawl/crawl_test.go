@@ -76,9 +76,9 @@ func TestScope(t *testing.T) {
 
 func TestTrap(t *testing.T) {
 	for u, want := range map[string]bool{
-		"https://h/a/a/a/":               true,
-		"https://h/a/b/a/c/a/":           true,
-		"https://h/2024/01/01/post.html": false,
+		"https://h/a/a/a/":                                 true,
+		"https://h/a/b/a/c/a/":                             true,
+		"https://h/2024/01/01/post.html":                   false,
 		"https://h/" + strings.Repeat("x/", maxSegments+1): true,
 		"https://h/docs/guide/intro/":                      false,
 	} {

@@ -1,0 +1,227 @@
+package harvest
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func page(title string, body ...string) string {
+	return `<!doctype html><html><head><title>` + title + `</title></head><body>` + strings.Join(body, "") + `</body></html>`
+}
+
+// TestPagesCrawlTrap: a calendar whose pages link the next month for
+// ever, and a directory whose relative link makes /a/a/a/…, end within
+// the bounds: a few query variants of one path, no repeated segments,
+// depth 3, and --watch-pages.
+func TestPagesCrawlTrap(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	e.site.set("/", page("Home", `<a href="/calendar">calendar</a> <a href="/a/">a</a>`))
+	// Every month links the next one; only query strings, so they are kept.
+	var months []string
+	for m := range 20 {
+		months = append(months, fmt.Sprintf(`<a href="/calendar?month=%d">month %d</a>`, m, m))
+	}
+	e.site.set("/calendar", page("Calendar", months...))
+	e.site.srv.Config.Handler = calendarSite(e.site)
+	e.site.set("/a/", page("A", `<a href="a/">deeper</a>`))
+	rep := e.follow("/")
+	if err := rep.Collections[0].Run.Error; err != "" {
+		t.Fatalf("error %q", err)
+	}
+	got := e.watched()
+	watchedMonths := 0
+	for _, u := range got {
+		if strings.HasPrefix(u, "/calendar?") {
+			watchedMonths++
+		}
+		if strings.Count(u, "a/") >= 3 {
+			t.Errorf("watched the trap %q", u)
+		}
+	}
+	if watchedMonths != maxQueryVariants {
+		t.Errorf("watched %d months of the calendar, want %d: %q", watchedMonths, maxQueryVariants, got)
+	}
+	if len(e.site.requests()) > 20 {
+		t.Errorf("the crawl made %d requests: %q", len(e.site.requests()), e.site.requests())
+	}
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "differ only by their query string") {
+		t.Errorf("no warning of the query variants left out: %q", w)
+	}
+}
+
+// calendarSite answers /calendar?month=N with a link to month N+1, and
+// the rest as s does.
+func calendarSite(s *watchSite) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/calendar" && r.URL.Query().Get("month") != "" {
+			s.mu.Lock()
+			s.log = append(s.log, r.URL.RequestURI())
+			s.mu.Unlock()
+			var m int
+			fmt.Sscan(r.URL.Query().Get("month"), &m)
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, page(fmt.Sprintf("Month %d", m), fmt.Sprintf(`<p>Events of month %d</p><a href="/calendar?month=%d">next</a>`, m, m+1)))
+			return
+		}
+		s.serve(w, r)
+	})
+}
+
+// TestPagesSignInWall: a site whose every address redirects to its
+// sign-in page cannot be watched, and says so.
+func TestPagesSignInWall(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	for _, p := range []string{"/", "/about.html", "/cats.html"} {
+		e.site.moved[p] = "/login?next=" + p
+	}
+	e.site.set("/login", page("Sign in", `<form method=post><input name=user><input type=password name=pw></form><a href="/about.html">about</a> <a href="/cats.html">cats</a>`))
+	_, err := e.h.Follow(t.Context(), e.site.srv.URL+"/")
+	if err == nil || !strings.Contains(err.Error(), "sign-in page") {
+		t.Fatalf("follow: %v, want a sign-in error", err)
+	}
+	if got := e.changes(); len(got) != 0 {
+		t.Errorf("stored %q", got)
+	}
+
+	// A site whose pages are open but whose members' pages are not: the
+	// open pages are watched, the others said to need signing in.
+	e2 := newWatchEnv(t, Options{})
+	e2.site.set("/", page("Club", `<a href="/news.html">news</a> <a href="/members/">members</a> <a href="/members/list.html">list</a>`))
+	e2.site.set("/news.html", page("News", `<p>We met on Tuesday.</p>`))
+	e2.site.moved["/members/"] = "/login"
+	e2.site.moved["/members/list.html"] = "/login"
+	e2.site.set("/login", page("Sign in", `<input type=password>`))
+	rep := e2.follow("/")
+	if got, want := e2.watched(), []string{"/", "/news.html"}; !equalLists(got, want) {
+		t.Errorf("watched %q, want %q", got, want)
+	}
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "2 address(es) lead to a sign-in page") {
+		t.Errorf("warnings %q", w)
+	}
+}
+
+// TestPagesSoftNotFound: a link to a page that answers 200 saying "not
+// found" is no page, and a watched page that turns into one is deleted.
+func TestPagesSoftNotFound(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	e.site.set("/", page("Home", `<a href="/gone.html">gone</a> <a href="/cats.html">cats</a>`))
+	e.site.set("/gone.html", page("Page not found", `<h1>Sorry</h1>`))
+	e.site.set("/cats.html", page("Cats", `<p>Tabby.</p>`))
+	e.follow("/")
+	if got, want := e.watched(), []string{"/", "/cats.html"}; !equalLists(got, want) {
+		t.Fatalf("watched %q, want %q", got, want)
+	}
+	e.site.set("/cats.html", page("Oops", `<h1>404 - this page does not exist</h1>`))
+	e.harvest()
+	if got := e.changes(); !slices.Contains(got, "deleted /cats.html") {
+		t.Errorf("changes %q, want the soft 404 deleted", got)
+	}
+	if got, want := e.watched(), []string{"/"}; !equalLists(got, want) {
+		t.Errorf("watched %q, want %q", got, want)
+	}
+}
+
+// TestPagesJavaScriptApp: a home page that is a script with no links is
+// watched alone, and the site's page says why.
+func TestPagesJavaScriptApp(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	e.site.set("/", `<!doctype html><html><head><title>My app</title><script src="/app.js"></script></head><body><div id="root"></div><script>load("pages.json")</script></body></html>`)
+	rep := e.follow("/")
+	if got, want := e.watched(), []string{"/"}; !equalLists(got, want) {
+		t.Fatalf("watched %q, want %q", got, want)
+	}
+	if w := strings.Join(rep.Run.Warnings, "\n"); !strings.Contains(w, "no links to follow; tidings watches this one page") {
+		t.Errorf("site warnings %q", w)
+	}
+	if n := e.site.hit("/app.js"); n != 0 {
+		t.Errorf("the script was fetched %d times", n)
+	}
+}
+
+// TestPagesScope: an address with a path watches that directory only,
+// one collection per shrine; a later address within it adds that page
+// to the watched set, by hand, though no link leads there.
+func TestPagesScope(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	e.site.set("/", page("Ann's home", `<a href="/shrine/">shrine</a> <a href="/blog/">blog</a>`))
+	e.site.set("/blog/", page("Blog", `<p>Posts.</p>`))
+	e.site.set("/shrine/", page("Cat shrine", `<a href="cats.html">cats</a> <a href="/">home</a> <a href="/blog/">blog</a> <a href="/shrine">itself</a>`))
+	e.site.set("/shrine/cats.html", page("Cats", `<p>Tabby.</p> <a href="../">up</a>`))
+	e.site.set("/shrine/secret.html", page("Secret", `<p>Not linked.</p>`))
+	e.site.set("/dogs/", page("Dog shrine", `<a href="rex.html">Rex</a>`))
+	e.site.set("/dogs/rex.html", page("Rex", `<p>Good dog.</p>`))
+	rep := e.follow("/shrine/")
+	if len(rep.Collections) != 1 || rep.Collections[0].Collection.Key != e.site.srv.URL+"/shrine/" {
+		t.Fatalf("collections %+v", rep.Collections)
+	}
+	if got, want := e.watched(), []string{"/shrine/", "/shrine/cats.html"}; !equalLists(got, want) {
+		t.Errorf("watched %q, want %q", got, want)
+	}
+	// Discovery looks at the home page for other sources; the crawl
+	// does not go there.
+	if e.site.hit("/") > 1 || e.site.hit("/blog/") != 0 {
+		t.Errorf("the crawl left its scope: %q", e.site.requests())
+	}
+
+	// A second shrine of the same site is a collection of its own.
+	rep, err := e.h.Follow(t.Context(), e.site.srv.URL+"/dogs/")
+	if err != nil && !strings.Contains(err.Error(), "already") {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, c := range rep.Collections {
+		keys = append(keys, strings.TrimPrefix(c.Collection.Key, e.site.srv.URL))
+	}
+	slices.Sort(keys)
+	if want := []string{"/dogs/", "/shrine/"}; !equalLists(keys, want) {
+		t.Errorf("collections %q, want %q", keys, want)
+	}
+
+	// A page no link reaches, added by its address.
+	if _, err := e.h.Follow(t.Context(), e.site.srv.URL+"/shrine/secret.html"); err != nil && !strings.Contains(err.Error(), "already") {
+		t.Fatal(err)
+	}
+	if got := e.watched(); !slices.Contains(got, "/shrine/secret.html") {
+		t.Errorf("watched %q, want the page added by hand", got)
+	}
+	if got := e.changes(); !slices.Contains(got, "created /shrine/secret.html (seen)") {
+		t.Errorf("changes %q: the page added by hand is no news", got)
+	}
+	// It stays watched, though nothing links it.
+	e.site.set("/shrine/secret.html", page("Secret", `<p>Not linked, and changed.</p>`))
+	e.harvest()
+	if got := e.changes(); !slices.Contains(got, "updated /shrine/secret.html") {
+		t.Errorf("changes %q, want the added page's update", got)
+	}
+}
+
+// TestPagesCap: --watch-pages bounds the pages watched, with a warning.
+func TestPagesCap(t *testing.T) {
+	e := newWatchEnv(t, Options{Protocols: ProtocolSettings{Pages: PagesSettings{WatchPages: 3}}})
+	var links []string
+	for i := range 10 {
+		p := fmt.Sprintf("/p%d.html", i)
+		links = append(links, `<a href="`+p+`">`+p+`</a>`)
+		e.site.set(p, page(p, "<p>"+p+"</p>"))
+	}
+	e.site.set("/", page("Home", links...))
+	rep := e.follow("/")
+	if got := e.watched(); len(got) != 3 {
+		t.Errorf("watched %q, want 3 pages", got)
+	}
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "more pages than tidings watches (--watch-pages 3)") {
+		t.Errorf("warnings %q", w)
+	}
+	n := 0
+	for _, r := range e.site.requests() {
+		if strings.HasPrefix(r, "/p") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d pages fetched beyond the home page, want 2: %q", n, e.site.requests())
+	}
+}
