@@ -253,9 +253,10 @@ CREATE TABLE snapshots (
 	// in links from where the crawl started (new links are followed only
 	// so far), when it was last read (the oldest are read first), and
 	// whether a person added it by its address (it is watched whatever
-	// the links say).
+	// the links say). IF NOT EXISTS: tests of earlier steps rewind the
+	// version alone, and this step needs no undoing for them.
 	`
-CREATE TABLE watched_pages (
+CREATE TABLE IF NOT EXISTS watched_pages (
 	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
 	url           TEXT NOT NULL,
 	depth         INTEGER NOT NULL DEFAULT 0,
