@@ -36,6 +36,7 @@ type Collection struct {
 	LastError       string
 	Changes         int    // stored changes, history included
 	State           string // the protocol's own state, opaque here
+	Watched         int    // pages watched, for ProtocolPages
 }
 
 // CollectionSpec is what discovery learns about a collection.
@@ -48,7 +49,8 @@ type CollectionSpec struct {
 
 const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url, c.title, c.active, c.created_at,
 	c.last_processed_at, c.last_success_at, c.last_harvest_at, c.last_error,
-	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state`
+	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state,
+	(SELECT count(*) FROM watched_pages WHERE collection_id = c.id)`
 
 const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
 
@@ -56,7 +58,7 @@ func scanCollection(row scanner) (Collection, error) {
 	var c Collection
 	var processed, success, harvest nullTime
 	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
-		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.State)
+		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.State, &c.Watched)
 	c.LastProcessedAt, c.LastSuccessAt, c.LastHarvestAt = processed.t, success.t, harvest.t
 	return c, err
 }

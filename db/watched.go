@@ -33,28 +33,6 @@ SELECT url, depth, checked_at, by_hand FROM watched_pages WHERE collection_id = 
 		}, collectionID)
 }
 
-// WatchedCounts returns how many pages each pages collection watches, by
-// collection id: what "watches 37 pages" says.
-func (d *DB) WatchedCounts(ctx context.Context) (map[int64]int, error) {
-	type count struct {
-		id int64
-		n  int
-	}
-	list, err := queryAll(ctx, d, "count watched pages", `SELECT collection_id, count(*) FROM watched_pages GROUP BY collection_id`,
-		func(row scanner) (count, error) {
-			var c count
-			return c, row.Scan(&c.id, &c.n)
-		})
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[int64]int, len(list))
-	for _, c := range list {
-		out[c.id] = c.n
-	}
-	return out, nil
-}
-
 // saveWatched records the pages read in a harvest and forgets those gone,
 // in the harvest's transaction.
 func saveWatched(ctx context.Context, tx *sql.Tx, collectionID int64, h CollectionHarvest) error {

@@ -8,8 +8,8 @@ import (
 
 // TestWatchedPages: the pages a harvest read are stored with it, the
 // longest unread first; a page read again keeps its least depth and
-// stays added by hand; a page gone stops being watched; and the counts
-// say how many each collection watches. The schema carries the step.
+// stays added by hand; a page gone stops being watched; and the
+// collection says how many it watches. The schema carries the step.
 func TestWatchedPages(t *testing.T) {
 	ctx := context.Background()
 	d, _ := openTest(t)
@@ -57,8 +57,7 @@ func TestWatchedPages(t *testing.T) {
 		}
 	}
 	save(t0.Add(2*time.Hour), nil, "https://shrine.example/a")
-	counts, err := d.WatchedCounts(ctx)
-	if err != nil || counts[col.ID] != 2 {
-		t.Errorf("counts %v, %v; want 2 for collection %d", counts, err, col.ID)
+	if got, err := d.CollectionByID(ctx, col.ID); err != nil || got.Watched != 2 {
+		t.Errorf("collection watches %d pages, %v; want 2", got.Watched, err)
 	}
 }

@@ -41,7 +41,7 @@ func (b *Builder) CollectionSpec(ctx context.Context, id int64) (*Spec, error) {
 		Meta: feeds.Feed{
 			ID:           b.tag(col.CreatedAt, fmt.Sprintf("collection/%d", col.ID)),
 			Title:        col.Title,
-			Subtitle:     "Changes to " + col.Key + ", as the site's change information tells them",
+			Subtitle:     subtitle(col),
 			AlternateURL: CollectionHome(col),
 		},
 		Created: col.CreatedAt,

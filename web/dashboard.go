@@ -21,6 +21,7 @@ type collectionView struct {
 	Collection db.Collection
 	FeedURL    string
 	PageURL    string
+	Precision  string // "watches 37 pages"
 }
 
 type dashboardData struct {
@@ -47,7 +48,8 @@ func (s *Server) siteViews(c echo.Context, sites []db.Site) ([]siteView, error) 
 }
 
 func (s *Server) collectionView(col db.Collection) collectionView {
-	return collectionView{Collection: col, FeedURL: s.abs(feedbuild.CollectionFeedPath(col.ID)), PageURL: s.abs(fmt.Sprintf("collection/%d", col.ID))}
+	return collectionView{Collection: col, FeedURL: s.abs(feedbuild.CollectionFeedPath(col.ID)), PageURL: s.abs(fmt.Sprintf("collection/%d", col.ID)),
+		Precision: feedbuild.Precision(col)}
 }
 
 func (s *Server) dashboard(c echo.Context) error {

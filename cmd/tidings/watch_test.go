@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -8,6 +9,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/mmcdole/gofeed"
 )
 
 // plainSite serves pages and nothing else: no ResourceSync, no sitemap.
@@ -122,5 +126,52 @@ func TestWatchedPagesThroughTheCLI(t *testing.T) {
 	}
 	if col.Protocol != "pages" || col.Key != site.srv.URL+"/" {
 		t.Errorf("feeds --json: %+v", col)
+	}
+
+	checkWatchedFeed(t, env)
+}
+
+// checkWatchedFeed serves the feeds and reads the watched collection's
+// back: its subtitle says how it is followed, and its entries are the
+// second version's changes, the update's with the words changed.
+func checkWatchedFeed(t *testing.T, env map[string]string) {
+	t.Helper()
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	var stdout, stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--addr", addr, "--no-scheduler"}, func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
+	}()
+	defer func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Error("serve did not stop")
+		}
+	}()
+	waitHealthy(t, "http://"+addr+"/healthz")
+	f, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+"/feeds/1.atom?entries=page"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(f.Description, "watches 5 pages") || !strings.Contains(f.Description, "pages") {
+		t.Errorf("subtitle %q does not say how the collection is followed", f.Description)
+	}
+	items := map[string]*gofeed.Item{}
+	for _, it := range f.Items {
+		items[it.Title] = it
+	}
+	for _, title := range []string{"Updated: Cats", "Created: Birds", "Deleted: Old", "Updated: Hidden"} {
+		if items[title] == nil {
+			t.Errorf("no entry %q among %d", title, len(f.Items))
+		}
+	}
+	if len(f.Items) != 4 {
+		t.Errorf("%d entries, want 4 (the first harvest's pages are already seen)", len(f.Items))
+	}
+	if cats := items["Updated: Cats"]; cats != nil && !strings.Contains(cats.Content, "Tabby sleeps<ins> all day</ins>.") {
+		t.Errorf("the update's entry does not show the words added: %s", cats.Content)
 	}
 }
