@@ -225,3 +225,83 @@ func TestPagesCap(t *testing.T) {
 		t.Errorf("%d pages fetched beyond the home page, want 2: %q", n, e.site.requests())
 	}
 }
+
+// TestPagesRobots: what robots.txt disallows is never fetched nor
+// watched.
+func TestPagesRobots(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	e.site.set("/robots.txt", "User-agent: *\nDisallow: /private/\n")
+	e.site.set("/", page("Home", `<a href="/private/diary.html">diary</a> <a href="/public.html">public</a>`))
+	e.site.set("/private/diary.html", page("Diary", "<p>Secret.</p>"))
+	e.site.set("/public.html", page("Public", "<p>Hello.</p>"))
+	e.follow("/")
+	if got, want := e.watched(), []string{"/", "/public.html"}; !equalLists(got, want) {
+		t.Errorf("watched %q, want %q", got, want)
+	}
+	if n := e.site.hit("/private/diary.html"); n != 0 {
+		t.Errorf("a disallowed page was fetched %d times", n)
+	}
+}
+
+// TestPagesReadInTurn: with fewer page fetches than pages, each harvest
+// reads the pages read longest ago, so every page is read every few
+// harvests, and a change is found when its page's turn comes.
+func TestPagesReadInTurn(t *testing.T) {
+	e := newWatchEnv(t, Options{Snapshots: SnapshotSettings{PageFetches: 2}})
+	var links []string
+	for i := range 5 {
+		p := fmt.Sprintf("/p%d.html", i)
+		links = append(links, `<a href="`+p+`">`+p+`</a>`)
+		e.site.set(p, page(p, "<p>Page "+p+".</p>"))
+	}
+	e.site.set("/", page("Home", links...))
+	e.follow("/")
+	if got := e.watched(); len(got) != 6 {
+		t.Fatalf("watched %q: the first crawl is bounded by --watch-pages, not --page-fetches", got)
+	}
+	e.site.set("/p4.html", page("/p4.html", "<p>Page four, rewritten.</p>"))
+	before := map[string]int{}
+	for _, p := range append([]string{"/"}, "/p0.html", "/p1.html", "/p2.html", "/p3.html", "/p4.html") {
+		before[p] = e.site.hit(p)
+	}
+	for range 3 {
+		rep := e.harvest()
+		if run := rep.Collections[0].Run; run.Documents != 2 {
+			t.Errorf("a harvest read %d pages, want 2", run.Documents)
+		}
+	}
+	for p, n := range before {
+		if e.site.hit(p) != n+1 {
+			t.Errorf("%s read %d times in three harvests, want once", p, e.site.hit(p)-n)
+		}
+	}
+	if got := e.changes(); !slices.Contains(got, "updated /p4.html") {
+		t.Errorf("changes %q, want the update found in its turn", got)
+	}
+}
+
+// TestPagesFailuresKeepPages: a page that fails to answer (500, 429) is
+// kept and read again; only 404 and 410 delete one.
+func TestPagesFailuresKeepPages(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	e.site.set("/", page("Home", `<a href="/a.html">a</a> <a href="/b.html">b</a> <a href="/c.html">c</a>`))
+	for _, p := range []string{"/a.html", "/b.html", "/c.html"} {
+		e.site.set(p, page(p, "<p>"+p+"</p>"))
+	}
+	e.follow("/")
+	e.site.mu.Lock()
+	e.site.codes["/a.html"] = http.StatusInternalServerError
+	e.site.codes["/b.html"] = http.StatusGone
+	e.site.mu.Unlock()
+	rep := e.harvest()
+	got := e.changes()
+	if !slices.Contains(got, "deleted /b.html") || slices.Contains(got, "deleted /a.html") {
+		t.Errorf("changes %q, want /b.html deleted and /a.html kept", got)
+	}
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "/a.html returned 500") {
+		t.Errorf("warnings %q", w)
+	}
+	if got, want := e.watched(), []string{"/", "/a.html", "/c.html"}; !equalLists(got, want) {
+		t.Errorf("watched %q, want %q", got, want)
+	}
+}

@@ -54,13 +54,14 @@ type pagesHarvest struct {
 	first     bool
 	limit     int // pages the collection may hold
 	fetches   int // left for the first crawl; later ones spend --page-fetches
+	knownN    int // pages watched before this harvest
 	newPages  int // queued, not known
 
 	links, rereads []pageTarget
 	has            map[string]bool // known or queued, and their aliases
 	variants       map[string]int  // query variants queued, by path
 	reads          []pageRead
-	listed         map[string]bool // known pages that are still there
+	vanished       map[string]bool // known pages the site says are gone
 	checked        map[string]db.WatchedPage
 	history        map[string]bool // created pages stored as already seen
 
@@ -103,8 +104,8 @@ func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
 	}
 	h := &pagesHarvest{
 		job: j, scope: scope, set: newPageSet(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
-		first: len(known) == 0, limit: j.h.opts.Protocols.Pages.WatchPages,
-		has: map[string]bool{}, variants: map[string]int{}, listed: map[string]bool{},
+		first: len(known) == 0, knownN: len(known), limit: j.h.opts.Protocols.Pages.WatchPages,
+		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
 		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
 	}
 	for _, w := range list {
@@ -151,7 +152,7 @@ func (h *pagesHarvest) mark(u string) {
 }
 
 // crawl reads the queued pages, new links first, while the budget lasts.
-// Known pages left unread are still there; they are read first next time.
+// Known pages left unread are read first next time.
 func (h *pagesHarvest) crawl(ctx context.Context) {
 	for len(h.links)+len(h.rereads) > 0 {
 		var t pageTarget
@@ -165,9 +166,6 @@ func (h *pagesHarvest) crawl(ctx context.Context) {
 			break
 		}
 		h.read(ctx, t)
-	}
-	for _, t := range h.rereads {
-		h.listed[t.url] = true
 	}
 }
 
@@ -214,7 +212,6 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	}
 	if resp.NotModified {
 		h.s.notModified++
-		h.listed[t.url] = true
 		h.check(t, t.url)
 		return
 	}
@@ -230,14 +227,12 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	page := crawl.Parse(resp.Body, resp.URL, h.scope)
 	if page.SignIn && final != t.url {
 		h.signIn[final]++
-		h.listed[t.url] = t.known
 		return
 	}
 	ex := h.h.opts.Snapshots.extractor()
 	ex.WholeBody = true // see siteLines
 	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
 	if err != nil || (!t.known && !isHTML(snap)) {
-		h.listed[t.url] = t.known
 		if err != nil && t.known {
 			h.warn.add("the text of the page %s could not be read; it is read again at the next harvest", t.url)
 		}
@@ -245,6 +240,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	}
 	if crawl.NotFound(snap.Title, firstLine(snap.Text)) {
 		// A "not found" page answering 200: gone, whatever the status.
+		h.vanished[t.url] = t.known
 		return
 	}
 	if !t.known && page.Canonical != "" && page.Canonical != id {
@@ -254,7 +250,6 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 		id = page.Canonical
 	}
 	h.mark(id)
-	h.listed[id] = t.known
 	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap,
 		finalURL: resp.URL, contentType: resp.ContentType, etag: resp.ETag, lastModified: resp.LastModified})
 	h.check(t, id)
@@ -267,7 +262,8 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 }
 
 // readFailed keeps a known page that could not be read, unless the site
-// says it is gone (404, 410).
+// says it is gone (404, 410): only that deletes a page, or a "not found"
+// page answering 200.
 func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) {
 	h.s.noteRetryAfter(err)
 	var fe *fetch.FetchError
@@ -275,16 +271,14 @@ func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) 
 		h.s.shots.stop = true
 	}
 	if fetch.Gone(err) {
-		return // not listed: deleted when known, skipped when not
+		h.vanished[t.url] = t.known
+		return
 	}
 	if h.failed == nil {
 		h.failed = roleError("the page", err)
 	}
-	if t.known {
-		h.listed[t.url] = true
-		if ctx.Err() == nil {
-			h.warn.add("%s; it is read again at the next harvest", roleError("the page", err))
-		}
+	if t.known && ctx.Err() == nil {
+		h.warn.add("%s; it is read again at the next harvest", roleError("the page", err))
 	}
 }
 
@@ -305,7 +299,7 @@ func (h *pagesHarvest) offer(u string, depth int) {
 		}
 		h.variants[bare]++
 	}
-	if len(h.set.urls())+h.newPages >= h.limit {
+	if h.knownN+h.newPages >= h.limit {
 		h.overCap++
 		return
 	}

@@ -23,13 +23,14 @@ type watchSite struct {
 	mu    sync.Mutex
 	pages map[string]string // path → HTML; a missing path answers 404
 	moved map[string]string // path → where it redirects
+	codes map[string]int    // path → the status it answers with, no page
 	hits  map[string]int
 	log   []string // path and query of every request, in order
 }
 
 func newWatchSite(t *testing.T) *watchSite {
 	t.Helper()
-	s := &watchSite{pages: map[string]string{}, moved: map[string]string{}, hits: map[string]int{}}
+	s := &watchSite{pages: map[string]string{}, moved: map[string]string{}, codes: map[string]int{}, hits: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
 	return s
@@ -40,6 +41,10 @@ func (s *watchSite) serve(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	s.hits[r.URL.Path]++
 	s.log = append(s.log, r.URL.RequestURI())
+	if code, ok := s.codes[r.URL.Path]; ok {
+		w.WriteHeader(code)
+		return
+	}
 	if to, ok := s.moved[r.URL.Path]; ok {
 		http.Redirect(w, r, to, http.StatusFound)
 		return

@@ -50,7 +50,7 @@ func (h *pagesHarvest) siteLines(limit int) siteLines {
 		fresh[r.id] = r.snap.Text
 	}
 	for _, u := range h.set.urls() {
-		if !h.listed[u] {
+		if h.vanished[u] {
 			continue
 		}
 		old := ""
@@ -135,8 +135,8 @@ func (h *pagesHarvest) judge() {
 		}
 		return pageSame
 	}})
-	for u, ok := range h.listed {
-		if ok {
+	for _, u := range h.set.urls() {
+		if !h.vanished[u] {
 			doc.list(u)
 		}
 	}
