@@ -82,7 +82,7 @@ func (pagesProtocol) harvest(ctx context.Context, j *job) error {
 	}
 	h.plan()
 	h.crawl(ctx)
-	return h.finish(ctx)
+	return h.finish()
 }
 
 func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
@@ -154,7 +154,7 @@ func (h *pagesHarvest) mark(u string) {
 // crawl reads the queued pages, new links first, while the budget lasts.
 // Known pages left unread are read first next time.
 func (h *pagesHarvest) crawl(ctx context.Context) {
-	for len(h.links)+len(h.rereads) > 0 {
+	for len(h.links)+len(h.rereads) > 0 && ctx.Err() == nil {
 		var t pageTarget
 		if len(h.links) > 0 {
 			t, h.links = h.links[0], h.links[1:]
@@ -319,7 +319,7 @@ func firstLine(text string) string {
 
 // finish records the changes, the pages, and what was read, and says
 // what was left out.
-func (h *pagesHarvest) finish(ctx context.Context) error {
+func (h *pagesHarvest) finish() error {
 	if len(h.reads) == 0 && h.first {
 		for u := range h.signIn {
 			return problemf("the pages of %s lead to a sign-in page (%s); tidings watches only pages anyone can read", h.scope.URL(), u)

@@ -28,7 +28,7 @@ type watchSite struct {
 	log   []string // path and query of every request, in order
 }
 
-func newWatchSite(t *testing.T) *watchSite {
+func newWatchSite(t testing.TB) *watchSite {
 	t.Helper()
 	s := &watchSite{pages: map[string]string{}, moved: map[string]string{}, codes: map[string]int{}, hits: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
@@ -91,7 +91,7 @@ func (s *watchSite) requests() []string {
 // watchEnv is a harvester over a fresh database whose client records
 // every connection it attempts.
 type watchEnv struct {
-	t     *testing.T
+	t     testing.TB
 	site  *watchSite
 	store *db.DB
 	h     *Harvester
@@ -99,7 +99,7 @@ type watchEnv struct {
 	dials []string
 }
 
-func newWatchEnv(t *testing.T, o Options) *watchEnv {
+func newWatchEnv(t testing.TB, o Options) *watchEnv {
 	t.Helper()
 	e := &watchEnv{t: t, site: newWatchSite(t)}
 	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
@@ -119,12 +119,24 @@ func newWatchEnv(t *testing.T, o Options) *watchEnv {
 
 func (e *watchEnv) follow(path string) *SiteReport {
 	e.t.Helper()
-	return followURL(e.t, e.h, e.site.srv.URL+path)
+	rep, err := e.h.Follow(context.Background(), e.site.srv.URL+path)
+	if err != nil {
+		e.t.Fatalf("follow: %v", err)
+	}
+	return rep
 }
 
 func (e *watchEnv) harvest() *SiteReport {
 	e.t.Helper()
-	return harvestURL(e.t, e.store, e.h, e.site.srv.URL+"/")
+	site, err := e.store.SiteByURL(context.Background(), e.site.srv.URL+"/")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	rep, err := e.h.HarvestSite(context.Background(), site)
+	if err != nil {
+		e.t.Fatalf("harvest: %v", err)
+	}
+	return rep
 }
 
 // changes lists the stored changes as "kind path", sorted; history is
