@@ -305,3 +305,54 @@ func TestPagesFailuresKeepPages(t *testing.T) {
 		t.Errorf("watched %q, want %q", got, want)
 	}
 }
+
+// TestPagesRedirects: a watched page that now redirects was renamed (the
+// old address deleted, the new one created) or sent elsewhere; addresses
+// that all redirect to one page are said to; and a site whose every page
+// redirects away keeps its pages rather than deleting them all.
+func TestPagesRedirects(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	e.site.set("/", page("Home", `<a href="/a.html">a</a> <a href="/b.html">b</a> <a href="/x1">x1</a> <a href="/x2">x2</a> <a href="/x3">x3</a>`))
+	e.site.set("/a.html", page("A", "<p>A.</p>"))
+	e.site.set("/b.html", page("B", "<p>B.</p>"))
+	for _, p := range []string{"/x1", "/x2", "/x3"} {
+		e.site.moved[p] = "/"
+	}
+	rep := e.follow("/")
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "3 addresses redirect to "+e.site.srv.URL+"/ ") {
+		t.Errorf("warnings %q", w)
+	}
+	if got, want := e.watched(), []string{"/", "/a.html", "/b.html"}; !equalLists(got, want) {
+		t.Fatalf("watched %q, want %q", got, want)
+	}
+
+	e.site.mu.Lock()
+	e.site.moved["/a.html"] = "/renamed.html"
+	e.site.mu.Unlock()
+	e.site.set("/renamed.html", page("A", "<p>A, renamed.</p>"))
+	e.harvest()
+	got := e.changes()
+	for _, want := range []string{"deleted /a.html", "created /renamed.html"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("changes %q lack %q", got, want)
+		}
+	}
+
+	// The whole site moves to another origin (another loopback server):
+	// nothing is deleted.
+	elsewhere := newWatchSite(t)
+	elsewhere.set("/", page("New home", "<p>We moved.</p>"))
+	before := len(e.changes())
+	e.site.mu.Lock()
+	for _, p := range []string{"/", "/b.html", "/renamed.html"} {
+		e.site.moved[p] = elsewhere.srv.URL + "/"
+	}
+	e.site.mu.Unlock()
+	rep = e.harvest()
+	if after := e.changes(); len(after) != before {
+		t.Errorf("a site that moved away gave changes: %q", after[before:])
+	}
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "every page tidings read redirects elsewhere") {
+		t.Errorf("warnings %q", w)
+	}
+}

@@ -65,7 +65,10 @@ type pagesHarvest struct {
 	checked        map[string]db.WatchedPage
 	history        map[string]bool // created pages stored as already seen
 
-	signIn            map[string]int // sign-in pages reached by redirect
+	signIn            map[string]int    // sign-in pages reached by redirect
+	funnel            map[string]int    // addresses redirected to each page
+	moved             map[string]string // known pages that now redirect, to where
+	answered          int               // known pages that answered as themselves
 	overCap, variantN int
 	failed            error // the first read that failed
 }
@@ -107,6 +110,7 @@ func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
 		first: len(known) == 0, knownN: len(known), limit: j.h.opts.Protocols.Pages.WatchPages,
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
 		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
+		funnel: map[string]int{}, moved: map[string]string{},
 	}
 	for _, w := range list {
 		h.watchedBy[w.URL] = w
@@ -217,17 +221,30 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	}
 	keepQuery := strings.Contains(t.url, "?")
 	final, ok := crawl.Canonical(resp.URL, keepQuery)
+	moved := ok && final != t.url && crawl.AliasKey(final) != crawl.AliasKey(t.url)
+	if moved {
+		h.funnel[final]++
+	}
+	page := crawl.Parse(resp.Body, resp.URL, h.scope)
+	if page.SignIn && final != t.url {
+		h.signIn[final]++
+		return
+	}
+	if t.known && moved {
+		// Renamed, or sent elsewhere because it is gone; where it leads
+		// is a page like any other. See settleMoves.
+		h.moved[t.url] = final
+		if h.scope.Contains(final) {
+			h.offer(final, t.depth)
+		}
+		return
+	}
 	id := t.url
 	if !t.known {
 		if !ok || !h.scope.Contains(final) || (final != t.url && h.has[final]) {
 			return // led elsewhere, or to a page already watched
 		}
 		id = final
-	}
-	page := crawl.Parse(resp.Body, resp.URL, h.scope)
-	if page.SignIn && final != t.url {
-		h.signIn[final]++
-		return
 	}
 	ex := h.h.opts.Snapshots.extractor()
 	ex.WholeBody = true // see siteLines
@@ -283,6 +300,9 @@ func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) 
 }
 
 func (h *pagesHarvest) check(t pageTarget, id string) {
+	if t.known {
+		h.answered++
+	}
 	h.checked[id] = db.WatchedPage{URL: id, Depth: t.depth, CheckedAt: h.now, ByHand: t.byHand}
 }
 
@@ -329,6 +349,7 @@ func (h *pagesHarvest) finish() error {
 		}
 		return problemf("no page of %s could be watched", h.scope.URL())
 	}
+	h.settleMoves()
 	h.judge()
 	h.pages, h.gone = h.set.toStore()
 	for _, u := range slices.Sorted(maps.Keys(h.checked)) {
@@ -337,6 +358,11 @@ func (h *pagesHarvest) finish() error {
 	for u, n := range h.signIn {
 		h.warn.add("%d address(es) lead to a sign-in page (%s) and are not watched", n, u)
 	}
+	for u, n := range h.funnel {
+		if n >= minFunnel && h.signIn[u] == 0 {
+			h.warn.add("%d addresses redirect to %s (a sign-in page, or where the site sends the pages it does not have); they are not watched apart", n, u)
+		}
+	}
 	if h.overCap > 0 {
 		h.warn.add("the site has more pages than tidings watches (--watch-pages %d); %d more links were not followed", h.limit, h.overCap)
 	}
@@ -344,4 +370,29 @@ func (h *pagesHarvest) finish() error {
 		h.warn.add("%d links that differ only by their query string (a calendar's next month, a search) were not followed: at most %d of one page are watched", h.variantN, maxQueryVariants)
 	}
 	return nil
+}
+
+// minFunnel: this many addresses redirecting to one page are worth a
+// warning; one or two are a site's renamed pages.
+const minFunnel = 3
+
+// settleMoves deletes the known pages that now redirect to another page:
+// renamed (the new address is watched as a new page) or gone (sent to the
+// home page). When no known page read answered as itself, the whole site
+// moved or put itself behind something, and the pages are kept until
+// they answer again rather than all deleted at once.
+func (h *pagesHarvest) settleMoves() {
+	if len(h.moved) == 0 {
+		return
+	}
+	if h.answered == 0 {
+		for u, to := range h.moved {
+			h.warn.add("every page tidings read redirects elsewhere (%s to %s); they are kept until they answer again", u, to)
+			break
+		}
+		return
+	}
+	for u := range h.moved {
+		h.vanished[u] = true
+	}
 }
