@@ -99,38 +99,15 @@ func (sl siteLines) drop(text string) string {
 func (h *pagesHarvest) judge() {
 	limit := max(h.h.opts.Snapshots.MaxText, pagetext.DefaultMaxText) * 4
 	sl := h.siteLines(limit)
-	updated := map[string]bool{}
 	shots := map[string]*shot{}
 	for _, r := range h.reads {
-		sh := &shot{title: r.snap.Title}
+		sh := h.compare(r, sl, limit)
 		shots[r.id] = sh
 		h.s.shots.taken[r.id] = sh
 		h.snapshots = append(h.snapshots, h.snapshotOf(r))
-		if !r.known {
-			if r.byHand || h.first {
-				h.history[r.id] = true
-			} else if r.snap.HasText() {
-				sh.textChange, sh.diff = textDiff("", sl.drop(r.snap.Text))
-			}
-			continue
-		}
-		prev, had := h.prev[r.id]
-		if !had || prev.TextHash == "" || !r.snap.HasText() {
-			continue // nothing to compare with: this read is the baseline
-		}
-		if prev.TextHash == r.snap.TextHash {
-			sh.textChange = db.TextUnchanged
-			continue
-		}
-		old, err := pagetext.Decompress(prev.Text, limit)
-		if err != nil {
-			continue
-		}
-		sh.textChange, sh.diff = textDiff(sl.drop(old), sl.drop(r.snap.Text))
-		updated[r.id] = sh.textChange == db.TextChanged
 	}
 	doc := h.set.read(h.now, pageRules{Complete: true, Compare: func(_, p db.Page) pageVerdict {
-		if updated[p.URL] {
+		if sh := shots[p.URL]; sh != nil && sh.textChange == db.TextChanged {
 			return pageRevised
 		}
 		return pageSame
@@ -153,6 +130,36 @@ func (h *pagesHarvest) judge() {
 			c.History = true
 		}
 	}
+}
+
+// compare says what a page read gained and lost since its snapshot, the
+// site's lines left out. A new page shows its opening text as added,
+// unless it is already seen (the first harvest's, or one a person
+// added). A known page read for the first time is the baseline.
+func (h *pagesHarvest) compare(r pageRead, sl siteLines, limit int) *shot {
+	sh := &shot{title: r.snap.Title}
+	if !r.known {
+		if r.byHand || h.first {
+			h.history[r.id] = true
+		} else if r.snap.HasText() {
+			sh.textChange, sh.diff = textDiff("", sl.drop(r.snap.Text))
+		}
+		return sh
+	}
+	prev, had := h.prev[r.id]
+	if !had || prev.TextHash == "" || !r.snap.HasText() {
+		return sh
+	}
+	if prev.TextHash == r.snap.TextHash {
+		sh.textChange = db.TextUnchanged
+		return sh
+	}
+	old, err := pagetext.Decompress(prev.Text, limit)
+	if err != nil {
+		return sh
+	}
+	sh.textChange, sh.diff = textDiff(sl.drop(old), sl.drop(r.snap.Text))
+	return sh
 }
 
 // textDiff is what a page's text gained and lost, in the stored form.
