@@ -3,6 +3,7 @@ package harvest
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 
 	"tidings/crawl"
@@ -47,7 +48,10 @@ func (pagesProtocol) discover(ctx context.Context, d *siteDiscovery) error {
 	}
 	resp, err := d.page(ctx)
 	if err != nil {
-		d.failed(err)
+		// Another protocol may have tried the page already, and said so.
+		if !slices.Contains(d.d.Tried, err.Error()) {
+			d.failed(err)
+		}
 		return err
 	}
 	if !strings.Contains(strings.ToLower(resp.ContentType), "html") {
