@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 
 	"tidings/crawl"
 	"tidings/db"
@@ -124,6 +125,9 @@ func (h *pagesHarvest) plan() {
 	urls := h.set.urls()
 	for _, u := range urls {
 		h.mark(u)
+		if bare, q, _ := strings.Cut(u, "?"); q != "" {
+			h.variants[bare]++
+		}
 	}
 	slices.SortStableFunc(urls, func(a, b string) int {
 		return h.watchedBy[a].CheckedAt.Compare(h.watchedBy[b].CheckedAt)

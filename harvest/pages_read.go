@@ -144,16 +144,17 @@ func (h *pagesHarvest) offer(u string, depth int) {
 	if h.has[u] || h.has[crawl.AliasKey(u)] {
 		return
 	}
+	// The cap first: what is counted then stays as small as the pages.
+	if h.knownN+h.newPages >= h.limit {
+		h.overCap++
+		return
+	}
 	if bare, q, _ := strings.Cut(u, "?"); q != "" {
 		if h.variants[bare] >= maxQueryVariants {
 			h.variantN++
 			return
 		}
 		h.variants[bare]++
-	}
-	if h.knownN+h.newPages >= h.limit {
-		h.overCap++
-		return
 	}
 	h.mark(u)
 	h.newPages++
