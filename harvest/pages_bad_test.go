@@ -1,6 +1,8 @@
 package harvest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"slices"
@@ -329,7 +331,9 @@ func TestPagesRedirects(t *testing.T) {
 	e.site.mu.Lock()
 	e.site.moved["/a.html"] = "/renamed.html"
 	e.site.mu.Unlock()
-	e.site.set("/renamed.html", page("A", "<p>A, renamed.</p>"))
+	// Renamed as it was: the same text at the new address is still a
+	// page, not another address of the one gone.
+	e.site.set("/renamed.html", page("A", "<p>A.</p>"))
 	e.harvest()
 	got := e.changes()
 	for _, want := range []string{"deleted /a.html", "created /renamed.html"} {
@@ -354,5 +358,28 @@ func TestPagesRedirects(t *testing.T) {
 	}
 	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "every page tidings read redirects elsewhere") {
 		t.Errorf("warnings %q", w)
+	}
+}
+
+// TestPagesFallbackPages: a site that answers every address it does not
+// have with its home page (a single-page app's fallback) has its broken
+// links left out, as are other addresses of one page.
+func TestPagesFallbackPages(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	home := page("Home", `<p>Welcome.</p><a href="/about">about</a> <a href="/broken">broken</a> <a href="/also-broken/">also broken</a> <a href="/Home.html">home again</a>`)
+	e.site.set("/", home)
+	e.site.set("/about", page("About", "<p>About us.</p>"))
+	for _, p := range []string{"/broken", "/also-broken/", "/Home.html"} {
+		e.site.set(p, home)
+	}
+	e.follow("/")
+	if got, want := e.watched(), []string{"/", "/about"}; !equalLists(got, want) {
+		t.Errorf("watched %q, want %q", got, want)
+	}
+}
+
+func TestEmptyTextHash(t *testing.T) {
+	if sum := sha256.Sum256(nil); hex.EncodeToString(sum[:]) != emptyTextHash {
+		t.Errorf("emptyTextHash is not the SHA-256 of no text")
 	}
 }

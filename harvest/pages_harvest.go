@@ -56,8 +56,9 @@ type pagesHarvest struct {
 	newPages  int // queued, not known
 
 	links, rereads []pageTarget
-	has            map[string]bool // known or queued, and their aliases
-	variants       map[string]int  // query variants queued, by path
+	has            map[string]bool   // known or queued, and their aliases
+	sameText       map[string]string // the page watched with each text, by its hash
+	variants       map[string]int    // query variants queued, by path
 	reads          []pageRead
 	vanished       map[string]bool // known pages the site says are gone
 	checked        map[string]db.WatchedPage
@@ -108,10 +109,15 @@ func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
 		first: len(known) == 0, knownN: len(known), limit: j.h.opts.Protocols.Pages.WatchPages,
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
 		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
-		funnel: map[string]int{}, moved: map[string]string{},
+		funnel: map[string]int{}, moved: map[string]string{}, sameText: map[string]string{},
 	}
 	for _, w := range list {
 		h.watchedBy[w.URL] = w
+	}
+	for u, p := range prev {
+		if p.TextHash != "" && p.TextHash != emptyTextHash {
+			h.sameText[p.TextHash] = u
+		}
 	}
 	// Rejected addresses cost a fetch too; twice the pages is plenty.
 	h.fetches = 2 * h.limit
@@ -237,3 +243,7 @@ func (h *pagesHarvest) finish() error {
 	}
 	return nil
 }
+
+// emptyTextHash is the text hash of a page without text: pages that have
+// none are not the same page for it.
+const emptyTextHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -25,6 +25,13 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	}
 	if resp.NotModified {
 		h.s.notModified++
+		// Clients send the validators on along redirects, so a page
+		// renamed as it was answers 304 from its new address.
+		if final, ok := crawl.Canonical(resp.URL, strings.Contains(t.url, "?")); ok && isMove(t.url, final) {
+			h.funnel[final]++
+			h.movedTo(t, final)
+			return
+		}
 		h.check(t, t.url)
 		return
 	}
@@ -42,6 +49,15 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 			return
 		}
 		id = page.Canonical
+	}
+	if other, ok := h.sameText[snap.TextHash]; ok && !t.known && h.stillThere(other) {
+		// Another address of a page already watched, or what a site
+		// answers for every address it does not have (a single-page
+		// app's fallback to its home page).
+		return
+	}
+	if snap.Text != "" {
+		h.sameText[snap.TextHash] = id
 	}
 	h.mark(id)
 	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap,
@@ -61,7 +77,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 // scope or already watched. A sign-in page is no page.
 func (h *pagesHarvest) identify(t pageTarget, finalURL string, page crawl.Page) (string, bool) {
 	final, ok := crawl.Canonical(finalURL, strings.Contains(t.url, "?"))
-	moved := ok && final != t.url && crawl.AliasKey(final) != crawl.AliasKey(t.url)
+	moved := ok && isMove(t.url, final)
 	if moved {
 		h.funnel[final]++
 	}
@@ -70,12 +86,7 @@ func (h *pagesHarvest) identify(t pageTarget, finalURL string, page crawl.Page) 
 		return "", false
 	}
 	if t.known && moved {
-		// Renamed, or sent elsewhere because it is gone; where it leads
-		// is a page like any other. See settleMoves.
-		h.moved[t.url] = final
-		if h.scope.Contains(final) {
-			h.offer(final, t.depth)
-		}
+		h.movedTo(t, final)
 		return "", false
 	}
 	if t.known {
@@ -192,5 +203,28 @@ func (h *pagesHarvest) settleMoves() {
 	}
 	for u := range h.moved {
 		h.vanished[u] = true
+	}
+}
+
+// stillThere: a watched page has not vanished nor moved in this harvest
+// (a page renamed keeps its text at its new address).
+func (h *pagesHarvest) stillThere(u string) bool {
+	_, moved := h.moved[u]
+	return !h.vanished[u] && !moved
+}
+
+// isMove: an address answered from another page's, not its own under
+// another spelling.
+func isMove(from, final string) bool {
+	return final != from && crawl.AliasKey(final) != crawl.AliasKey(from)
+}
+
+// movedTo records a known page that now redirects: renamed, or sent
+// elsewhere because it is gone. Where it leads is a page like any other.
+// See settleMoves.
+func (h *pagesHarvest) movedTo(t pageTarget, final string) {
+	h.moved[t.url] = final
+	if h.scope.Contains(final) {
+		h.offer(final, t.depth)
 	}
 }
