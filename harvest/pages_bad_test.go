@@ -383,3 +383,26 @@ func TestEmptyTextHash(t *testing.T) {
 		t.Errorf("emptyTextHash is not the SHA-256 of no text")
 	}
 }
+
+// TestPagesSiteDown: a watched site that answers nothing is a failed
+// harvest, with the reason, and loses no page.
+func TestPagesSiteDown(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	e.site.set("/", page("Home", `<a href="/a.html">a</a>`))
+	e.site.set("/a.html", page("A", "<p>A.</p>"))
+	e.follow("/")
+	e.site.mu.Lock()
+	e.site.codes["/"] = http.StatusServiceUnavailable
+	e.site.codes["/a.html"] = http.StatusServiceUnavailable
+	e.site.mu.Unlock()
+	rep := e.harvest()
+	if err := rep.Collections[0].Run.Error; !strings.Contains(err, "returned 503") {
+		t.Errorf("run error %q, want the site's 503", err)
+	}
+	if got, want := e.watched(), []string{"/", "/a.html"}; !equalLists(got, want) {
+		t.Errorf("watched %q, want %q", got, want)
+	}
+	if got := e.changes(); len(got) != 2 {
+		t.Errorf("changes %q", got)
+	}
+}

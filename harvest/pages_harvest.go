@@ -221,6 +221,12 @@ func (h *pagesHarvest) finish() error {
 		}
 		return problemf("no page of %s could be watched", h.scope.URL())
 	}
+	if h.answered == 0 && len(h.reads)+len(h.vanished)+len(h.moved) == 0 && h.failed != nil {
+		// No page answered at all: the site is down, or asked for a
+		// pause. That is the harvest's error, not one warning a page.
+		h.warn = warnings{}
+		return h.failed
+	}
 	h.settleMoves()
 	h.judge()
 	h.pages, h.gone = h.set.toStore()
