@@ -175,3 +175,29 @@ func checkWatchedFeed(t *testing.T, env map[string]string) {
 		t.Errorf("the update's entry does not show the words added: %s", cats.Content)
 	}
 }
+
+// TestWatchPagesSetting: --watch-pages, or TIDINGS_WATCH_PAGES, bounds the
+// pages a collection watches; the flag wins.
+func TestWatchPagesSetting(t *testing.T) {
+	t.Parallel()
+	site := newPlainSite(t)
+	nav := []string{"/", "/a.html", "/b.html", "/c.html", "/d.html"}
+	for _, p := range nav {
+		site.set(p, "Page "+p, nav, "The page "+p+".")
+	}
+	for _, tc := range []struct {
+		env   string
+		flags []string
+		want  int
+	}{
+		{"2", nil, 2},
+		{"2", []string{"--watch-pages", "3"}, 3},
+		{"", nil, 5},
+	} {
+		env := newEnv(t, "TIDINGS_WATCH_PAGES", tc.env)
+		mustSucceed(t, tidings(t, env, append(append([]string{"follow"}, tc.flags...), site.srv.URL+"/")...))
+		if got := exportChanges(t, env); len(got) != tc.want {
+			t.Errorf("env %q, flags %q: %d pages watched, want %d", tc.env, tc.flags, len(got), tc.want)
+		}
+	}
+}
