@@ -80,3 +80,28 @@ func (pagesProtocol) discover(ctx context.Context, d *siteDiscovery) error {
 	d.add(db.CollectionSpec{Protocol: ProtocolPages, Key: scope.URL(), SourceURL: final, Title: title})
 	return nil
 }
+
+// PageToWatch tells what following rawURL does to col, a watched page
+// set: inScope, the address is inside its scope; adds, no page watched
+// (listed in watched) is it under any of its spellings, so the harvest
+// that follows adds it (see pagesHarvest.plan).
+func PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (inScope, adds bool) {
+	if col.Protocol != ProtocolPages {
+		return false, false
+	}
+	_, input, err := normalizeInput(rawURL)
+	if err != nil {
+		return false, false
+	}
+	u, ok := crawl.Canonical(input, true)
+	scope, ok2 := crawl.ScopeOf(col.Key)
+	if !ok || !ok2 || !scope.Contains(u) {
+		return false, false
+	}
+	for _, w := range watched {
+		if crawl.AliasKey(w.URL) == crawl.AliasKey(u) {
+			return true, false
+		}
+	}
+	return true, true
+}

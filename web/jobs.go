@@ -114,7 +114,7 @@ func (j *jobs) follow(ctx context.Context, d db.Discovery) (status string, siteI
 	if err != nil {
 		return db.DiscoveryFailed, 0, err.Error()
 	}
-	if site, err := j.s.store.SiteByURL(ctx, root); err == nil {
+	if site, err := j.s.store.SiteByURL(ctx, root); err == nil && !j.addsPage(ctx, site.ID, d.InputURL) {
 		if ok, _ := j.s.store.Follows(ctx, d.UserID, site.ID); ok {
 			return db.DiscoveryAlready, site.ID, "already followed"
 		}
@@ -141,4 +141,12 @@ func (j *jobs) harvest(site db.Site) {
 			j.s.opts.Logger.Warn("harvest on request", "site", site.URL, "error", err)
 		}
 	})
+}
+
+// addsPage: following the address changes what tidings watches of a site
+// it knows (see addsWatchedPage), so it is fetched. Should that not be
+// known, the site is followed as it is.
+func (j *jobs) addsPage(ctx context.Context, siteID int64, rawURL string) bool {
+	adds, err := j.s.addsWatchedPage(ctx, siteID, rawURL)
+	return err == nil && adds
 }

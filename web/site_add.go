@@ -40,6 +40,14 @@ func (s *Server) siteAdd(c echo.Context) error {
 		return fail(addressMessage(err))
 	}
 	site, err := s.store.SiteByURL(ctx, root)
+	if err == nil {
+		if adds, aerr := s.addsWatchedPage(ctx, site.ID, d.URL); aerr != nil {
+			return aerr
+		} else if adds {
+			// Discovered like a new site: the page is fetched.
+			err = db.ErrNotFound
+		}
+	}
 	switch {
 	case err == nil:
 		if err := s.store.Follow(ctx, u.ID, site.ID); errors.Is(err, db.ErrAlreadyExists) {
