@@ -77,6 +77,9 @@ func (pagesProtocol) discover(ctx context.Context, d *siteDiscovery) error {
 	if len(page.Links) == 0 {
 		d.warnf("%s has no links to follow; tidings watches this one page", final)
 	}
+	if title == "" {
+		title = scope.URL()
+	}
 	d.add(db.CollectionSpec{Protocol: ProtocolPages, Key: scope.URL(), SourceURL: final, Title: title})
 	return nil
 }
