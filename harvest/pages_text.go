@@ -28,6 +28,9 @@ const minPagesForSiteLines = 3
 // the pages hold.
 func (h *pagesHarvest) siteLines(limit int) siteLines {
 	sl := siteLines{seed: maphash.MakeSeed(), set: map[uint64]bool{}}
+	if h.first {
+		return sl // every page is already seen: nothing is compared
+	}
 	count := map[uint64]int{}
 	pages := 0
 	add := func(texts ...string) {
