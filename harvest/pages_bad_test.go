@@ -406,3 +406,19 @@ func TestPagesSiteDown(t *testing.T) {
 		t.Errorf("changes %q", got)
 	}
 }
+
+// TestPagesTooLarge: a start page larger than tidings reads says so.
+func TestPagesTooLarge(t *testing.T) {
+	e := newWatchEnv(t, Options{Snapshots: SnapshotSettings{MaxBody: 1 << 10}})
+	e.site.set("/", page("Huge", strings.Repeat("<p>Too much text.</p>", 200)))
+	rep, err := e.h.Follow(t.Context(), e.site.srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rep.Collections[0].Run.Error; !strings.Contains(got, "larger than tidings reads for its text (1024 bytes, --snapshot-max-body)") {
+		t.Errorf("run error %q", got)
+	}
+	if got := e.changes(); len(got) != 0 {
+		t.Errorf("changes %q", got)
+	}
+}

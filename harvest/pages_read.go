@@ -106,8 +106,16 @@ func (h *pagesHarvest) extract(t pageTarget, resp *fetch.Response) (*pagetext.Sn
 	ex.WholeBody = true
 	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
 	if err != nil {
+		why := problemf("the text of the page %s could not be read", t.url)
+		if errors.Is(err, pagetext.ErrTooLarge) {
+			why = problemf("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body)",
+				t.url, fetch.SizeString(int64(ex.MaxBody)))
+		}
+		if h.failed == nil {
+			h.failed = why
+		}
 		if t.known {
-			h.warn.add("the text of the page %s could not be read; it is read again at the next harvest", t.url)
+			h.warn.add("%s; it is read again at the next harvest", why)
 		}
 		return nil, false
 	}
