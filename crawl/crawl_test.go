@@ -95,10 +95,10 @@ func TestParse(t *testing.T) {
 <a href="/elsewhere/">out of scope</a> <a href="http://127.0.0.1:8000/shrine/x.html">dev host</a>
 <a href="pic.PNG">picture</a> <a href="doc.pdf">pdf</a> <a href="mailto:a@b">mail</a> <a href="javascript:go()">js</a>
 <a rel="nofollow" href="secret.html">secret</a> <a href="c.html?x=1">query</a> <a href="../a/a/a/x.html">trap</a>
-<area href="map.html"><form><input type=password name=p></form></body></html>`
+<area href="map.html"><iframe src="nav.html"></iframe><iframe src="https://video.example/embed"></iframe><form><input type=password name=p></form></body></html>`
 	got := Parse([]byte(page), "https://host/shrine/sub/page.html", scope)
 	want := Page{
-		Links:     []string{"https://host/shrine/sub/a.html", "https://host/shrine/b/", "https://host/shrine/sub/map.html", "https://host/shrine/sub/c.html"},
+		Links:     []string{"https://host/shrine/sub/a.html", "https://host/shrine/b/", "https://host/shrine/sub/map.html", "https://host/shrine/sub/nav.html", "https://host/shrine/sub/c.html"},
 		Canonical: "https://host/shrine/sub/",
 		SignIn:    true,
 	}

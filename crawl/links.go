@@ -26,9 +26,10 @@ type Page struct {
 }
 
 // Parse reads the links of an HTML page fetched from pageURL (its final
-// URL, after redirects), against the scope being watched. <base href> is
-// honoured, links marked rel="nofollow" are not followed, and reading
-// stops after MaxHTMLBytes.
+// URL, after redirects), against the scope being watched: <a> and <area>
+// links, and the pages of <frame> and <iframe>. <base href> is honoured,
+// links marked rel="nofollow" are not followed, and reading stops after
+// MaxHTMLBytes.
 func Parse(body []byte, pageURL string, scope Scope) Page {
 	if len(body) > MaxHTMLBytes {
 		body = body[:MaxHTMLBytes]
@@ -77,6 +78,11 @@ func (p *linkScan) tag(name string, a map[string]string) {
 	case "a", "area":
 		if href, ok := a["href"]; ok && !hasToken(a["rel"], "nofollow") {
 			p.link(href)
+		}
+	case "frame", "iframe":
+		// Hand-made sites include their navigation in a frame.
+		if src, ok := a["src"]; ok {
+			p.link(src)
 		}
 	case "link":
 		if hasToken(a["rel"], "canonical") && p.canonical == "" {
