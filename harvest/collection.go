@@ -20,7 +20,7 @@ import (
 func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, siteSession *session) (db.Run, time.Duration, error) {
 	now := h.opts.Now()
 	s := newSession(h.client, known)
-	s.budget, s.read = siteSession.budget, siteSession.read
+	s.budget, s.read, s.pages = siteSession.budget, siteSession.read, siteSession.pages
 	if siteSession.shots == nil {
 		siteSession.shots = h.newPageShots()
 	}

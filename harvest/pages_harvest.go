@@ -172,7 +172,7 @@ func (h *pagesHarvest) crawl(ctx context.Context) {
 		} else {
 			t, h.rereads = h.rereads[0], h.rereads[1:]
 		}
-		if !h.spend() {
+		if _, read := h.s.pages[t.url]; (t.known || !read) && !h.spend() {
 			h.links = nil
 			break
 		}

@@ -8,6 +8,7 @@ import (
 
 	"tidings/crawl"
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/hints"
 )
 
@@ -80,6 +81,10 @@ func (pagesProtocol) discover(ctx context.Context, d *siteDiscovery) error {
 	if title == "" {
 		title = scope.URL()
 	}
+	if d.s.pages == nil {
+		d.s.pages = map[string]*fetch.Response{}
+	}
+	d.s.pages[final] = resp
 	d.add(db.CollectionSpec{Protocol: ProtocolPages, Key: scope.URL(), SourceURL: final, Title: title})
 	return nil
 }

@@ -18,7 +18,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	if p, ok := h.prev[t.url]; ok && t.known {
 		cond = fetch.Conditional{ETag: p.ETag, LastModified: p.LastModified}
 	}
-	resp, err := h.h.client.Get(ctx, t.url, cond)
+	resp, err := h.get(ctx, t, cond)
 	if err != nil {
 		h.readFailed(ctx, t, err)
 		return
@@ -235,4 +235,14 @@ func (h *pagesHarvest) movedTo(t pageTarget, final string) {
 	if h.scope.Contains(final) {
 		h.offer(final, t.depth)
 	}
+}
+
+// get fetches a page, or takes it from what discovery read of it: a first
+// crawl starts at the page discovery has just read.
+func (h *pagesHarvest) get(ctx context.Context, t pageTarget, cond fetch.Conditional) (*fetch.Response, error) {
+	if resp, ok := h.s.pages[t.url]; ok && !t.known {
+		delete(h.s.pages, t.url)
+		return resp, nil
+	}
+	return h.h.client.Get(ctx, t.url, cond)
 }
