@@ -31,20 +31,10 @@ func (pagesProtocol) tier() int { return 2 }
 // discover keeps the site's watched scopes, and adds the scope of the
 // address given when it is in none of them: the directory of the page it
 // leads to. An address within a watched scope adds nothing here; its
-// collection's harvest watches the page (see pagesHarvest.byHand).
+// collection's harvest watches the page (see pagesHarvest.plan).
 func (pagesProtocol) discover(ctx context.Context, d *siteDiscovery) error {
 	input, _ := crawl.Canonical(d.input, true)
-	covered := false
-	for _, c := range d.stored {
-		if c.Protocol != ProtocolPages {
-			continue
-		}
-		d.add(db.CollectionSpec{Protocol: c.Protocol, Key: c.Key, SourceURL: c.SourceURL})
-		if sc, ok := crawl.ScopeOf(c.Key); ok && sc.Contains(input) {
-			covered = true
-		}
-	}
-	if covered {
+	if keepWatched(d, input) {
 		return nil
 	}
 	resp, err := d.page(ctx)
@@ -87,6 +77,21 @@ func (pagesProtocol) discover(ctx context.Context, d *siteDiscovery) error {
 	d.s.pages[final] = resp
 	d.add(db.CollectionSpec{Protocol: ProtocolPages, Key: scope.URL(), SourceURL: final, Title: title})
 	return nil
+}
+
+// keepWatched keeps the site's watched page sets and reports whether one
+// of them covers the address given.
+func keepWatched(d *siteDiscovery, input string) (covered bool) {
+	for _, c := range d.stored {
+		if c.Protocol != ProtocolPages {
+			continue
+		}
+		d.add(db.CollectionSpec{Protocol: c.Protocol, Key: c.Key, SourceURL: c.SourceURL})
+		if sc, ok := crawl.ScopeOf(c.Key); ok && sc.Contains(input) {
+			covered = true
+		}
+	}
+	return covered
 }
 
 // PageToWatch tells what following rawURL does to col, a watched page
