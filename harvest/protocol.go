@@ -328,7 +328,8 @@ type job struct {
 	given      map[string]givenPage
 	givenBytes int
 	// snapshots are those the adapter took itself (watched pages read
-	// them to find their changes), stored with the rest.
+	// them to find their changes), stored with the rest; watched, the
+	// pages a watched page set read.
 	snapshots []db.Snapshot
 	watched   []db.WatchedPage
 }

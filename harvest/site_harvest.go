@@ -84,7 +84,6 @@ func (h *Harvester) discover(ctx context.Context, st *siteStep, site db.Site, st
 	if !rediscover && site.DiscoveredAt != nil && st.started.Sub(*site.DiscoveredAt) < h.opts.DiscoveryInterval {
 		sd := newSiteDiscovery(st.s, site.URL, site.InputURL, site, keys, false)
 		sd.quick = true
-		sd.stored = stored
 		st.disc, st.err = sd.run(ctx)
 		st.keep = sd.keep
 		if !sd.rediscover {
