@@ -209,6 +209,9 @@ func (c *Config) validate() error {
 	if c.Snapshots.PageFetches <= 0 || c.Snapshots.MaxText <= 0 || c.Snapshots.MaxBody <= 0 {
 		return errors.New("--page-fetches, --snapshot-max-text and --snapshot-max-body must be positive (--no-snapshots turns page snapshots off)")
 	}
+	if c.Protocols.Pages.WatchPages <= 0 {
+		return fmt.Errorf("--watch-pages must be positive, not %d", c.Protocols.Pages.WatchPages)
+	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)
 	}

@@ -200,4 +200,8 @@ func TestWatchPagesSetting(t *testing.T) {
 			t.Errorf("env %q, flags %q: %d pages watched, want %d", tc.env, tc.flags, len(got), tc.want)
 		}
 	}
+	r := tidings(t, newEnv(t, "TIDINGS_WATCH_PAGES", "0"), "feeds")
+	if r.code == 0 || !strings.Contains(r.stderr, "--watch-pages must be positive, not 0") {
+		t.Errorf("--watch-pages 0: exit %d, %s", r.code, r.stderr)
+	}
 }
