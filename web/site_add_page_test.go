@@ -20,6 +20,7 @@ func TestAddWatchedPage(t *testing.T) {
 		"/":            `<html><head><title>Shrine</title></head><body><a href="/cats.html">cats</a></body></html>`,
 		"/cats.html":   `<html><head><title>Cats</title></head><body><p>Tabby.</p></body></html>`,
 		"/hidden.html": `<html><head><title>Hidden</title></head><body><p>No link leads here.</p></body></html>`,
+		"/other.html":  `<html><head><title>Other</title></head><body><p>Nor here.</p></body></html>`,
 	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := pages[r.URL.Path]
@@ -55,5 +56,9 @@ func TestAddWatchedPage(t *testing.T) {
 		if got, want := addError(t, a, c, again), "You already follow "+site.URL+"/."; got != want {
 			t.Errorf("add %q again: %q, want %q", again, got, want)
 		}
+	}
+	// Adding a page harvests the site: as often as "Harvest now" may.
+	if got := addError(t, a, c, site.URL+"/other.html"); !strings.Contains(got, "it was read on request moments ago; add it again in 5 minute(s)") {
+		t.Errorf("a second page at once: %q", got)
 	}
 }
