@@ -422,3 +422,25 @@ func TestPagesTooLarge(t *testing.T) {
 		t.Errorf("changes %q", got)
 	}
 }
+
+// TestPagesOtherSpellings: where /about answers 404 and /about.html is
+// the page, or /dogs answers with the home page (a fallback) and /dogs/
+// is the page, the page is still found, whichever link comes first; one
+// page under several spellings is fetched once.
+func TestPagesOtherSpellings(t *testing.T) {
+	e := newWatchEnv(t, Options{})
+	home := page("Home", `<a href="/about">about</a> <a href="/about.html">about</a> <a href="/about/">about</a> `+
+		`<a href="/cats/">cats</a> <a href="/cats/index.html">cats</a> <a href="/cats.html">cats</a> <a href="/dogs">dogs</a> <a href="/dogs/">dogs</a>`)
+	e.site.set("/", home)
+	e.site.set("/dogs", home)
+	e.site.set("/about.html", page("About", "<p>About.</p>"))
+	e.site.set("/cats/", page("Cats", "<p>Cats.</p>"))
+	e.site.set("/dogs/", page("Dogs", "<p>Dogs.</p>"))
+	e.follow("/")
+	if got, want := e.watched(), []string{"/", "/about.html", "/cats/", "/dogs/"}; !equalLists(got, want) {
+		t.Errorf("watched %q, want %q", got, want)
+	}
+	if n := e.site.hit("/cats.html"); n != 0 {
+		t.Errorf("another spelling of a page read was fetched %d times", n)
+	}
+}

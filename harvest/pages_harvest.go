@@ -56,9 +56,10 @@ type pagesHarvest struct {
 	newPages  int // queued, not known
 
 	links, rereads []pageTarget
-	has            map[string]bool   // known or queued, and their aliases
-	sameText       map[string]string // the page watched with each text, by its hash
-	variants       map[string]int    // query variants queued, by path
+	has            map[string]bool         // known or queued, and their aliases
+	alternates     map[string][]pageTarget // other spellings of pages queued, by alias
+	sameText       map[string]string       // the page watched with each text, by its hash
+	variants       map[string]int          // query variants queued, by path
 	reads          []pageRead
 	vanished       map[string]bool // known pages the site says are gone
 	checked        map[string]db.WatchedPage
@@ -110,6 +111,7 @@ func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
 		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
 		funnel: map[string]int{}, moved: map[string]string{}, sameText: map[string]string{},
+		alternates: map[string][]pageTarget{},
 	}
 	for _, w := range list {
 		h.watchedBy[w.URL] = w

@@ -3,6 +3,7 @@ package harvest
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 
 	"tidings/crawl"
@@ -14,6 +15,12 @@ import (
 // read fetches one page, conditionally when it is known, and keeps what
 // it says.
 func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
+	before := len(h.reads)
+	defer func() {
+		if len(h.reads) == before {
+			h.tryAlternate(t)
+		}
+	}()
 	var cond fetch.Conditional
 	if p, ok := h.prev[t.url]; ok && t.known {
 		cond = fetch.Conditional{ETag: p.ETag, LastModified: p.LastModified}
@@ -160,7 +167,16 @@ func (h *pagesHarvest) check(t pageTarget, id string) {
 // offer queues a link found on a page read, within the collection's
 // bounds.
 func (h *pagesHarvest) offer(u string, depth int) {
-	if h.has[u] || h.has[crawl.AliasKey(u)] {
+	if h.has[u] {
+		return
+	}
+	if alias := crawl.AliasKey(u); h.has[alias] {
+		// Another spelling of a page watched or queued, kept in case the
+		// one queued is not there (/about answering 404 where
+		// /about.html is the page).
+		if alts := h.alternates[alias]; len(alts) < maxAlternates && !slices.ContainsFunc(alts, func(t pageTarget) bool { return t.url == u }) {
+			h.alternates[alias] = append(alts, pageTarget{url: u, depth: depth})
+		}
 		return
 	}
 	// The cap first: what is counted then stays as small as the pages.
@@ -245,4 +261,24 @@ func (h *pagesHarvest) get(ctx context.Context, t pageTarget, cond fetch.Conditi
 		return resp, nil
 	}
 	return h.h.client.Get(ctx, t.url, cond)
+}
+
+// maxAlternates bounds the other spellings of one page kept to try.
+const maxAlternates = 3
+
+// tryAlternate queues the next other spelling of a new page that turned
+// out to be no page (not there, a fallback, another page's address).
+func (h *pagesHarvest) tryAlternate(t pageTarget) {
+	if t.known {
+		return
+	}
+	alias := crawl.AliasKey(t.url)
+	alts := h.alternates[alias]
+	if len(alts) == 0 {
+		return
+	}
+	next := alts[0]
+	h.alternates[alias] = alts[1:]
+	h.has[next.url] = true
+	h.links = append(h.links, next)
 }
