@@ -22,10 +22,16 @@ type siteLines struct {
 // than a page's.
 const minPagesForSiteLines = 3
 
+// siteLineEnds: only this many lines at the start and at the end of a
+// page are counted, where navigation and footers are, so that a site of
+// pages with a hundred thousand lines each costs no more memory.
+const siteLineEnds = 200
+
 // siteLines counts, for each line, the pages that have it in their text
 // before or after this harvest, and keeps those more than half of them
-// have. Lines are kept as hashes, so that memory stays small whatever
-// the pages hold.
+// have. Lines are kept as hashes, and only those near a page's ends are
+// counted (siteLineEnds), so that memory stays small whatever the pages
+// hold.
 func (h *pagesHarvest) siteLines(limit int) siteLines {
 	sl := siteLines{seed: maphash.MakeSeed(), set: map[uint64]bool{}}
 	if h.first {
@@ -36,7 +42,11 @@ func (h *pagesHarvest) siteLines(limit int) siteLines {
 	add := func(texts ...string) {
 		seen := map[uint64]bool{}
 		for _, t := range texts {
-			for _, l := range strings.Split(t, "\n") {
+			lines := strings.Split(t, "\n")
+			if len(lines) > 2*siteLineEnds {
+				lines = append(lines[:siteLineEnds:siteLineEnds], lines[len(lines)-siteLineEnds:]...)
+			}
+			for _, l := range lines {
 				if l == "" {
 					continue
 				}
