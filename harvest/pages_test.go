@@ -146,4 +146,10 @@ func TestPagesTwoVersions(t *testing.T) {
 	if run.NotModified != 6 || run.Documents != 6 {
 		t.Errorf("unchanged harvest: %d documents, %d not modified; want 6 and 6", run.Documents, run.NotModified)
 	}
+	// Between full discoveries, a harvest reads the pages alone.
+	for _, p := range []string{"/.well-known/resourcesync", "/sitemap.xml", "/robots.txt"} {
+		if n := e.site.hit(p); n != 1 {
+			t.Errorf("%s was asked %d times in three harvests, want once", p, n)
+		}
+	}
 }
