@@ -92,6 +92,8 @@ type CollectionHarvest struct {
 	State *string
 	// Snapshots replace the site's snapshots of their pages.
 	Snapshots []Snapshot
+	// Pending changes the site's pages waiting for a snapshot.
+	Pending SnapshotQueue
 	// Watched are the pages a pages collection read (see WatchedPage);
 	// those in Gone stop being watched.
 	Watched []WatchedPage
@@ -123,6 +125,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := saveSnapshots(ctx, tx, run.SiteID, h.Snapshots); err != nil {
+			return err
+		}
+		if err := saveSnapshotQueue(ctx, tx, run.SiteID, h.Pending); err != nil {
 			return err
 		}
 		if err := saveWatched(ctx, tx, run.CollectionID, h); err != nil {

@@ -37,7 +37,7 @@ type pageRead struct {
 	snap *pagetext.Snapshot
 	// What is kept of the answer: its body is dropped once read, so that
 	// a harvest holds pages' text, never their markup.
-	finalURL, contentType, etag, lastModified string
+	finalURL, contentHash, etag, lastModified string
 }
 
 // pagesHarvest is one harvest of a watched page set: the known pages read
@@ -116,9 +116,10 @@ func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
 	for _, w := range list {
 		h.watchedBy[w.URL] = w
 	}
-	for u, p := range prev {
-		if p.TextHash != "" && p.TextHash != emptyTextHash {
-			h.sameText[p.TextHash] = u
+	// A known page's Hash is the hash of its text (see judge).
+	for u, p := range known {
+		if p.Hash != "" && p.Hash != emptyTextHash {
+			h.sameText[p.Hash] = u
 		}
 	}
 	// Rejected addresses cost a fetch too; twice the pages is plenty.

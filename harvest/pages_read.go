@@ -68,7 +68,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	}
 	h.mark(id)
 	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap,
-		finalURL: resp.URL, contentType: resp.ContentType, etag: resp.ETag, lastModified: resp.LastModified})
+		finalURL: resp.URL, contentHash: pageDigest(resp.Body), etag: resp.ETag, lastModified: lastModified(resp)})
 	h.check(t, id)
 	if t.depth < maxWatchDepth {
 		h.overCap += page.Dropped

@@ -67,7 +67,7 @@ func (h *pagesHarvest) siteLines(limit int) siteLines {
 			continue
 		}
 		old := ""
-		if p, ok := h.prev[u]; ok && p.TextHash != "" {
+		if p, ok := h.prev[u]; ok && p.Text != nil {
 			// An unreadable snapshot counts as empty; the page's own
 			// comparison says so.
 			old, _ = pagetext.Decompress(p.Text, limit)
@@ -160,15 +160,19 @@ func (h *pagesHarvest) compare(r pageRead, sl siteLines, limit int) *shot {
 		return sh
 	}
 	prev, had := h.prev[r.id]
-	if !had || prev.TextHash == "" || !r.snap.HasText() {
+	if !had || prev.Text == nil || !r.snap.HasText() {
 		return sh
 	}
-	if prev.TextHash == r.snap.TextHash {
+	if known, ok := h.set.stored[r.id]; ok && known.Hash == r.snap.TextHash {
 		sh.textChange = db.TextUnchanged
 		return sh
 	}
 	old, err := pagetext.Decompress(prev.Text, limit)
 	if err != nil {
+		return sh
+	}
+	if old == r.snap.Text {
+		sh.textChange = db.TextUnchanged
 		return sh
 	}
 	sh.textChange, sh.diff = textDiff(sl.drop(old), sl.drop(r.snap.Text))
@@ -200,8 +204,8 @@ func (h *pagesHarvest) recordPage(c pageChange, sh *shot) {
 // baseline and validators.
 func (h *pagesHarvest) snapshotOf(r pageRead) db.Snapshot {
 	s := db.Snapshot{
-		URL: r.id, FinalURL: r.finalURL, Status: 200, ContentType: clipText(r.contentType, maxContentType),
-		Title: r.snap.Title, Size: int64(r.snap.Size), ContentHash: r.snap.ContentHash, TextHash: r.snap.TextHash,
+		URL: r.id, FinalURL: r.finalURL, ContentType: clipText(r.snap.MediaType, maxContentType),
+		Title: r.snap.Title, Size: int64(r.snap.Size), ContentHash: r.contentHash, Method: r.snap.Method,
 		ETag: r.etag, LastModified: r.lastModified, FetchedAt: h.now,
 	}
 	if r.snap.HasText() {
