@@ -47,7 +47,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	if !ok {
 		return
 	}
-	snap, ok := h.extract(t, resp)
+	snap, ok := h.extract(ctx, t, resp)
 	if !ok {
 		return
 	}
@@ -108,7 +108,13 @@ func (h *pagesHarvest) identify(t pageTarget, finalURL string, page crawl.Page) 
 // extract reads a page's text: all of its body (see siteLines). A new
 // page must be HTML; a page saying "not found" while answering 200 is
 // gone.
-func (h *pagesHarvest) extract(t pageTarget, resp *fetch.Response) (*pagetext.Snapshot, bool) {
+func (h *pagesHarvest) extract(ctx context.Context, t pageTarget, resp *fetch.Response) (*pagetext.Snapshot, bool) {
+	// Extraction takes its turn with the snapshots of every harvest (see
+	// extractions).
+	if !extractions.acquire(ctx, h.s.shots.age) {
+		return nil, false
+	}
+	defer extractions.release()
 	ex := h.h.opts.Snapshots.extractor()
 	ex.WholeBody = true
 	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
