@@ -18,7 +18,9 @@ type Harvested struct {
 
 // ChangedFeeds lists the URLs of the feeds the harvest of site siteID gave new
 // entries, in every format and entry mode: each one's WebSub topic, to be
-// pinged once. A collection's feeds changed when its run stored new
+// pinged once. Topics are the public-id addresses readers subscribe to;
+// the old numeric ones only redirect there, and a hub that fetched one
+// would follow the redirect to the same document. A collection's feeds changed when its run stored new
 // changes or began or ended a failing streak its feed tells of; then so
 // did its site's feed and the aggregate feed of everyone following the
 // site.
@@ -30,13 +32,17 @@ func (b *Builder) ChangedFeeds(ctx context.Context, siteID int64, harvested []Ha
 			return nil, err
 		}
 		if changed {
-			bases = append(bases, collectionFeedBase(cr.Collection.ID))
+			bases = append(bases, collectionFeedBase(cr.Collection.PublicID))
 		}
 	}
 	if len(bases) == 0 {
 		return nil, nil
 	}
-	bases = append(bases, siteFeedBase(siteID))
+	site, err := b.store.SiteByID(ctx, siteID)
+	if err != nil {
+		return nil, fmt.Errorf("feedbuild: feeds changed on site %d: %w", siteID, err)
+	}
+	bases = append(bases, siteFeedBase(site.PublicID))
 	tokens, err := b.store.FollowerFeedTokens(ctx, siteID)
 	if err != nil {
 		return nil, err

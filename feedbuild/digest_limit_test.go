@@ -40,7 +40,7 @@ func TestDigestEntryListsAtMostDigestChanges(t *testing.T) {
 		strings.Contains(e.ContentHTML, fmt.Sprintf("https://rich.example/art/%04d.html\"", n-1-db.DigestChanges)) {
 		t.Error("the digest does not list the newest pages")
 	}
-	more := fmt.Sprintf(`<p>… and 4,800 more changes: see <a href="%scollection/%d">the collection's page</a>.</p>`, testBase, s.art.ID)
+	more := fmt.Sprintf(`<p>… and 4,800 more changes: see <a href="%scollection/%s">the collection's page</a>.</p>`, testBase, s.art.PublicID)
 	if !strings.HasSuffix(e.ContentHTML, more) {
 		t.Errorf("the digest ends %q, want %q", e.ContentHTML[len(e.ContentHTML)-200:], more)
 	}

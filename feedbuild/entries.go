@@ -208,7 +208,7 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 		e.ContentHTML = feeds.FollowingHTML(col.Title, items)
 		e.Link = CollectionHome(col)
 		if d.Omitted > 0 {
-			e.ContentHTML += feeds.DigestMoreHTML(d.Omitted, b.URL(fmt.Sprintf("collection/%d", col.ID)))
+			e.ContentHTML += feeds.DigestMoreHTML(d.Omitted, b.URL(collectionPage(col)))
 		}
 		return e
 	}
@@ -216,7 +216,7 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 		// The store gave the newest db.DigestChanges; the collection's
 		// page has the rest.
 		e.Title = feeds.DigestTitleOf(col.Title, d.Pages, d.Kind)
-		e.ContentHTML += feeds.DigestMoreHTML(d.Omitted, b.URL(fmt.Sprintf("collection/%d", col.ID)))
+		e.ContentHTML += feeds.DigestMoreHTML(d.Omitted, b.URL(collectionPage(col)))
 	}
 	return e
 }
@@ -296,7 +296,7 @@ func sharedAuthor(changes []db.Change) string {
 // harvests saw it last longer than FailingAfter, one more when it ended.
 func (b *Builder) statusItems(o db.Outage, col db.Collection) []feedItem {
 	streak := fmt.Sprintf("collection/%d/outage/%s", col.ID, o.StartedAt.UTC().Format("20060102T150405.000000000Z"))
-	page := b.URL(fmt.Sprintf("collection/%d", col.ID))
+	page := b.URL(collectionPage(col))
 	out := []feedItem{{
 		key: Cursor{o.NoticedAt, srcStatus, 2 * o.ID},
 		entry: feeds.Entry{

@@ -87,8 +87,8 @@ func build(t *testing.T, b *Builder, spec *Spec, format feeds.Format, pg Page) *
 
 func TestURLScheme(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
-		{CollectionFeedPath(12), "feeds/12.atom"},
-		{SiteFeedPath(3), "sites/3.atom"},
+		{CollectionFeedPath(db.Collection{ID: 12, PublicID: "0123456789abcdef0123456789abcdef"}), "feeds/0123456789abcdef0123456789abcdef.atom"},
+		{SiteFeedPath(db.Site{ID: 3, PublicID: "fedcba9876543210fedcba9876543210"}), "sites/fedcba9876543210fedcba9876543210.atom"},
 		{UserFeedPath("tok"), "u/tok.atom"},
 		{InFormat(testBase+"feeds/12.atom", feeds.RSS), testBase + "feeds/12.rss"},
 		{InFormat("sites/3.atom", feeds.JSON), "sites/3.json"},
@@ -132,7 +132,7 @@ func TestBuildPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec.Path != "sites/1" || spec.Meta.Title != "https://rich.example/" || spec.Meta.AlternateURL != "https://rich.example/" {
+	if spec.Path != "sites/"+s.site.PublicID || len(s.site.PublicID) != 32 || spec.Meta.Title != "https://rich.example/" || spec.Meta.AlternateURL != "https://rich.example/" {
 		t.Errorf("site spec %+v", spec)
 	}
 	for _, perPage := range []bool{false, true} {
@@ -142,7 +142,7 @@ func TestBuildPages(t *testing.T) {
 		pg := Page{PerPage: perPage}
 		for docs := 1; ; docs++ {
 			f := build(t, b, spec, feeds.RSS, pg)
-			if f.HubURL != "https://hub.example/" || !strings.HasPrefix(f.SelfURL, testBase+"sites/1.rss") {
+			if f.HubURL != "https://hub.example/" || !strings.HasPrefix(f.SelfURL, testBase+"sites/"+s.site.PublicID+".rss") {
 				t.Fatalf("links: hub %q, self %q", f.HubURL, f.SelfURL)
 			}
 			if (pg.Before == nil) != (f.FirstURL == "") {
@@ -263,6 +263,8 @@ func TestChangedFeeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := s.builder(t, Options{FailingAfter: 90 * time.Minute})
+	// Topics are the public-id addresses readers subscribe to.
+	art, blog, site := "feeds/"+s.art.PublicID, "feeds/"+s.blog.PublicID, "sites/"+s.site.PublicID
 	changed := func(crs ...Harvested) []string {
 		t.Helper()
 		topics, err := b.ChangedFeeds(t.Context(), s.site.ID, crs)
@@ -274,11 +276,11 @@ func TestChangedFeeds(t *testing.T) {
 	}
 	ch := db.Change{URL: "https://rich.example/art/a.html", Kind: "created", Datetime: t0}
 	// A first harvest gives a feed its "now following" entry, changes or not.
-	if got, want := changed(s.save(t, s.art, t0, "", ch), s.save(t, s.blog, t0, "")), topicsOf("feeds/1", "feeds/2", "sites/1", "u/anntoken"); !slices.Equal(got, want) {
+	if got, want := changed(s.save(t, s.art, t0, "", ch), s.save(t, s.blog, t0, "")), topicsOf(art, blog, site, "u/anntoken"); !slices.Equal(got, want) {
 		t.Errorf("a first harvest: %q, want %q", got, want)
 	}
 	ch2 := db.Change{URL: "https://rich.example/art/b.html", Kind: "created", Datetime: t0.Add(30 * time.Minute)}
-	if got, want := changed(s.save(t, s.art, t0.Add(30*time.Minute), "", ch2), s.save(t, s.blog, t0.Add(30*time.Minute), "")), topicsOf("feeds/1", "sites/1", "u/anntoken"); !slices.Equal(got, want) {
+	if got, want := changed(s.save(t, s.art, t0.Add(30*time.Minute), "", ch2), s.save(t, s.blog, t0.Add(30*time.Minute), "")), topicsOf(art, site, "u/anntoken"); !slices.Equal(got, want) {
 		t.Errorf("a new change: %q, want %q", got, want)
 	}
 	if got := changed(s.save(t, s.art, t0.Add(time.Hour), "", ch), s.save(t, s.blog, t0.Add(time.Hour), "")); len(got) != 0 {
@@ -287,13 +289,13 @@ func TestChangedFeeds(t *testing.T) {
 	if got := changed(s.save(t, s.blog, t0.Add(2*time.Hour), "the SCP file returned 500")); len(got) != 0 {
 		t.Errorf("a failure not yet long enough: %q", got)
 	}
-	if got, want := changed(s.save(t, s.blog, t0.Add(4*time.Hour), "the SCP file returned 500")), topicsOf("feeds/2", "sites/1", "u/anntoken"); !slices.Equal(got, want) {
+	if got, want := changed(s.save(t, s.blog, t0.Add(4*time.Hour), "the SCP file returned 500")), topicsOf(blog, site, "u/anntoken"); !slices.Equal(got, want) {
 		t.Errorf("a failing streak noticed: %q, want %q", got, want)
 	}
 	if got := changed(s.save(t, s.blog, t0.Add(5*time.Hour), "the SCP file returned 500")); len(got) != 0 {
 		t.Errorf("a failing streak going on: %q", got)
 	}
-	if got, want := changed(s.save(t, s.blog, t0.Add(6*time.Hour), "")), topicsOf("feeds/2", "sites/1", "u/anntoken"); !slices.Equal(got, want) {
+	if got, want := changed(s.save(t, s.blog, t0.Add(6*time.Hour), "")), topicsOf(blog, site, "u/anntoken"); !slices.Equal(got, want) {
 		t.Errorf("a failing streak ended: %q, want %q", got, want)
 	}
 }

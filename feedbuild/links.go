@@ -1,26 +1,32 @@
 package feedbuild
 
 import (
-	"fmt"
 	"strings"
 
+	"tidings/db"
 	"tidings/feeds"
 )
 
 // The feed URL scheme. Each feed's address is a base path plus the
-// format's extension; the Atom one is the feed's main address.
+// format's extension; the Atom one is the feed's main address. Sites and
+// collections are named by their random public ids, so nobody can count
+// or walk the sites a tidings follows; the sequential ids of older
+// addresses stay in the feeds' <id>s and in redirects only.
 
-func collectionFeedBase(id int64) string { return fmt.Sprintf("feeds/%d", id) }
+func collectionFeedBase(publicID string) string { return "feeds/" + publicID }
 
-func siteFeedBase(id int64) string { return fmt.Sprintf("sites/%d", id) }
+func siteFeedBase(publicID string) string { return "sites/" + publicID }
+
+// collectionPage is a collection's web page, relative to the base URL.
+func collectionPage(col db.Collection) string { return "collection/" + col.PublicID }
 
 func userFeedBase(token string) string { return "u/" + token }
 
 // CollectionFeedPath is a collection's Atom feed, relative to the base URL.
-func CollectionFeedPath(id int64) string { return collectionFeedBase(id) + ".atom" }
+func CollectionFeedPath(col db.Collection) string { return collectionFeedBase(col.PublicID) + ".atom" }
 
 // SiteFeedPath is a site's merged Atom feed, relative to the base URL.
-func SiteFeedPath(id int64) string { return siteFeedBase(id) + ".atom" }
+func SiteFeedPath(site db.Site) string { return siteFeedBase(site.PublicID) + ".atom" }
 
 // UserFeedPath is a user's aggregate Atom feed, relative to the base URL;
 // the token is its only protection.

@@ -32,12 +32,26 @@ func (b *Builder) CollectionSpec(ctx context.Context, id int64) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.collectionSpec(ctx, col)
+}
+
+// CollectionSpecByPublicID is CollectionSpec for the collection whose
+// public id, as in its feed's address, is publicID.
+func (b *Builder) CollectionSpecByPublicID(ctx context.Context, publicID string) (*Spec, error) {
+	col, err := b.store.CollectionByPublicID(ctx, publicID)
+	if err != nil {
+		return nil, err
+	}
+	return b.collectionSpec(ctx, col)
+}
+
+func (b *Builder) collectionSpec(ctx context.Context, col db.Collection) (*Spec, error) {
 	if err := b.collectionSite(ctx, col); err != nil {
 		return nil, err
 	}
 	return &Spec{
 		Scope: db.Scope{CollectionID: col.ID},
-		Path:  collectionFeedBase(col.ID),
+		Path:  collectionFeedBase(col.PublicID),
 		Meta: feeds.Feed{
 			ID:           b.tag(col.CreatedAt, fmt.Sprintf("collection/%d", col.ID)),
 			Title:        col.Title,
@@ -59,6 +73,20 @@ func (b *Builder) SiteSpec(ctx context.Context, id int64) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	return b.siteSpec(site)
+}
+
+// SiteSpecByPublicID is SiteSpec for the site whose public id, as in its
+// feed's address, is publicID.
+func (b *Builder) SiteSpecByPublicID(ctx context.Context, publicID string) (*Spec, error) {
+	site, err := b.store.SiteByPublicID(ctx, publicID)
+	if err != nil {
+		return nil, err
+	}
+	return b.siteSpec(site)
+}
+
+func (b *Builder) siteSpec(site db.Site) (*Spec, error) {
 	if err := checkFollowed(site); err != nil {
 		return nil, err
 	}
@@ -68,7 +96,7 @@ func (b *Builder) SiteSpec(ctx context.Context, id int64) (*Spec, error) {
 	}
 	return &Spec{
 		Scope: db.Scope{SiteID: site.ID},
-		Path:  siteFeedBase(site.ID),
+		Path:  siteFeedBase(site.PublicID),
 		Meta: feeds.Feed{
 			ID:           b.tag(site.CreatedAt, fmt.Sprintf("site/%d", site.ID)),
 			Title:        title,

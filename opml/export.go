@@ -50,7 +50,7 @@ func WriteUser(ctx context.Context, store *db.DB, baseURL string, u db.User, w i
 			if own != "" && len(cols) == 1 {
 				name = own
 			}
-			entry.Feeds = append(entry.Feeds, Feed{Title: name, XMLURL: base.JoinPath(feedbuild.CollectionFeedPath(col.ID)).String(), HTMLURL: feedbuild.CollectionHome(col)})
+			entry.Feeds = append(entry.Feeds, Feed{Title: name, XMLURL: base.JoinPath(feedbuild.CollectionFeedPath(col)).String(), HTMLURL: feedbuild.CollectionHome(col)})
 		}
 		out = append(out, entry)
 	}

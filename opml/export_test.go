@@ -46,10 +46,11 @@ func TestWriteUser(t *testing.T) {
 		t.Fatalf("Parse of the export: %v %q", err, skipped)
 	}
 	want := []Outline{
-		{Title: "Art", XMLURL: "https://tidings.example/sub/feeds/1.atom", HTMLURL: "https://shrine.example/art/"},
-		{Title: "Blog", XMLURL: "https://tidings.example/sub/feeds/2.atom", HTMLURL: "https://shrine.example/"},
+		// Public ids, not the sequential ones a reader could count.
+		{Title: "Art", XMLURL: "https://tidings.example/sub/feeds/" + cols[0].PublicID + ".atom", HTMLURL: "https://shrine.example/art/"},
+		{Title: "Blog", XMLURL: "https://tidings.example/sub/feeds/" + cols[1].PublicID + ".atom", HTMLURL: "https://shrine.example/"},
 	}
-	if cols[0].ID != 1 || cols[1].ID != 2 || !reflect.DeepEqual(got, want) {
+	if len(cols[0].PublicID) != 32 || len(cols[1].PublicID) != 32 || !reflect.DeepEqual(got, want) {
 		t.Errorf("export of collections %d, %d:\n got %+v\nwant %+v", cols[0].ID, cols[1].ID, got, want)
 	}
 	if err := WriteUser(ctx, store, "http://[::1", u, &buf); err == nil {

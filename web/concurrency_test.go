@@ -125,10 +125,10 @@ func TestFeedsServeWhileHarvestsWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range cols {
-		paths = append(paths, "/"+feedbuild.CollectionFeedPath(c.ID), "/"+feedbuild.CollectionFeedPath(c.ID)+"?entries=page")
+		paths = append(paths, "/"+feedbuild.CollectionFeedPath(c), "/"+feedbuild.CollectionFeedPath(c)+"?entries=page")
 	}
 	for _, s := range stored {
-		paths = append(paths, "/"+feedbuild.SiteFeedPath(s.ID), "/"+feedbuild.SiteFeedPath(s.ID)+"?entries=page")
+		paths = append(paths, "/"+feedbuild.SiteFeedPath(s), "/"+feedbuild.SiteFeedPath(s)+"?entries=page")
 	}
 
 	srv, err := New(store, Options{BaseURL: "http://tidings.test/", Logger: logger})

@@ -47,7 +47,7 @@ func (s *Server) siteViews(c echo.Context, sites []db.Site) ([]siteView, error) 
 		if err != nil {
 			return nil, err
 		}
-		v := siteView{Site: site, FeedURL: s.abs(feedbuild.SiteFeedPath(site.ID)), PageURL: s.abs(sitePath(site))}
+		v := siteView{Site: site, FeedURL: s.abs(feedbuild.SiteFeedPath(site)), PageURL: s.abs(sitePath(site))}
 		for _, col := range cols {
 			v.Collections = append(v.Collections, s.collectionView(col))
 		}
@@ -58,7 +58,7 @@ func (s *Server) siteViews(c echo.Context, sites []db.Site) ([]siteView, error) 
 }
 
 func (s *Server) collectionView(col db.Collection) collectionView {
-	return collectionView{Collection: col, FeedURL: s.abs(feedbuild.CollectionFeedPath(col.ID)), PageURL: s.abs(collectionPath(col))}
+	return collectionView{Collection: col, FeedURL: s.abs(feedbuild.CollectionFeedPath(col)), PageURL: s.abs(collectionPath(col))}
 }
 
 func (s *Server) dashboard(c echo.Context) error {

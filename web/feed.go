@@ -23,18 +23,21 @@ func feedFile(c echo.Context) (string, feeds.Format, error) {
 	return name, format, nil
 }
 
-// feedID reads "<id>.<format>" from the path.
-func feedID(c echo.Context) (int64, feeds.Format, error) {
+// feedName reads "<name>.<format>" from the path: name is either a
+// public id or, in addresses from before public ids, a number (numeric
+// is then > 0). One feed, one URL: "01.atom" and "+1.atom" are neither.
+func feedName(c echo.Context) (publicID string, numeric int64, format feeds.Format, err error) {
 	name, format, err := feedFile(c)
 	if err != nil {
-		return 0, 0, err
+		return "", 0, 0, err
 	}
-	id, err := strconv.ParseInt(name, 10, 64)
-	// One feed, one URL: "01.atom" and "+1.atom" are not aliases.
-	if err != nil || id <= 0 || strconv.FormatInt(id, 10) != name {
-		return 0, 0, errNoFeed
+	if id, err := strconv.ParseInt(name, 10, 64); err == nil {
+		if id <= 0 || strconv.FormatInt(id, 10) != name {
+			return "", 0, 0, errNoFeed
+		}
+		return "", id, format, nil
 	}
-	return id, format, nil
+	return name, 0, format, nil
 }
 
 var errNoFeed = echo.NewHTTPError(http.StatusNotFound, "No such feed.")
@@ -47,33 +50,42 @@ func cutLast(s, sep string) (before, after string, found bool) {
 }
 
 func (s *Server) collectionFeed(c echo.Context) error {
-	id, format, err := feedID(c)
+	publicID, numeric, format, err := feedName(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	gen := s.store.Generation(ctx)
-	spec, err := s.build.CollectionSpec(ctx, id)
-	if errors.Is(err, db.ErrNotFound) {
-		return errNoFeed
+	var spec *feedbuild.Spec
+	if numeric > 0 {
+		spec, err = s.build.CollectionSpec(ctx, numeric)
+	} else {
+		spec, err = s.build.CollectionSpecByPublicID(ctx, publicID)
 	}
-	if gone, ok := errors.AsType[*feedbuild.GoneError](err); ok {
-		return echo.NewHTTPError(http.StatusGone, gone.Message())
-	}
-	if err != nil {
-		return err
-	}
-	return s.serveFeed(c, gen, spec, format, true)
+	return s.answerFeed(c, gen, spec, err, format, numeric > 0)
 }
 
 func (s *Server) siteFeed(c echo.Context) error {
-	id, format, err := feedID(c)
+	publicID, numeric, format, err := feedName(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	gen := s.store.Generation(ctx)
-	spec, err := s.build.SiteSpec(ctx, id)
+	var spec *feedbuild.Spec
+	if numeric > 0 {
+		spec, err = s.build.SiteSpec(ctx, numeric)
+	} else {
+		spec, err = s.build.SiteSpecByPublicID(ctx, publicID)
+	}
+	return s.answerFeed(c, gen, spec, err, format, numeric > 0)
+}
+
+// answerFeed serves a collection's or site's feed once its spec is
+// loaded: 404 and 410 as the error says, and under an old numeric address
+// a permanent redirect to the public one, so readers update what they
+// store. A gone feed answers 410 under both forms: it has nowhere to go.
+func (s *Server) answerFeed(c echo.Context, gen uint64, spec *feedbuild.Spec, err error, format feeds.Format, numeric bool) error {
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
 	}
@@ -82,6 +94,13 @@ func (s *Server) siteFeed(c echo.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if numeric {
+		to := s.abs(spec.Path + "." + format.Ext())
+		if q := c.Request().URL.RawQuery; q != "" {
+			to += "?" + q
+		}
+		return c.Redirect(http.StatusMovedPermanently, to)
 	}
 	return s.serveFeed(c, gen, spec, format, true)
 }

@@ -33,7 +33,7 @@ func TestConditionalGET(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	h := fx.server(t)
-	paths := allFeedPaths()
+	paths := allFeedPaths(t, fx.store)
 
 	etags := map[string]string{}
 	for _, p := range paths {
@@ -72,8 +72,8 @@ func TestConditionalGET(t *testing.T) {
 	}
 
 	// Gzip when asked, with the same validators; HEAD answers too.
-	plain := request(t, h, http.MethodGet, "/feeds/1.atom")
-	zipped := request(t, h, http.MethodGet, "/feeds/1.atom", "Accept-Encoding", "br;q=1.0, gzip;q=0.8")
+	plain := request(t, h, http.MethodGet, public(t, fx.store, "/feeds/1.atom"))
+	zipped := request(t, h, http.MethodGet, public(t, fx.store, "/feeds/1.atom"), "Accept-Encoding", "br;q=1.0, gzip;q=0.8")
 	if zipped.Header().Get("Content-Encoding") != "gzip" || zipped.Header().Get("ETag") != plain.Header().Get("ETag") {
 		t.Fatalf("gzip: Content-Encoding %q, ETag %q", zipped.Header().Get("Content-Encoding"), zipped.Header().Get("ETag"))
 	}
@@ -85,10 +85,10 @@ func TestConditionalGET(t *testing.T) {
 	if !bytes.Equal(unzipped, plain.Body.Bytes()) || zipped.Body.Len() >= plain.Body.Len() {
 		t.Errorf("the gzip'd feed (%d bytes) does not inflate to the plain one (%d bytes)", zipped.Body.Len(), plain.Body.Len())
 	}
-	if rec := request(t, h, http.MethodGet, "/feeds/1.atom", "Accept-Encoding", "gzip;q=0"); rec.Header().Get("Content-Encoding") != "" {
+	if rec := request(t, h, http.MethodGet, public(t, fx.store, "/feeds/1.atom"), "Accept-Encoding", "gzip;q=0"); rec.Header().Get("Content-Encoding") != "" {
 		t.Errorf("gzip;q=0 was answered gzip'd")
 	}
-	if rec := request(t, h, http.MethodHead, "/feeds/1.rss"); rec.Code != http.StatusOK || rec.Header().Get("ETag") != etags["/feeds/1.rss"] {
+	if rec := request(t, h, http.MethodHead, public(t, fx.store, "/feeds/1.rss")); rec.Code != http.StatusOK || rec.Header().Get("ETag") != etags[public(t, fx.store, "/feeds/1.rss")] {
 		t.Errorf("HEAD: %d, ETag %q", rec.Code, rec.Header().Get("ETag"))
 	}
 
@@ -109,7 +109,7 @@ func TestConditionalGET(t *testing.T) {
 	fx.harvestAgain(t)
 	for _, p := range paths {
 		rec := request(t, h, http.MethodGet, p, "If-None-Match", etags[p])
-		if strings.HasPrefix(p, "/feeds/2") {
+		if strings.HasPrefix(p, public(t, fx.store, "/feeds/2")) {
 			if rec.Code != http.StatusNotModified {
 				t.Errorf("GET %s of the unchanged collection: %d, want 304", p, rec.Code)
 			}

@@ -188,7 +188,11 @@ func TestFormatsAgree(t *testing.T) {
 	token := userToken(t, fx.store, signIn(t, fx.store, "ann"))
 	h := fx.server(t)
 
-	bases := []string{"/feeds/1", "/feeds/2", fmt.Sprintf("/feeds/%d", rich.ID), "/sites/1", fmt.Sprintf("/sites/%d", rich.SiteID), "/u/" + token}
+	bases := []string{"/feeds/1", "/feeds/2", fmt.Sprintf("/feeds/%d", rich.ID), "/sites/1", fmt.Sprintf("/sites/%d", rich.SiteID)}
+	for i, b := range bases {
+		bases[i] = public(t, fx.store, b)
+	}
+	bases = append(bases, "/u/"+token)
 	for _, base := range bases {
 		for _, mode := range []string{"", "?entries=page"} {
 			var want []entryView
@@ -386,6 +390,7 @@ func TestFeedPagesLinkAllFormats(t *testing.T) {
 	session := signIn(t, fx.store, "ann")
 	for page, feed := range map[string]string{"/collection/1": "feeds/1", "/site/1": "sites/1"} {
 		body := serveAs(t, h, page, session).Body.String()
+		feed := public(t, fx.store, feed)
 		for _, format := range feeds.Formats {
 			want := fmt.Sprintf(`<link rel="alternate" type="%s"`, format.MediaType())
 			href := fmt.Sprintf(`href="%s%s.%s"`, testBase, feed, format.Ext())

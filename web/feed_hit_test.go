@@ -22,7 +22,7 @@ func TestCachedAnswersAreTheRenderedOnes(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	token := userToken(t, fx.store, signIn(t, fx.store, "ann"))
-	paths := allFeedPaths()
+	paths := allFeedPaths(t, fx.store)
 	for _, f := range feeds.Formats {
 		paths = append(paths, "/u/"+token+"."+f.Ext(), "/u/"+token+"."+f.Ext()+"?entries=page")
 	}
@@ -74,7 +74,7 @@ func TestFeedShowsAnotherProcessHarvest(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	h := fx.server(t)
-	const p = "/feeds/1.atom"
+	p := public(t, fx.store, "/feeds/1.atom")
 	before := request(t, h, http.MethodGet, p)
 	if again := request(t, h, http.MethodGet, p); again.Body.String() != before.Body.String() {
 		t.Fatal("the feed changed with nothing harvested")

@@ -7,13 +7,16 @@ import (
 
 	"github.com/mmcdole/gofeed"
 
+	"tidings/db"
 	"tidings/feeds"
 )
 
-// allFeedPaths is every feed of the fixture site in every format and mode.
-func allFeedPaths() []string {
+// allFeedPaths is every feed of the fixture site in every format and mode,
+// at the public addresses.
+func allFeedPaths(t testing.TB, store *db.DB) []string {
+	t.Helper()
 	var out []string
-	for _, base := range []string{"/feeds/1", "/feeds/2", "/sites/1"} {
+	for _, base := range []string{public(t, store, "/feeds/1"), public(t, store, "/feeds/2"), public(t, store, "/sites/1")} {
 		for _, mode := range []string{"", "?entries=page"} {
 			for _, f := range feeds.Formats {
 				out = append(out, base+"."+f.Ext()+mode)
@@ -29,7 +32,7 @@ func allFeedPaths() []string {
 func TestEntryIDsStable(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
-	paths := allFeedPaths()
+	paths := allFeedPaths(t, fx.store)
 	type snapshot map[string][]entryDate
 	take := func() snapshot {
 		h := fx.server(t)
@@ -67,7 +70,7 @@ func TestEntryIDsStable(t *testing.T) {
 	fx.harvestAgain(t)
 	after := take()
 	for _, p := range paths {
-		changed := !strings.HasPrefix(p, "/feeds/2")
+		changed := !strings.HasPrefix(p, public(t, fx.store, "/feeds/2"))
 		var added []entryDate
 		for _, e := range after[p] {
 			if !slices.Contains(first[p], e) {

@@ -67,7 +67,7 @@ func TestPagingReachesEveryEntryOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := s.Handler()
-	for _, base := range []string{fmt.Sprintf("/feeds/%d", col.ID), fmt.Sprintf("/sites/%d", col.SiteID)} {
+	for _, base := range []string{public(t, store, fmt.Sprintf("/feeds/%d", col.ID)), public(t, store, fmt.Sprintf("/sites/%d", col.SiteID))} {
 		for _, mode := range []string{"", "?entries=page"} {
 			for _, format := range feeds.Formats {
 				head := base + "." + format.Ext() + mode

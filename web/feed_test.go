@@ -221,7 +221,7 @@ func TestCollectionFeed(t *testing.T) {
 	if f.Title != "My Shrine & Co — changes" {
 		t.Errorf("title %q, want the describedby page's <title> %q", f.Title, "My Shrine & Co — changes")
 	}
-	if f.FeedLink != testBase+"feeds/1.atom" || f.Link != fx.url("/shrine/") {
+	if f.FeedLink != testBase+public(t, fx.store, "feeds/1.atom") || f.Link != fx.url("/shrine/") {
 		t.Errorf("links: self %q, alternate %q", f.FeedLink, f.Link)
 	}
 	if len(f.Items) != 1 {
@@ -463,7 +463,7 @@ func TestPageEntries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		f := feed(t, h, tt.path)
-		if want := testBase + strings.TrimPrefix(tt.path, "/"); f.FeedLink != want {
+		if want := testBase + public(t, fx.store, strings.TrimPrefix(tt.path, "/")); f.FeedLink != want {
 			t.Errorf("%s: self link %q, want %q", tt.path, f.FeedLink, want)
 		}
 		var want []string
@@ -516,7 +516,7 @@ func TestSiteFeedMergesCollections(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	f := feed(t, fx.server(t), "/sites/1.atom")
-	if f.FeedLink != testBase+"sites/1.atom" || f.Link != fx.url("/") {
+	if f.FeedLink != testBase+public(t, fx.store, "sites/1.atom") || f.Link != fx.url("/") {
 		t.Errorf("links: self %q, alternate %q", f.FeedLink, f.Link)
 	}
 	got := titles(f)
@@ -567,7 +567,7 @@ func TestIndexPage(t *testing.T) {
 	}
 	body := rec.Body.String()
 	for _, want := range []string{
-		`value="` + testBase + `feeds/1.atom"`, `value="` + testBase + `feeds/2.atom"`,
+		`value="` + testBase + public(t, fx.store, `feeds/1.atom"`), `value="` + testBase + public(t, fx.store, `feeds/2.atom"`),
 		fx.url("/"), "My Shrine &amp; Co",
 	} {
 		if !strings.Contains(body, want) {
@@ -636,7 +636,8 @@ func TestConcurrentRequests(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	h := fx.server(t)
-	paths := []string{"/", "/feeds/1.atom", "/feeds/2.atom", "/sites/1.atom", "/feeds/1.atom?entries=page", "/feeds/99.atom"}
+	paths := []string{"/", public(t, fx.store, "/feeds/1.atom"), public(t, fx.store, "/feeds/2.atom"), public(t, fx.store, "/sites/1.atom"),
+		public(t, fx.store, "/feeds/1.atom?entries=page"), "/feeds/99.atom"}
 	var wg sync.WaitGroup
 	codes := make([]int, 4*len(paths))
 	for i := range codes {

@@ -99,7 +99,7 @@ func TestWebSubPingsChangedFeeds(t *testing.T) {
 	}
 
 	// Every feed names the hub and itself.
-	for _, p := range allFeedPaths() {
+	for _, p := range allFeedPaths(t, fx.store) {
 		links := rels(anyFeed(t, h, p))
 		self := testBase + strings.TrimPrefix(p, "/")
 		if links["self"] != self {
@@ -129,7 +129,7 @@ func TestWebSubPingsChangedFeeds(t *testing.T) {
 	if _, err := harvester.HarvestSite(t.Context(), site); err != nil || hookErr != nil {
 		t.Fatalf("harvest: %v; hook: %v", err, hookErr)
 	}
-	want := slices.Concat(feedTopics("feeds/1"), feedTopics("sites/1"), feedTopics("u/"+token))
+	want := slices.Concat(feedTopics(public(t, fx.store, "feeds/1")), feedTopics(public(t, fx.store, "sites/1")), feedTopics("u/"+token))
 	slices.Sort(want)
 	if got := hub.take(); !slices.Equal(got, want) {
 		t.Errorf("after a new change in collection 1 the hub received\n%q\nwant one ping each for\n%q", got, want)
@@ -148,7 +148,7 @@ func TestNoHubNoHubLinks(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	h := fx.server(t)
-	for _, p := range allFeedPaths() {
+	for _, p := range allFeedPaths(t, fx.store) {
 		body := serve(t, h, p).Body.String()
 		if strings.Contains(body, `rel="hub"`) || strings.Contains(body, `"hubs"`) {
 			t.Errorf("%s names a hub", p)

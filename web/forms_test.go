@@ -335,7 +335,7 @@ func TestAddNewSite(t *testing.T) {
 	dash := c.get("/").Body.String()
 	for _, want := range []string{
 		site.URL + "/", "My Shrine &amp; Co", site.URL + "/gallery/",
-		`value="` + testBase + `feeds/1.atom"`, `value="` + testBase + `feeds/2.atom"`, testBase + "sites/1.atom",
+		`value="` + testBase + public(t, a.store, `feeds/1.atom"`), `value="` + testBase + public(t, a.store, `feeds/2.atom"`), testBase + public(t, a.store, "sites/1.atom"),
 	} {
 		if !strings.Contains(dash, want) {
 			t.Errorf("dashboard lacks %q", want)

@@ -68,8 +68,8 @@ func TestMetricsCountHarvestsFetchesAndFeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := serve(t, s.Handler(), "/feeds/1.atom")
-	req := httptest.NewRequest(http.MethodGet, "/feeds/1.atom", nil)
+	first := serve(t, s.Handler(), public(t, f.store, "/feeds/1.atom"))
+	req := httptest.NewRequest(http.MethodGet, public(t, f.store, "/feeds/1.atom"), nil)
 	req.Header.Set("If-None-Match", first.Header().Get("ETag"))
 	again := httptest.NewRecorder()
 	s.Handler().ServeHTTP(again, req)
@@ -77,7 +77,7 @@ func TestMetricsCountHarvestsFetchesAndFeeds(t *testing.T) {
 		t.Fatalf("feed answered %d, then %d to a conditional request", first.Code, again.Code)
 	}
 	serve(t, s.Handler(), "/feeds/999.atom")
-	serve(t, s.Handler(), "/sites/1.rss")
+	serve(t, s.Handler(), public(t, f.store, "/sites/1.rss"))
 
 	code, got := scrape(t, s.Handler(), "")
 	if code != http.StatusOK {

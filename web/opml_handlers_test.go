@@ -38,7 +38,7 @@ func wantOPML(t *testing.T, store *db.DB, base string, user db.User) opmlFile {
 		}
 		folder := opmlFolder{Text: title}
 		for _, c := range cols {
-			folder.Feeds = append(folder.Feeds, opmlSub{"rss", c.Title, base + feedbuild.CollectionFeedPath(c.ID), c.Key})
+			folder.Feeds = append(folder.Feeds, opmlSub{"rss", c.Title, base + feedbuild.CollectionFeedPath(c), c.Key})
 		}
 		want.Folders = append(want.Folders, folder)
 	}
@@ -85,8 +85,8 @@ func TestOPMLExport(t *testing.T) {
 		t.Fatalf("opml.Parse of the export: %v %q", err, skipped)
 	}
 	wantOutlines := []opml.Outline{
-		{Title: "My Shrine & Co", XMLURL: testBase + "feeds/1.atom", HTMLURL: fx.url("/shrine/")},
-		{Title: fx.url("/gallery/"), XMLURL: testBase + "feeds/2.atom", HTMLURL: fx.url("/gallery/")},
+		{Title: "My Shrine & Co", XMLURL: testBase + public(t, fx.store, "feeds/1.atom"), HTMLURL: fx.url("/shrine/")},
+		{Title: fx.url("/gallery/"), XMLURL: testBase + public(t, fx.store, "feeds/2.atom"), HTMLURL: fx.url("/gallery/")},
 	}
 	if !slices.Equal(outlines, wantOutlines) {
 		t.Errorf("opml.Parse of the export:\n got %+v\nwant %+v", outlines, wantOutlines)

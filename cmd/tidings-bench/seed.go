@@ -45,9 +45,9 @@ func seedSites(ctx context.Context, path string, n int) ([]string, error) {
 		if err := d.Follow(ctx, u.ID, site.ID); err != nil {
 			return nil, err
 		}
-		paths = append(paths, "/"+feedbuild.SiteFeedPath(site.ID))
+		paths = append(paths, "/"+feedbuild.SiteFeedPath(site))
 		for _, c := range cols {
-			paths = append(paths, "/"+feedbuild.CollectionFeedPath(c.ID))
+			paths = append(paths, "/"+feedbuild.CollectionFeedPath(c))
 		}
 	}
 	return paths, nil

@@ -44,7 +44,7 @@ func (a *app) printReport(w io.Writer, rep *harvest.SiteReport, withFeeds bool) 
 		r := c.Run
 		fmt.Fprintf(w, "  %s\n", c.Collection.Title)
 		if withFeeds {
-			fmt.Fprintf(w, "    feed: %s\n", a.feedURL(c.Collection.ID))
+			fmt.Fprintf(w, "    feed: %s\n", a.feedURL(c.Collection))
 		}
 		fmt.Fprintf(w, "    protocol %s\n", c.Collection.Source())
 		fmt.Fprintf(w, "    %d document(s) fetched (%d unchanged), %d new change(s)", r.Documents, r.NotModified, r.Changes)
@@ -209,7 +209,7 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 	for _, c := range cols {
 		if *asJSON {
 			if err := enc.Encode(feedInfo{ID: c.ID, Site: c.SiteURL, Key: c.Key, Title: c.Title, Protocol: c.Protocol,
-				FeedURL: a.feedURL(c.ID), Changes: c.Changes, History: c.History, LastHarvest: c.LastHarvestAt, LastError: c.LastError}); err != nil {
+				FeedURL: a.feedURL(c), Changes: c.Changes, History: c.History, LastHarvest: c.LastHarvestAt, LastError: c.LastError}); err != nil {
 				return err
 			}
 			continue
@@ -222,7 +222,7 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 		if c.History > 0 {
 			fmt.Fprintf(out, " (%d older stored as already seen)", c.History)
 		}
-		fmt.Fprintf(out, ", last harvest %s\n\tfeed %s\n", last, a.feedURL(c.ID))
+		fmt.Fprintf(out, ", last harvest %s\n\tfeed %s\n", last, a.feedURL(c))
 		if c.LastError != "" {
 			fmt.Fprintf(out, "\tproblem: %s\n", c.LastError)
 		}

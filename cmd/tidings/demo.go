@@ -103,7 +103,7 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 			fmt.Fprintf(out, "Everything the demo account follows, for a feed reader on this machine:\n  %s\n",
 				a.cfg.BaseURL+feedbuild.UserFeedPath(user.FeedToken))
 			for _, s := range followed {
-				fmt.Fprintf(out, "%s (%s):\n  %s\n", s.Title, s.URL, a.cfg.BaseURL+feedbuild.SiteFeedPath(s.ID))
+				fmt.Fprintf(out, "%s (%s):\n  %s\n", s.Title, s.URL, a.cfg.BaseURL+feedbuild.SiteFeedPath(s))
 			}
 			fmt.Fprintln(out, "Each feed also has one entry per changed page: add ?entries=page to its address.")
 			fmt.Fprintf(out, "The database is %s; it is removed when the demo stops (Ctrl-C).\n\n", cfg.DB)

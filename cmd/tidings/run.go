@@ -206,6 +206,6 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 }
 
 // feedURL is a collection's Atom feed address.
-func (a *app) feedURL(collectionID int64) string {
-	return a.cfg.BaseURL + feedbuild.CollectionFeedPath(collectionID)
+func (a *app) feedURL(col db.Collection) string {
+	return a.cfg.BaseURL + feedbuild.CollectionFeedPath(col)
 }

@@ -1,0 +1,88 @@
+package web
+
+import (
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tidings/db"
+)
+
+var numericFeed = regexp.MustCompile(`(feeds|sites)/(\d+)\b`)
+
+// public rewrites the numeric feed addresses in s ("/feeds/1.atom",
+// "sites/2") to the public-id ones the store gives those feeds, for tests
+// that only need "the feed of collection 1".
+func public(t testing.TB, store *db.DB, s string) string {
+	t.Helper()
+	return numericFeed.ReplaceAllStringFunc(s, func(m string) string {
+		sub := numericFeed.FindStringSubmatch(m)
+		id, _ := strconv.ParseInt(sub[2], 10, 64)
+		if sub[1] == "feeds" {
+			col, err := store.CollectionByID(t.Context(), id)
+			if err != nil {
+				t.Fatalf("collection %d: %v", id, err)
+			}
+			return "feeds/" + col.PublicID
+		}
+		site, err := store.SiteByID(t.Context(), id)
+		if err != nil {
+			t.Fatalf("site %d: %v", id, err)
+		}
+		return "sites/" + site.PublicID
+	})
+}
+
+// TestOldFeedAddressesRedirect: the numeric feed addresses of before
+// public ids answer 301 to the public one, in every format and with the
+// query kept, so readers update what they store; the feed there is the
+// same document.
+func TestOldFeedAddressesRedirect(t *testing.T) {
+	fx := newFixture(t, nil)
+	h := fx.server(t)
+	col, err := fx.store.CollectionByID(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := fx.store.SiteByID(t.Context(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(col.PublicID) != 32 || len(site.PublicID) != 32 {
+		t.Fatalf("public ids %q, %q", col.PublicID, site.PublicID)
+	}
+	for old, want := range map[string]string{
+		"/feeds/1.atom":                    "feeds/" + col.PublicID + ".atom",
+		"/feeds/1.rss":                     "feeds/" + col.PublicID + ".rss",
+		"/feeds/1.json?entries=page":       "feeds/" + col.PublicID + ".json?entries=page",
+		"/sites/1.atom?entries=page&x=%2F": "sites/" + site.PublicID + ".atom?entries=page&x=%2F",
+		"/sites/1.rss":                     "sites/" + site.PublicID + ".rss",
+		"/sites/1.json":                    "sites/" + site.PublicID + ".json",
+	} {
+		rec := serveOnce(t, h, old, "")
+		if rec.Code != http.StatusMovedPermanently || rec.Header().Get("Location") != testBase+want {
+			t.Errorf("GET %s: %d to %q, want 301 to %q", old, rec.Code, rec.Header().Get("Location"), testBase+want)
+		}
+	}
+	// Feed and entry ids stay on the numeric ids: a reader that follows
+	// the redirect must not see its entries again as new ones.
+	f := feed(t, h, "/feeds/"+col.PublicID+".atom")
+	if f.FeedLink != testBase+"feeds/"+col.PublicID+".atom" {
+		t.Errorf("self link %q", f.FeedLink)
+	}
+	ids := feedIDs(t, h, "/feeds/"+col.PublicID+".atom")
+	if !strings.HasSuffix(ids[0], ":collection/1") || len(ids) < 2 {
+		t.Errorf("feed id %q is not the numeric one (%d ids)", ids[0], len(ids))
+	}
+	for _, id := range ids[1:] {
+		if !strings.Contains(id, ":collection/1/") {
+			t.Errorf("entry id %q is not on the numeric id", id)
+		}
+	}
+	if got := feedIDs(t, h, "/feeds/1.atom"); !slices.Equal(got, ids) {
+		t.Errorf("ids through the old address %q, want %q", got, ids)
+	}
+}
