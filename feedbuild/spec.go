@@ -14,7 +14,7 @@ import (
 type Spec struct {
 	Scope db.Scope
 	// Path is the feed's address relative to the base URL, without the
-	// format's extension ("feeds/12").
+	// format's extension ("feeds/<public id>").
 	Path string
 	// Meta holds the feed's ID, Title, Subtitle and AlternateURL.
 	Meta feeds.Feed

@@ -78,7 +78,7 @@ func newFeedCache(limit int) *feedCache {
 }
 
 // feedCacheKey names the newest page of one feed: path is its path with
-// the extension ("feeds/12.atom").
+// the extension ("feeds/<public id>.atom").
 func feedCacheKey(path string, perPage bool) string {
 	if perPage {
 		return path + "?entries=page"

@@ -45,7 +45,7 @@ func TestFollowWithoutUser(t *testing.T) {
 	}
 	r = tidings(t, one, "opml", "export", "--user", "ann")
 	mustSucceed(t, r)
-	if !strings.Contains(r.stdout, "feeds/1.atom") {
+	if !strings.Contains(r.stdout, public(t, one["TIDINGS_DB"], "feeds/1.atom")) {
 		t.Errorf("ann's OPML lacks the site followed without --user:\n%s", r.stdout)
 	}
 

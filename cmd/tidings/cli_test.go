@@ -142,8 +142,8 @@ func TestFollowPrintsCollectionsWithFeedURLs(t *testing.T) {
 	mustSucceed(t, r)
 	for _, want := range []string{
 		site.URL + "/: 2 collection(s), 5 new change(s)\n",
-		"  My Shrine & Co\n    feed: " + testBase + "feeds/1.atom\n",
-		"  " + site.URL + "/gallery/\n    feed: " + testBase + "feeds/2.atom\n",
+		"  My Shrine & Co\n    feed: " + testBase + public(t, env["TIDINGS_DB"], "feeds/1.atom\n"),
+		"  " + site.URL + "/gallery/\n    feed: " + testBase + public(t, env["TIDINGS_DB"], "feeds/2.atom\n"),
 		"4 new change(s), 1 dated by lastmod, 2 older stored as already seen",
 		"1 new change(s), 1 older stored as already seen",
 	} {
@@ -169,7 +169,7 @@ func TestFollowAgainSaysAlreadyFollowedAndHarvests(t *testing.T) {
 	for _, want := range []string{
 		site.URL + "/ is already followed; harvested it now.\n",
 		site.URL + "/: 2 collection(s), 0 new change(s)\n",
-		"feed: " + testBase + "feeds/1.atom\n",
+		"feed: " + testBase + public(t, env["TIDINGS_DB"], "feeds/1.atom\n"),
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("second follow output lacks %q:\n%s", want, r.stdout)
@@ -358,9 +358,9 @@ func TestFeedsJSON(t *testing.T) {
 	root := site.URL + "/"
 	want := []feedLine{
 		{ID: 1, Site: root, Key: root + "shrine/", Title: "My Shrine & Co", Protocol: "resourcesync",
-			FeedURL: testBase + "feeds/1.atom", Changes: 4, History: 2},
+			FeedURL: testBase + public(t, env["TIDINGS_DB"], "feeds/1.atom"), Changes: 4, History: 2},
 		{ID: 2, Site: root, Key: root + "gallery/", Title: root + "gallery/", Protocol: "resourcesync",
-			FeedURL: testBase + "feeds/2.atom", Changes: 1, History: 1},
+			FeedURL: testBase + public(t, env["TIDINGS_DB"], "feeds/2.atom"), Changes: 1, History: 1},
 	}
 	keys := []string{"id", "site", "key", "title", "protocol", "feed_url", "changes", "history", "last_harvest", "last_error"}
 	for i, l := range ls {

@@ -55,7 +55,7 @@ func TestDemo(t *testing.T) {
 	}
 	out := stdout.String()
 	base := "http://" + addr + "/"
-	for _, want := range []string{"open " + base + " in a browser and sign in as \"demo\" with the password \"", base + "u/", "Lantern Garden (http://127.0.0.1:", base + "sites/1.atom"} {
+	for _, want := range []string{"open " + base + " in a browser and sign in as \"demo\" with the password \"", base + "u/", "Lantern Garden (http://127.0.0.1:", base + public(t, dbPath, "sites/1.atom")} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo's instructions lack %q:\n%s", want, out)
 		}

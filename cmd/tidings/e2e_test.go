@@ -102,8 +102,9 @@ func TestEndToEnd(t *testing.T) {
 	site := newSite(t)
 	addr := freeAddr(t)
 	base := "http://" + addr + "/"
+	dbPath := filepath.Join(t.TempDir(), "tidings.db")
 	env := cleanEnv(
-		"TIDINGS_DB="+filepath.Join(t.TempDir(), "tidings.db"),
+		"TIDINGS_DB="+dbPath,
 		"TIDINGS_ALLOW_PRIVATE_ADDRESSES=1",
 		"TIDINGS_ADDR="+addr,
 	)
@@ -125,7 +126,9 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("user add: %v\n%s", err, out)
 	}
 	out := tidingsCmd("follow", "--user", "ann", site.URL)
-	for _, want := range []string{"My Shrine & Co", "feed: " + base + "feeds/1.atom", "feed: " + base + "feeds/2.atom"} {
+	// Feeds are at public ids; feedsN is the one of collection (or site) N.
+	feeds1, feeds2, sites1 := base+public(t, dbPath, "feeds/1.atom"), base+public(t, dbPath, "feeds/2.atom"), base+public(t, dbPath, "sites/1.atom")
+	for _, want := range []string{"My Shrine & Co", "feed: " + feeds1, "feed: " + feeds2} {
 		if !strings.Contains(out, want) {
 			t.Errorf("follow output lacks %q:\n%s", want, out)
 		}
@@ -137,11 +140,11 @@ func TestEndToEnd(t *testing.T) {
 
 	srv := startServe(t, bin, env, base, "--addr", addr, "--no-scheduler")
 
-	feed := getFeed(t, base+"feeds/1.atom")
+	feed := getFeed(t, feeds1)
 	if feed.FeedType != "atom" || feed.Title != "My Shrine & Co — changes" {
 		t.Errorf("collection feed: type %q, title %q; want atom, %q", feed.FeedType, feed.Title, "My Shrine & Co — changes")
 	}
-	if feed.FeedLink != base+"feeds/1.atom" || feed.Link != site.URL+"/shrine/" {
+	if feed.FeedLink != feeds1 || feed.Link != site.URL+"/shrine/" {
 		t.Errorf("collection feed links: self %q, alternate %q", feed.FeedLink, feed.Link)
 	}
 	if len(feed.Items) != 1 {
@@ -161,7 +164,11 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 
+	// The old numeric address still reaches it, by a redirect.
 	siteFeed := getFeed(t, base+"sites/1.atom")
+	if siteFeed.FeedLink != sites1 {
+		t.Errorf("site feed self link %q, want %q", siteFeed.FeedLink, sites1)
+	}
 	if len(siteFeed.Items) != 2 {
 		t.Errorf("site feed has %d entries, want one per collection (2)", len(siteFeed.Items))
 	}
@@ -174,7 +181,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	index := signInAndGet(t, base, "ann", "correct horse battery")
-	for _, want := range []string{base + "feeds/1.atom", base + "feeds/2.atom", base + "sites/1.atom", "My Shrine &amp; Co"} {
+	for _, want := range []string{feeds1, feeds2, sites1, "My Shrine &amp; Co"} {
 		if !strings.Contains(index, want) {
 			t.Errorf("index page lacks %q", want)
 		}

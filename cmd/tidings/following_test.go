@@ -110,7 +110,7 @@ func TestFirstFollowOfAQuietSiteHasOneEntry(t *testing.T) {
 
 	read := func(ext, query string) *gofeed.Feed {
 		t.Helper()
-		f, err := gofeed.NewParser().ParseString(fetchBody(t, fmt.Sprintf("%sfeeds/%d.%s%s", base, id, ext, query)))
+		f, err := gofeed.NewParser().ParseString(fetchBody(t, base+public(t, env["TIDINGS_DB"], fmt.Sprintf("feeds/%d.%s%s", id, ext, query))))
 		if err != nil {
 			t.Fatalf("%s%s: %v", ext, query, err)
 		}

@@ -114,7 +114,7 @@ func TestHarvestPingsTheHub(t *testing.T) {
 
 	addChange(t, site, "new.html", "1h")
 	harvestAll(env, "--websub-hub", hub.URL+"/hub")
-	changed := want("feeds/1", "sites/1", "u/"+token)
+	changed := want(public(t, env["TIDINGS_DB"], "feeds/1"), public(t, env["TIDINGS_DB"], "sites/1"), "u/"+token)
 	if got := hub.take(t); !slices.Equal(got, changed) {
 		t.Errorf("after a new change in collection 1 the hub received\n%q\nwant one ping each for\n%q", got, changed)
 	}

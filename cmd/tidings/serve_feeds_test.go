@@ -85,7 +85,7 @@ func TestServePingsTheHub(t *testing.T) {
 		done <- run(ctx, []string{"serve", "--addr", addr}, func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
 	}()
 	var want []string
-	for _, base := range []string{"feeds/1", "sites/1"} {
+	for _, base := range []string{public(t, env["TIDINGS_DB"], "feeds/1"), public(t, env["TIDINGS_DB"], "sites/1")} {
 		for _, ext := range []string{"atom", "rss", "json"} {
 			u := testBase + base + "." + ext
 			want = append(want, u, u+"?entries=page")
@@ -108,7 +108,7 @@ func TestServePingsTheHub(t *testing.T) {
 		t.Errorf("the hub received\n%q\nwant\n%q\nstderr:\n%s", got, want, stderr.String())
 	}
 
-	body := fetchBody(t, "http://"+addr+"/feeds/1.atom")
+	body := fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.atom"))
 	if !strings.Contains(body, `href="`+hub.URL+`/hub" rel="hub"`) || strings.Count(body, "<entry>") != 1 || !strings.Contains(body, `rel="next"`) {
 		t.Errorf("the feed does not carry the hub, one entry and a next page:\n%s", body)
 	}

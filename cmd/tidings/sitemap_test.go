@@ -81,7 +81,7 @@ func TestFollowPlainSitemap(t *testing.T) {
 		}
 	}()
 	waitHealthy(t, "http://"+addr+"/healthz")
-	feed, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+"/feeds/1.atom?entries=page"))
+	feed, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.atom?entries=page")))
 	if err != nil {
 		t.Fatal(err)
 	}

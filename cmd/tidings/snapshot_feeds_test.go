@@ -59,7 +59,7 @@ func TestServedFeedsSayWhatChanged(t *testing.T) {
 	waitHealthy(t, "http://"+addr+"/healthz")
 
 	for _, ext := range []string{"atom", "rss", "json"} {
-		f, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+"/feeds/1."+ext+"?entries=page"))
+		f, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.")+ext+"?entries=page"))
 		if err != nil {
 			t.Fatalf("%s: %v", ext, err)
 		}
@@ -84,7 +84,7 @@ func TestServedFeedsSayWhatChanged(t *testing.T) {
 			t.Errorf("%s: the created page's entry lacks its opening text", ext)
 		}
 	}
-	digest, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+"/feeds/1.atom"))
+	digest, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.atom")))
 	if err != nil {
 		t.Fatal(err)
 	}

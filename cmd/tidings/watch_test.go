@@ -152,7 +152,7 @@ func checkWatchedFeed(t *testing.T, env map[string]string) {
 		}
 	}()
 	waitHealthy(t, "http://"+addr+"/healthz")
-	f, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+"/feeds/1.atom?entries=page"))
+	f, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.atom?entries=page")))
 	if err != nil {
 		t.Fatal(err)
 	}
