@@ -21,6 +21,8 @@ type Fleet struct {
 	sites []*site
 	cycle int
 	log   io.Writer // every request as a line, when set
+	// revised are the URLs of the pages the last revise changed.
+	revised []string
 
 	mu    sync.Mutex
 	stats Stats

@@ -8,6 +8,8 @@
 //	revise RATE    change the text of round(pages × RATE) of every site's
 //	               pages: on ResourceSync sites (with --pages) each with an
 //	               updated entry, on the others in a new build of the site
+//	revised        print the URLs of the pages the last revise changed, as
+//	               one JSON array
 //	stats          print the request/byte counts as one JSON object
 //	reset          zero the counts
 //	quit           stop (as does the end of input or an interrupt)
@@ -145,6 +147,8 @@ func command(f *Fleet, line string, rate float64, stdout io.Writer) (bool, error
 			return false, nil
 		}
 		fmt.Fprintf(stdout, "revised %d\n", f.Revise(r))
+	case "revised":
+		return false, json.NewEncoder(stdout).Encode(f.Revised())
 	case "stats":
 		return false, printStats(stdout, f)
 	case "reset":

@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sort"
 	"time"
 )
@@ -54,6 +55,7 @@ func (f *Fleet) servePage(w http.ResponseWriter, r *http.Request, s *site, i int
 // every URL in a build-stamped sitemap. It returns how many pages changed.
 func (f *Fleet) Revise(rate float64) int {
 	f.cycle++
+	f.revised = f.revised[:0]
 	n := 0
 	for i, s := range f.sites {
 		if s.plain != nil {
@@ -80,9 +82,15 @@ func (f *Fleet) reviseResourceSync(s *site, i int, rate float64) int {
 		pk := pageKey{c: x / f.shape.Pages, p: x % f.shape.Pages}
 		rv.pages = append(rv.pages, pk)
 		s.versions[pk]++
+		f.revised = append(f.revised, fmt.Sprintf("%s/c%d/pages/%06d.html", s.base, pk.c, pk.p))
 	}
 	s.revs = append(s.revs, rv)
 	s.mu.Unlock()
 	s.render(f.seed, i, f.shape)
 	return k
+}
+
+// Revised returns the URL of every page the last revise cycle changed.
+func (f *Fleet) Revised() []string {
+	return slices.Clone(f.revised)
 }

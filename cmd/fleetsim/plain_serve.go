@@ -127,6 +127,7 @@ func (f *Fleet) revisePlain(s *site, i int, rate float64) int {
 	idx := make([]int, k)
 	for n, a := range r.Perm(len(arts))[:k] {
 		idx[n] = arts[a]
+		f.revised = append(f.revised, s.base+ps.pages[arts[a]].path)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

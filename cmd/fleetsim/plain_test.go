@@ -290,6 +290,16 @@ func TestSitemapVariants(t *testing.T) {
 	if revised != want {
 		t.Errorf("revise 0.02 changed %d pages, want %d", revised, want)
 	}
+	urls := f.Revised()
+	if len(urls) != revised {
+		t.Fatalf("%d URLs of %d revised pages", len(urls), revised)
+	}
+	for _, u := range urls {
+		resp, _ := get(t, u)
+		if resp.StatusCode != 200 || !strings.HasSuffix(resp.Header.Get("ETag"), `-1"`) {
+			t.Errorf("revised page %s: %d, ETag %s", u, resp.StatusCode, resp.Header.Get("ETag"))
+		}
+	}
 }
 
 // TestPlainPagesConditional asks a page as a harvester does, then again
