@@ -56,23 +56,24 @@ func (f *Fleet) servePage(w http.ResponseWriter, r *http.Request, s *site, i int
 func (f *Fleet) Revise(rate float64) int {
 	f.cycle++
 	f.revised = f.revised[:0]
-	n := 0
 	for i, s := range f.sites {
 		if s.plain != nil {
-			n += f.revisePlain(s, i, rate)
+			f.revised = append(f.revised, f.revisePlain(s, i, rate)...)
 		} else {
-			n += f.reviseResourceSync(s, i, rate)
+			f.revised = append(f.revised, f.reviseResourceSync(s, i, rate)...)
 		}
 	}
-	return n
+	return len(f.revised)
 }
 
-func (f *Fleet) reviseResourceSync(s *site, i int, rate float64) int {
+// reviseResourceSync revises site i's pages and returns their URLs.
+func (f *Fleet) reviseResourceSync(s *site, i int, rate float64) []string {
 	total := f.shape.Collections * f.shape.Pages
 	k := min(max(int(float64(total)*rate+0.5), 0), total)
 	if k == 0 {
-		return 0
+		return nil
 	}
+	var urls []string
 	r := rand.New(rand.NewPCG(uint64(f.seed), uint64(f.cycle)|uint64(i)<<20|1<<41))
 	idx := r.Perm(total)[:k]
 	sort.Ints(idx)
@@ -82,12 +83,12 @@ func (f *Fleet) reviseResourceSync(s *site, i int, rate float64) int {
 		pk := pageKey{c: x / f.shape.Pages, p: x % f.shape.Pages}
 		rv.pages = append(rv.pages, pk)
 		s.versions[pk]++
-		f.revised = append(f.revised, fmt.Sprintf("%s/c%d/pages/%06d.html", s.base, pk.c, pk.p))
+		urls = append(urls, fmt.Sprintf("%s/c%d/pages/%06d.html", s.base, pk.c, pk.p))
 	}
 	s.revs = append(s.revs, rv)
 	s.mu.Unlock()
 	s.render(f.seed, i, f.shape)
-	return k
+	return urls
 }
 
 // Revised returns the URL of every page the last revise cycle changed.

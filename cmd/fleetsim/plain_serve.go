@@ -111,8 +111,8 @@ func notModified(r *http.Request, etag string, mod time.Time) bool {
 
 // revisePlain rewrites round(pages × rate) of site i's articles in one
 // build, chosen from the seed, the cycle and the site; a negative rate
-// rewrites one. It returns how many pages changed.
-func (f *Fleet) revisePlain(s *site, i int, rate float64) int {
+// rewrites one. It returns the URLs of the pages it changed.
+func (f *Fleet) revisePlain(s *site, i int, rate float64) []string {
 	ps := s.plain
 	arts := ps.articles()
 	k := 1
@@ -121,17 +121,18 @@ func (f *Fleet) revisePlain(s *site, i int, rate float64) int {
 	}
 	k = min(k, len(arts))
 	if k == 0 {
-		return 0
+		return nil
 	}
 	r := rand.New(rand.NewPCG(uint64(f.seed), uint64(f.cycle)|uint64(i)<<20|1<<42))
 	idx := make([]int, k)
+	urls := make([]string, k)
 	for n, a := range r.Perm(len(arts))[:k] {
 		idx[n] = arts[a]
-		f.revised = append(f.revised, s.base+ps.pages[arts[a]].path)
+		urls[n] = s.base + ps.pages[arts[a]].path
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ps.revise(idx)
 	s.docs = ps.plainDocs(s.kind, s.base, f.shape.epoch())
-	return k
+	return urls
 }

@@ -413,3 +413,22 @@ func TestKindStats(t *testing.T) {
 		t.Errorf("after reset: %+v", st)
 	}
 }
+
+// TestMutatePlain: a mutation edits one article of each site it picks,
+// and is no revise cycle.
+func TestMutatePlain(t *testing.T) {
+	f := plainFleet(t, 4, "sitemap=1,pages=1", 0)
+	changed := f.Mutate(0.5)
+	for i, s := range f.sites {
+		edits := 0
+		for _, v := range s.plain.versions {
+			edits += v
+		}
+		if want := min(1, len(slices.DeleteFunc(slices.Clone(changed), func(c int) bool { return c != i }))); edits != want {
+			t.Errorf("site %d: %d pages edited, want %d", i, edits, want)
+		}
+	}
+	if len(changed) != 2 || len(f.Revised()) != 0 {
+		t.Errorf("mutate changed %v; revised %v", changed, f.Revised())
+	}
+}

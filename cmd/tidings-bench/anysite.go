@@ -19,6 +19,9 @@ const (
 	anyMix     = "resourcesync=1,sitemap=2,pages=2"
 	anyRSPages = 50
 	anyRate    = 0.02
+	// anyNoValidators is the fraction of sitemap and pages sites whose
+	// server sends no ETag or Last-Modified.
+	anyNoValidators = 0.1
 	// anyCycle is the target of a harvest of every site after anyRate of
 	// the pages changed, with the default host delay.
 	anyCycle = 120 * time.Second
@@ -75,7 +78,7 @@ func origin(u string) string {
 // unchanged, then again after anyRate of the pages changed.
 func (h *harness) anySite(ctx context.Context, seed int64, sites int) ([]Row, error) {
 	fleet, err := startFleet(ctx, h.fleetsim, seed, sites, "--kinds", anyMix, "--collections", "1", "--lists", "2",
-		"--entries", strconv.Itoa(anyRSPages), "--pages", strconv.Itoa(anyRSPages), "--recent")
+		"--entries", strconv.Itoa(anyRSPages), "--pages", strconv.Itoa(anyRSPages), "--no-validators", fmt.Sprint(anyNoValidators), "--recent")
 	if err != nil {
 		return nil, err
 	}

@@ -146,10 +146,13 @@ func (r anyResult) cycleRow() Row {
 		}
 		parts = append(parts, p+fmt.Sprintf(", %d × 304)", ks.NotModified))
 	}
+	// A cycle over sites the follow could not follow does less than the
+	// target is about.
+	_, _, none, _ := r.followedBy()
 	return Row{anyName + ": cycle, 2 % of pages changed",
-		fmt.Sprintf("%d sites harvested in %.1f s, %d at once, default politeness: %d pages revised; %d requests (%s): %s; peak RSS %s%s",
-			len(r.sites), r.cycle.wall.Seconds(), r.workers, len(r.revised), st.Requests, statuses(st), strings.Join(parts, ", "), mb(r.cycle.peak), endedAs(r.cycle)),
-		"< 120 s", check(r.cycle.ok() && r.cycle.exit == 0 && r.cycle.wall < anyCycle)}
+		fmt.Sprintf("%d sites (%d followed) harvested in %.1f s, %d at once, default politeness: %d pages revised; %d requests (%s): %s; peak RSS %s%s",
+			len(r.sites), len(r.sites)-none, r.cycle.wall.Seconds(), r.workers, len(r.revised), st.Requests, statuses(st), strings.Join(parts, ", "), mb(r.cycle.peak), endedAs(r.cycle)),
+		"< 120 s", check(r.cycle.ok() && r.cycle.exit == 0 && none == 0 && r.cycle.wall < anyCycle)}
 }
 
 // detectionRow compares the changes the cycle stored with the pages the

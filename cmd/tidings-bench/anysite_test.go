@@ -31,9 +31,8 @@ func TestParseSiteLine(t *testing.T) {
 	}
 }
 
-// anyFixture is a fleet of one site of each kind (the sitemap one build
-// stamped, the pages one without validators), followed each by its own
-// source but the pages site, which failed.
+// anyFixture is a fleet of a site of each kind, and a sitemap site
+// followed by its pages.
 func anyFixture() anyResult {
 	sites := []fleetSite{
 		{url: "http://127.0.0.1:1/", kind: "resourcesync", validators: true},
@@ -44,7 +43,7 @@ func anyFixture() anyResult {
 	feeds := []feed{
 		{Site: "http://127.0.0.1:1/", Protocol: "resourcesync"},
 		{Site: "http://127.0.0.1:2/", Protocol: "sitemap"},
-		{Site: "http://127.0.0.1:3/", Protocol: "pages", LastError: "the page returned 500"},
+		{Site: "http://127.0.0.1:3/", Protocol: "pages"},
 		{Site: "http://127.0.0.1:4/", Protocol: "pages"},
 	}
 	return anyResult{
@@ -86,10 +85,10 @@ func TestAnyRows(t *testing.T) {
 		}
 	}
 	want := []string{
-		"4 sites in 30.0 s, 256 at once: 1 of 1 resourcesync sites by resourcesync, 1 of 2 sitemap sites by sitemap, 0 of 1 pages sites by pages; 1 by another source (sitemap by pages); 1 without a collection harvested without error; 500 requests (500 × 200; 400 pages); peak RSS 100.0 MB",
+		"4 sites in 30.0 s, 256 at once: 1 of 1 resourcesync sites by resourcesync, 1 of 2 sitemap sites by sitemap, 1 of 1 pages sites by pages; 1 by another source (sitemap by pages); 0 without a collection harvested without error; 500 requests (500 × 200; 400 pages); peak RSS 100.0 MB",
 		// (95+86) / 200 answered 304; the server without validators apart.
 		"90.5 % of 200 requests to sitemap and pages sites with validators answered 304, 95.0 % sent conditionally (sitemap 95 of 100, pages 86 of 100; resourcesync 10 of 10); without validators: 120 requests, 0 conditional; 10.0 s, peak RSS 90.0 MB",
-		"4 sites harvested in 119.0 s, 256 at once, default politeness: 4 pages revised; 40 requests (10 × 200, 30 × 304): resourcesync sites 0 (0 pages, 0 × 304), sitemap sites 20 (15 pages, 5 sitemaps, 12 × 304), pages sites 20 (20 pages, 10 × 304); peak RSS 120.0 MB",
+		"4 sites (4 followed) harvested in 119.0 s, 256 at once, default politeness: 4 pages revised; 40 requests (10 × 200, 30 × 304): resourcesync sites 0 (0 pages, 0 × 304), sitemap sites 20 (15 pages, 5 sitemaps, 12 × 304), pages sites 20 (20 pages, 10 × 304); peak RSS 120.0 MB",
 		"4 changes stored: 2 of the 4 revised pages found (resourcesync 1 of 1, sitemap 1 of 2, pages 0 of 1); changes on pages not revised: sitemap 1",
 	}
 	for k, w := range want {
@@ -122,6 +121,11 @@ func TestAnyRows(t *testing.T) {
 		if *r.cycleRow().Pass {
 			t.Errorf("a cycle of %s, exit %d, timed out %v passed", c.wall, c.exit, c.timedOut)
 		}
+	}
+	r.cycle = runResult{wall: time.Second}
+	r.feeds[2].LastError = "the page returned 500"
+	if row := r.cycleRow(); *row.Pass || !strings.Contains(row.Figure, "4 sites (3 followed)") {
+		t.Errorf("a cycle with a site not followed: %s, pass %v", row.Figure, *row.Pass)
 	}
 }
 
