@@ -21,6 +21,12 @@ type plainSite struct {
 	sections   []string
 	pages      []plainPage
 	byPath     map[string]int
+	// arts are the articles' indexes in order; secArts and secListings
+	// each section's articles and listing pages. Kept, as every page
+	// rendered asks for them.
+	arts        []int
+	secArts     [][]int
+	secListings [][]int
 
 	build    int   // builds so far: each revision rebuilds the site
 	versions []int // how many times each page's text was revised
@@ -89,6 +95,17 @@ func newPlainSite(seed int64, i, n int, scope string) *plainSite {
 	}
 	ps.versions = make([]int, len(ps.pages))
 	ps.builtIn = make([]int, len(ps.pages))
+	ps.secArts = make([][]int, nSections)
+	ps.secListings = make([][]int, nSections)
+	for x, p := range ps.pages {
+		switch p.role {
+		case roleArticle:
+			ps.arts = append(ps.arts, x)
+			ps.secArts[p.section] = append(ps.secArts[p.section], x)
+		case roleListing:
+			ps.secListings[p.section] = append(ps.secListings[p.section], x)
+		}
+	}
 	return ps
 }
 
@@ -102,32 +119,13 @@ func slug(s string) string {
 }
 
 // articles returns the indexes of the pages whose text revisions change:
-// the articles, in order.
-func (ps *plainSite) articles() []int {
-	var out []int
-	for k, p := range ps.pages {
-		if p.role == roleArticle {
-			out = append(out, k)
-		}
-	}
-	return out
-}
+// the articles, in order. The slice is the site's own.
+func (ps *plainSite) articles() []int { return ps.arts }
 
 // section returns the articles of section k in order, and its listing
-// pages.
+// pages. The slices are the site's own.
 func (ps *plainSite) section(k int) (articles, listings []int) {
-	for x, p := range ps.pages {
-		if p.section != k {
-			continue
-		}
-		switch p.role {
-		case roleArticle:
-			articles = append(articles, x)
-		case roleListing:
-			listings = append(listings, x)
-		}
-	}
-	return articles, listings
+	return ps.secArts[k], ps.secListings[k]
 }
 
 // revise rewrites the text of the pages idx in one new build.
