@@ -171,7 +171,9 @@ func (r anyResult) detectionRow() Row {
 	}
 	hit := map[string]int{}
 	got := map[string]bool{}
-	spurious := map[string]int{}
+	// spurious counts the changes of pages not revised by the site's kind,
+	// then the change's kind: a page found late is created, not updated.
+	spurious := map[string]map[string]int{}
 	for _, c := range r.found {
 		k := kindOf[origin(c.url)]
 		switch {
@@ -179,15 +181,26 @@ func (r anyResult) detectionRow() Row {
 			got[c.url] = true
 			hit[k]++
 		case !revised[c.url]:
-			spurious[k]++
+			if spurious[k] == nil {
+				spurious[k] = map[string]int{}
+			}
+			spurious[k][c.kind]++
 		}
 	}
 	var parts, extra []string
 	for _, k := range anyKinds {
 		parts = append(parts, fmt.Sprintf("%s %d of %d", k, hit[k], want[k]))
-		if spurious[k] > 0 {
-			extra = append(extra, fmt.Sprintf("%s %d", k, spurious[k]))
+		if len(spurious[k]) == 0 {
+			continue
 		}
+		n, kinds := 0, []string{}
+		for _, ck := range []string{"created", "updated", "deleted"} {
+			if c := spurious[k][ck]; c > 0 {
+				n += c
+				kinds = append(kinds, fmt.Sprintf("%d %s", c, ck))
+			}
+		}
+		extra = append(extra, fmt.Sprintf("%s %d (%s)", k, n, strings.Join(kinds, ", ")))
 	}
 	other := "none"
 	if len(extra) > 0 {

@@ -68,6 +68,7 @@ func anyFixture() anyResult {
 			{"sitemap", "http://127.0.0.1:2/docs/a/", "updated"},
 			{"sitemap", "http://127.0.0.1:2/docs/a/", "updated"}, // a second change of one page counts once
 			{"sitemap", "http://127.0.0.1:2/docs/z/", "updated"}, // its lastmod moved, its text did not
+			{"sitemap", "http://127.0.0.1:2/docs/new/", "created"},
 			{"resourcesync", "http://127.0.0.1:1/c0/pages/000001.html", "updated"},
 		},
 	}
@@ -89,7 +90,7 @@ func TestAnyRows(t *testing.T) {
 		// (95+86) / 200 answered 304; the server without validators apart.
 		"90.5 % of 200 requests to sitemap and pages sites with validators answered 304, 95.0 % sent conditionally (sitemap 95 of 100, pages 86 of 100; resourcesync 10 of 10); without validators: 120 requests, 0 conditional; 10.0 s, peak RSS 90.0 MB",
 		"4 sites (4 followed) harvested in 119.0 s, 256 at once, default politeness: 4 pages revised; 40 requests (10 × 200, 30 × 304): resourcesync sites 0 (0 pages, 0 × 304), sitemap sites 20 (15 pages, 5 sitemaps, 12 × 304), pages sites 20 (20 pages, 10 × 304); peak RSS 120.0 MB",
-		"4 changes stored: 2 of the 4 revised pages found (resourcesync 1 of 1, sitemap 1 of 2, pages 0 of 1); changes on pages not revised: sitemap 1",
+		"5 changes stored: 2 of the 4 revised pages found (resourcesync 1 of 1, sitemap 1 of 2, pages 0 of 1); changes on pages not revised: sitemap 2 (1 created, 1 updated)",
 	}
 	for k, w := range want {
 		if rows[k].Figure != w {
