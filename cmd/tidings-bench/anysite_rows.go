@@ -23,10 +23,14 @@ type anyResult struct {
 	workers int
 	feeds   []feed // after the follow
 
-	follow         runResult
-	followStats    stats
-	unchanged      runResult
-	unchangedStats stats
+	follow      runResult
+	followStats stats
+	// firstUnchanged is the harvest right after the follow; unchanged
+	// the one after it.
+	firstUnchanged      runResult
+	firstUnchangedStats stats
+	unchanged           runResult
+	unchangedStats      stats
 	cycle          runResult
 	cycleStats     stats
 	revised        []string // URLs of the pages changed before cycle
@@ -38,7 +42,8 @@ const anyName = "9. follow any site"
 func (r anyResult) rows() []Row {
 	return []Row{
 		r.followRow(),
-		r.unchangedRow(),
+		unchangedRow(": unchanged cycle, the first after the follow", r.firstUnchanged, r.firstUnchangedStats, false),
+		unchangedRow(": unchanged cycle", r.unchanged, r.unchangedStats, true),
 		r.cycleRow(),
 		r.detectionRow(),
 		sitemapBenchRow(),
@@ -120,19 +125,24 @@ func (a kindStats) plus(b kindStats) kindStats {
 
 func share(n, of int) float64 { return float64(n) / float64(max(of, 1)) }
 
-func (r anyResult) unchangedRow() Row {
-	st := r.unchangedStats
+// unchangedRow says how a harvest of the unchanged fleet went, and with
+// target, whether it met the target.
+func unchangedRow(name string, res runResult, st stats, target bool) Row {
 	with, without := validated(st)
 	pct := share(with.NotModified, with.Requests)
 	k := func(name string) string {
 		ks := st.Kinds[name]
 		return fmt.Sprintf("%s %d of %d", name, ks.NotModified, ks.Requests)
 	}
-	return Row{anyName + ": unchanged cycle",
-		fmt.Sprintf("%.1f %% of %d requests to sitemap and pages sites with validators answered 304, %.1f %% sent conditionally (%s, %s; %s); without validators: %d requests, %d conditional; %.1f s, peak RSS %s%s",
+	row := Row{Scenario: anyName + name,
+		Figure: fmt.Sprintf("%.1f %% of %d requests to sitemap and pages sites with validators answered 304, %.1f %% sent conditionally (%s, %s; %s); without validators: %d requests, %d conditional; %.1f s, peak RSS %s%s",
 			100*pct, with.Requests, 100*share(with.Conditional, with.Requests), k("sitemap"), k("pages"), k("resourcesync"),
-			without.Requests, without.Conditional, r.unchanged.wall.Seconds(), mb(r.unchanged.peak), endedAs(r.unchanged)),
-		"≥ 90 % (servers with validators)", check(r.unchanged.ok() && with.Requests > 0 && pct >= anyUnchanged)}
+			without.Requests, without.Conditional, res.wall.Seconds(), mb(res.peak), endedAs(res))}
+	if target {
+		row.Target = "≥ 90 % (servers with validators)"
+		row.Pass = check(res.ok() && with.Requests > 0 && pct >= anyUnchanged)
+	}
+	return row
 }
 
 func (r anyResult) cycleRow() Row {
