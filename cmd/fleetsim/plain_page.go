@@ -58,8 +58,12 @@ func (ps *plainSite) pageBody(seed int64, i, x, v int, base string, year int) []
 		ps.writeProse(&b, r, 8+r.IntN(7), v)
 		ps.writeArticleLinks(&b, r, x)
 	}
-	fmt.Fprintf(&b, "</main>\n<footer class=\"site-footer\"><p>© %d %s. <a href=\"%sabout/\">About</a> · <a href=\"mailto:editor@example.org\">Write to us</a> · <a href=\"#content\">Back to top</a></p>\n"+
-		"<p class=\"generator\">Made with a static site generator.</p></footer>\n</body>\n</html>\n", year, ps.name, ps.scope)
+	contact := ""
+	if _, ok := ps.byPath[ps.scope+"contact/"]; ok {
+		contact = fmt.Sprintf(" · <a href=\"%scontact/\">Contact</a>", ps.scope)
+	}
+	fmt.Fprintf(&b, "</main>\n<footer class=\"site-footer\"><p>© %d %s. <a href=\"%sabout/\">About</a>%s · <a href=\"mailto:editor@example.org\">Write to us</a> · <a href=\"#content\">Back to top</a></p>\n"+
+		"<p class=\"generator\">Made with a static site generator.</p></footer>\n</body>\n</html>\n", year, ps.name, ps.scope, contact)
 	return b.Bytes()
 }
 
