@@ -28,6 +28,8 @@ const (
 	// anyUnchanged is the least share of the requests an unchanged
 	// harvest sends to servers with validators that are answered 304.
 	anyUnchanged = 0.90
+	// hostDelay is tidings' default --host-delay, which scenario 9 keeps.
+	hostDelay = 250 * time.Millisecond
 )
 
 // anyFollowTimeout bounds the first follow, which reads every page of a

@@ -94,7 +94,7 @@ func TestAnyRows(t *testing.T) {
 		"50.0 % of 100 requests to sitemap and pages sites with validators answered 304, 50.0 % sent conditionally (sitemap 50 of 100, pages 0 of 0; resourcesync 0 of 0); without validators: 0 requests, 0 conditional; 12.0 s, peak RSS 95.0 MB",
 		// (95+86) / 200 answered 304; the server without validators apart.
 		"90.5 % of 200 requests to sitemap and pages sites with validators answered 304, 95.0 % sent conditionally (sitemap 95 of 100, pages 86 of 100; resourcesync 10 of 10); without validators: 120 requests, 0 conditional; 10.0 s, peak RSS 90.0 MB",
-		"4 sites (4 followed) harvested in 119.0 s, 256 at once, default politeness: 4 pages revised; 40 requests (10 × 200, 30 × 304): resourcesync sites 0 (0 pages, 0 × 304), sitemap sites 20 (15 pages, 5 sitemaps, 12 × 304), pages sites 20 (20 pages, 10 × 304); peak RSS 120.0 MB",
+		"4 sites (4 followed) harvested in 119.0 s, 256 at once, default politeness: 4 pages revised; 40 requests (10 × 200, 30 × 304): resourcesync sites 0 (0 pages, 0 × 304), sitemap sites 20 (15 pages, 5 sitemaps, 12 × 304), pages sites 20 (20 pages, 10 × 304); the host delay alone makes it ≥ 0.0 s (requests × 250ms ÷ 256 at once); peak RSS 120.0 MB",
 		"5 changes stored: 2 of the 4 revised pages found (resourcesync 1 of 1, sitemap 1 of 2, pages 0 of 1); changes on pages not revised: sitemap 2 (1 created, 1 updated)",
 	}
 	for k, w := range want {
@@ -110,6 +110,12 @@ func TestAnyRows(t *testing.T) {
 	}
 	if !strings.Contains(rows[5].line(), "| < 0.5 s, < 150 MB | — |") {
 		t.Errorf("the 50,000-URL sitemap's row: %s", rows[5].line())
+	}
+
+	w := r
+	w.workers = 4
+	if f := w.cycleRow().Figure; !strings.Contains(f, "≥ 2.5 s (requests × 250ms ÷ 4 at once)") {
+		t.Errorf("40 requests 250 ms apart, 4 sites at once: %s", f)
 	}
 
 	// Each target fails on its own: fewer 304s, a slower cycle, a cycle
