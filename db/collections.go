@@ -36,6 +36,7 @@ type Collection struct {
 	LastError       string
 	Changes         int    // stored changes, history included
 	State           string // the protocol's own state, opaque here
+	PublicID        string // names it in the web UI's public addresses; random
 }
 
 // CollectionSpec is what discovery learns about a collection.
@@ -48,7 +49,7 @@ type CollectionSpec struct {
 
 const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url, c.title, c.active, c.created_at,
 	c.last_processed_at, c.last_success_at, c.last_harvest_at, c.last_error,
-	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state`
+	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state, COALESCE(c.public_id, '')`
 
 const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
 
@@ -56,7 +57,7 @@ func scanCollection(row scanner) (Collection, error) {
 	var c Collection
 	var processed, success, harvest nullTime
 	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
-		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.State)
+		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.State, &c.PublicID)
 	c.LastProcessedAt, c.LastSuccessAt, c.LastHarvestAt = processed.t, success.t, harvest.t
 	return c, err
 }
@@ -117,12 +118,22 @@ func (d *DB) Collections(ctx context.Context, f CollectionFilter) ([]Collection,
 
 // CollectionByID returns one collection or ErrNotFound.
 func (d *DB) CollectionByID(ctx context.Context, id int64) (Collection, error) {
-	c, err := scanCollection(d.r.QueryRowContext(ctx, `SELECT `+collectionCols+collectionFrom+` WHERE c.id = ?`, id))
+	return d.collectionWhere(ctx, "c.id = ?", id)
+}
+
+// CollectionByPublicID returns the collection whose public id is id, or
+// ErrNotFound.
+func (d *DB) CollectionByPublicID(ctx context.Context, id string) (Collection, error) {
+	return d.collectionWhere(ctx, "c.public_id = ?", id)
+}
+
+func (d *DB) collectionWhere(ctx context.Context, where string, id any) (Collection, error) {
+	c, err := scanCollection(d.r.QueryRowContext(ctx, `SELECT `+collectionCols+collectionFrom+` WHERE `+where, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Collection{}, ErrNotFound
 	}
 	if err != nil {
-		return Collection{}, fmt.Errorf("db: load collection %d: %w", id, err)
+		return Collection{}, fmt.Errorf("db: load collection %v: %w", id, err)
 	}
 	return c, nil
 }

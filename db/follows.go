@@ -164,6 +164,37 @@ func (d *DB) Discoveries(ctx context.Context, userID, importID int64, limit int)
 		`SELECT `+discoveryCols+` FROM discoveries WHERE `+strings.Join(where, " AND ")+` ORDER BY id DESC LIMIT ?`, scanDiscovery, args...)
 }
 
+// OpenDiscoveries lists what the dashboard reports of a user's
+// discoveries: those still pending and those that failed and were not
+// dismissed, newest first, at most limit. An address tried several times
+// is reported once, by its latest attempt, and not at all once that one
+// succeeded.
+func (d *DB) OpenDiscoveries(ctx context.Context, userID int64, limit int) ([]Discovery, error) {
+	return queryAll(ctx, d, "list open discoveries", `SELECT `+discoveryCols+` FROM discoveries
+WHERE id IN (SELECT max(id) FROM discoveries WHERE user_id = ? AND dismissed_at IS NULL GROUP BY input_url)
+	AND status IN ('pending', 'failed')
+ORDER BY id DESC LIMIT ?`, scanDiscovery, userID, limit)
+}
+
+// DismissDiscovery hides the failure of a user's discovery, and of every
+// earlier failed attempt at the same address, from the dashboard. It
+// returns ErrNotFound when the user has no such failed discovery.
+func (d *DB) DismissDiscovery(ctx context.Context, userID, id int64) error {
+	res, err := d.w.ExecContext(ctx, `UPDATE discoveries SET dismissed_at = ?
+WHERE user_id = ? AND status = 'failed' AND dismissed_at IS NULL
+	AND input_url = (SELECT input_url FROM discoveries WHERE id = ? AND user_id = ? AND status = 'failed')`,
+		fmtTime(time.Now()), userID, id, userID)
+	if err != nil {
+		return fmt.Errorf("db: dismiss discovery %d: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("db: dismiss discovery %d: %w", id, err)
+	} else if n == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
+
 // PendingDiscoveries lists every discovery still pending, oldest first, so
 // that a restart can resume them.
 func (d *DB) PendingDiscoveries(ctx context.Context) ([]Discovery, error) {

@@ -249,6 +249,29 @@ CREATE TABLE snapshots (
 	PRIMARY KEY (site_id, url)
 );
 `,
+	// Public ids: the site and collection pages are public, and their
+	// addresses should not let anyone count or walk every site followed
+	// here. Sixteen random bytes, filled in for existing rows and by a
+	// trigger for new ones, so that no INSERT needs to know of them.
+	// Failed discoveries a person has read can be dismissed from the
+	// dashboard.
+	`
+ALTER TABLE sites ADD COLUMN public_id TEXT;
+UPDATE sites SET public_id = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX sites_public_id ON sites (public_id);
+CREATE TRIGGER sites_public_id AFTER INSERT ON sites WHEN NEW.public_id IS NULL
+BEGIN
+	UPDATE sites SET public_id = lower(hex(randomblob(16))) WHERE id = NEW.id;
+END;
+ALTER TABLE collections ADD COLUMN public_id TEXT;
+UPDATE collections SET public_id = lower(hex(randomblob(16)));
+CREATE UNIQUE INDEX collections_public_id ON collections (public_id);
+CREATE TRIGGER collections_public_id AFTER INSERT ON collections WHEN NEW.public_id IS NULL
+BEGIN
+	UPDATE collections SET public_id = lower(hex(randomblob(16))) WHERE id = NEW.id;
+END;
+ALTER TABLE discoveries ADD COLUMN dismissed_at TEXT;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -29,14 +29,17 @@ type Site struct {
 	// HistoryDeletedAt is when its changes and harvest history were
 	// deleted, a while after its last follower left.
 	HistoryDeletedAt *time.Time
+	// PublicID names the site in the web UI's public addresses: random,
+	// so that they cannot be counted or guessed.
+	PublicID string
 }
 
-const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error, failures, failing_since, discovered_at, unfollowed_at, history_deleted_at`
+const siteCols = `id, url, input_url, source_url, title, created_at, last_harvest_at, next_harvest_at, last_error, failures, failing_since, discovered_at, unfollowed_at, history_deleted_at, COALESCE(public_id, '')`
 
 func scanSite(row scanner) (Site, error) {
 	var s Site
 	var last, next, since, disc, unfollowed, deleted nullTime
-	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError, &s.Failures, &since, &disc, &unfollowed, &deleted)
+	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError, &s.Failures, &since, &disc, &unfollowed, &deleted, &s.PublicID)
 	s.LastHarvestAt, s.NextHarvestAt, s.FailingSince, s.DiscoveredAt = last.t, next.t, since.t, disc.t
 	s.UnfollowedAt, s.HistoryDeletedAt = unfollowed.t, deleted.t
 	return s, err
@@ -69,6 +72,11 @@ func (d *DB) CreateSite(ctx context.Context, s Site) (Site, error) {
 // SiteByID returns one site or ErrNotFound.
 func (d *DB) SiteByID(ctx context.Context, id int64) (Site, error) {
 	return d.siteWhere(ctx, "id = ?", id)
+}
+
+// SiteByPublicID returns the site whose public id is id, or ErrNotFound.
+func (d *DB) SiteByPublicID(ctx context.Context, id string) (Site, error) {
+	return d.siteWhere(ctx, "public_id = ?", id)
 }
 
 // SiteByURL returns the site with the given root URL or ErrNotFound.

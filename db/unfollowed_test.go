@@ -11,9 +11,17 @@ import (
 var undoMigrationNine = append(undoMigrationTen, "DROP TRIGGER follows_last_left", "DROP TRIGGER follows_back",
 	"ALTER TABLE sites DROP COLUMN unfollowed_at", "ALTER TABLE sites DROP COLUMN history_deleted_at")
 
-// undoMigrationTen rewinds migration 10.
-var undoMigrationTen = []string{"DROP TABLE snapshots",
-	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff"}
+// undoMigrationTen rewinds migration 10 and those after it.
+var undoMigrationTen = append(undoPublicIDs, "DROP TABLE snapshots",
+	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff")
+
+// undoPublicIDs rewinds the migration of public ids and dismissed
+// discoveries.
+var undoPublicIDs = []string{
+	"DROP TRIGGER sites_public_id", "DROP INDEX sites_public_id", "ALTER TABLE sites DROP COLUMN public_id",
+	"DROP TRIGGER collections_public_id", "DROP INDEX collections_public_id", "ALTER TABLE collections DROP COLUMN public_id",
+	"ALTER TABLE discoveries DROP COLUMN dismissed_at",
+}
 
 // TestLastFollowerLeaving: a site stops being harvested when its last
 // follower leaves, by unfollowing or by their account being deleted; its

@@ -6,5 +6,5 @@ import "embed"
 
 // FS holds every template file.
 //
-//go:embed *.html *.css
+//go:embed *.html *.css *.js
 var FS embed.FS

@@ -28,7 +28,9 @@ type inviteView struct {
 
 type adminSite struct {
 	Site      db.Site
+	PageURL   string
 	Followers int
+	Health    siteHealth
 }
 
 func (s *Server) adminPage(c echo.Context) error {
@@ -54,8 +56,18 @@ func (s *Server) adminPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// Health counts collection errors too, as /metrics and the site page
+	// do: one query for every site's collections.
+	cols, err := s.store.Collections(ctx, db.CollectionFilter{ActiveOnly: true})
+	if err != nil {
+		return err
+	}
+	bySite := map[int64][]collectionView{}
+	for _, col := range cols {
+		bySite[col.SiteID] = append(bySite[col.SiteID], s.collectionView(col))
+	}
 	for _, site := range sites {
-		d.Sites = append(d.Sites, adminSite{site, followers[site.ID]})
+		d.Sites = append(d.Sites, adminSite{site, s.abs(sitePath(site)), followers[site.ID], healthOf(site, bySite[site.ID])})
 	}
 	return s.render(c, http.StatusOK, "admin", "Admin", d)
 }
@@ -64,5 +76,5 @@ func (s *Server) inviteCreate(c echo.Context) error {
 	if err := s.store.CreateInvite(c.Request().Context(), accounts.NewToken(), currentUser(c).ID, s.now().Add(inviteLifetime)); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, s.abs("admin"))
+	return c.Redirect(http.StatusSeeOther, s.abs("admin")+"?done=invite")
 }

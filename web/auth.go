@@ -57,17 +57,27 @@ func (s *Server) cookiePath() string {
 // loadUser puts the signed-in user, if any, into the context.
 func (s *Server) loadUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ck, err := c.Cookie(sessionCookie)
-		if err == nil && ck.Value != "" {
-			u, err := s.store.SessionUser(c.Request().Context(), accounts.HashToken(ck.Value), time.Now())
-			if err == nil {
-				c.Set(userKey, &u)
-			} else if !errors.Is(err, db.ErrNotFound) {
-				return err
-			}
+		if err := s.setSessionUser(c); err != nil {
+			return err
 		}
 		return next(c)
 	}
+}
+
+// setSessionUser puts the user the session cookie names, if any, into the
+// context.
+func (s *Server) setSessionUser(c echo.Context) error {
+	ck, err := c.Cookie(sessionCookie)
+	if err != nil || ck.Value == "" {
+		return nil
+	}
+	u, err := s.store.SessionUser(c.Request().Context(), accounts.HashToken(ck.Value), time.Now())
+	if err == nil {
+		c.Set(userKey, &u)
+	} else if !errors.Is(err, db.ErrNotFound) {
+		return err
+	}
+	return nil
 }
 
 func currentUser(c echo.Context) *db.User {

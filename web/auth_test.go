@@ -178,10 +178,19 @@ func (c *uiClient) do(method, path string, body io.Reader, contentType string, h
 	return rec
 }
 
-// get fetches a page.
+// get fetches a page, following a permanent redirect as a browser does:
+// old numeric page addresses move to public ids.
 func (c *uiClient) get(path string) *httptest.ResponseRecorder {
 	c.t.Helper()
-	return c.do(http.MethodGet, path, nil, "", nil)
+	rec := c.do(http.MethodGet, path, nil, "", nil)
+	if rec.Code == http.StatusMovedPermanently {
+		u, err := url.Parse(rec.Header().Get("Location"))
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		return c.do(http.MethodGet, strings.TrimPrefix(u.RequestURI(), c.app.base.Path), nil, "", nil)
+	}
+	return rec
 }
 
 // token returns the CSRF token of the pages seen, loading one if none was.
@@ -332,7 +341,7 @@ func TestFirstSignUpBecomesAdmin(t *testing.T) {
 func inviteLink(t *testing.T, admin *uiClient) string {
 	t.Helper()
 	admin.get("/admin")
-	if got := location(t, admin.post("/admin/invites", nil)); got != testBase+"admin" {
+	if got := location(t, admin.post("/admin/invites", nil)); got != testBase+"admin?done=invite" {
 		t.Errorf("after creating an invite, redirected to %q", got)
 	}
 	page := admin.get("/admin").Body.String()
@@ -585,7 +594,7 @@ func TestSignOutEndsSession(t *testing.T) {
 
 	c.get("/")
 	rec := c.post("/signout", nil)
-	if got := location(t, rec); got != testBase {
+	if got := location(t, rec); got != testBase+"?done=signed-out" {
 		t.Errorf("after sign-out, redirected to %q", got)
 	}
 	if ck := setCookie(rec, sessionCookie); ck == nil || ck.Value != "" || ck.Expires.After(time.Now()) {

@@ -197,6 +197,9 @@ type browser struct {
 
 	mu       sync.Mutex
 	problems []string // console errors, exceptions and security messages
+	// expected are the addresses opened for their error page, whose
+	// status the console reports as an error.
+	expected map[string]bool
 }
 
 func startBrowser(t *testing.T, execPath string) *browser {
@@ -260,7 +263,10 @@ func (b *browser) record(ev any) {
 		e := ev.Entry
 		// The browser asks for /favicon.ico by itself; no page links it.
 		favicon := e.Source == log.EntrySourceNetwork && strings.HasSuffix(e.URL, "/favicon.ico")
-		if !favicon && (e.Level == log.EntryLevelError || e.Source == log.EntrySourceSecurity) {
+		b.mu.Lock()
+		expected := e.Source == log.EntrySourceNetwork && b.expected[e.URL]
+		b.mu.Unlock()
+		if !favicon && !expected && (e.Level == log.EntryLevelError || e.Source == log.EntrySourceSecurity) {
 			msg = fmt.Sprintf("%s %s: %s (%s)", e.Source, e.Level, e.Text, e.URL)
 		}
 	}

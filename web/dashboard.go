@@ -1,8 +1,9 @@
 package web
 
 import (
-	"fmt"
+	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/labstack/echo/v4"
 
@@ -15,6 +16,7 @@ type siteView struct {
 	FeedURL     string
 	PageURL     string
 	Collections []collectionView
+	Health      siteHealth
 }
 
 type collectionView struct {
@@ -25,8 +27,16 @@ type collectionView struct {
 
 type dashboardData struct {
 	Sites       []siteView
-	Recent      []db.Discovery // discoveries still pending or that failed lately
+	Recent      []discoveryView // discoveries pending, or failed and not dismissed
 	UserFeedURL string
+	// Unfollowed is the site just unfollowed, offered to follow again.
+	Unfollowed *db.Site
+}
+
+// discoveryView is a discovery as the dashboard reports it.
+type discoveryView struct {
+	db.Discovery
+	Problem problem
 }
 
 // siteViews loads the given sites with their active collections.
@@ -37,23 +47,28 @@ func (s *Server) siteViews(c echo.Context, sites []db.Site) ([]siteView, error) 
 		if err != nil {
 			return nil, err
 		}
-		v := siteView{Site: site, FeedURL: s.abs(feedbuild.SiteFeedPath(site.ID)), PageURL: s.abs(fmt.Sprintf("site/%d", site.ID))}
+		v := siteView{Site: site, FeedURL: s.abs(feedbuild.SiteFeedPath(site.ID)), PageURL: s.abs(sitePath(site))}
 		for _, col := range cols {
 			v.Collections = append(v.Collections, s.collectionView(col))
 		}
+		v.Health = healthOf(site, v.Collections)
 		out = append(out, v)
 	}
 	return out, nil
 }
 
 func (s *Server) collectionView(col db.Collection) collectionView {
-	return collectionView{Collection: col, FeedURL: s.abs(feedbuild.CollectionFeedPath(col.ID)), PageURL: s.abs(fmt.Sprintf("collection/%d", col.ID))}
+	return collectionView{Collection: col, FeedURL: s.abs(feedbuild.CollectionFeedPath(col.ID)), PageURL: s.abs(collectionPath(col))}
 }
 
 func (s *Server) dashboard(c echo.Context) error {
 	u := currentUser(c)
 	if u == nil {
-		return s.render(c, http.StatusOK, "landing", "", struct{ SignupOpen bool }{s.signupOpen()})
+		first, err := s.store.CountUsers(c.Request().Context())
+		if err != nil {
+			return err
+		}
+		return s.render(c, http.StatusOK, "landing", "", struct{ SignupOpen, First bool }{s.signupOpen(), first == 0})
 	}
 	ctx := c.Request().Context()
 	sites, err := s.store.FollowedSites(ctx, u.ID)
@@ -64,14 +79,42 @@ func (s *Server) dashboard(c echo.Context) error {
 	if d.Sites, err = s.siteViews(c, sites); err != nil {
 		return err
 	}
-	recent, err := s.store.Discoveries(ctx, u.ID, 0, 10)
+	recent, err := s.store.OpenDiscoveries(ctx, u.ID, 10)
 	if err != nil {
 		return err
 	}
 	for _, x := range recent {
-		if x.Status == db.DiscoveryPending || x.Status == db.DiscoveryFailed {
-			d.Recent = append(d.Recent, x)
+		d.Recent = append(d.Recent, discoveryView{x, newProblem(x.Message)})
+	}
+	if id := c.QueryParam("unfollowed"); id != "" {
+		site, err := s.store.SiteByPublicID(ctx, id)
+		if err != nil && !errors.Is(err, db.ErrNotFound) {
+			return err
+		}
+		if err == nil {
+			if ok, err := s.store.Follows(ctx, u.ID, site.ID); err != nil {
+				return err
+			} else if !ok {
+				d.Unfollowed = &site
+			}
 		}
 	}
 	return s.render(c, http.StatusOK, "dashboard", "Dashboard", d)
+}
+
+// discoveryDismiss removes a failed discovery, and earlier failures at the
+// same address, from the dashboard.
+func (s *Server) discoveryDismiss(c echo.Context) error {
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil {
+		return echo.NewHTTPError(http.StatusNotFound, "There is no such failure to dismiss.")
+	}
+	err = s.store.DismissDiscovery(c.Request().Context(), currentUser(c).ID, id)
+	if errors.Is(err, db.ErrNotFound) {
+		return echo.NewHTTPError(http.StatusNotFound, "There is no such failure to dismiss: it may have been dismissed already.")
+	}
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, s.abs("")+"?done=dismissed")
 }

@@ -85,7 +85,7 @@ func TestDiscoveriesTakeTurnsBetweenUsers(t *testing.T) {
 	}
 	close(g.gate)
 	a.settle(t)
-	if body := bob.get(strings.TrimPrefix(bobLoc, testBase)).Body.String(); !strings.Contains(body, "the test site is closed") {
+	if body := bob.get(strings.TrimPrefix(bobLoc, testBase)).Body.String(); !strings.Contains(body, "The test site is closed.") {
 		t.Errorf("bob's discovery page:\n%s", body)
 	}
 }

@@ -3,3 +3,6 @@ package web
 // DiffCollection is diffCollection for the browser test, which is outside
 // the package.
 var DiffCollection = diffCollection
+
+// ShowcaseSite is showcaseSite for the browser test.
+var ShowcaseSite = showcaseSite

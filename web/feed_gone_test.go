@@ -56,7 +56,7 @@ func TestFeedsOfUnfollowedSiteAreGone(t *testing.T) {
 	}
 
 	ann.get("/add")
-	if loc := location(t, ann.post("/add", url.Values{"url": {fx.site.URL}})); loc != testBase+"site/1" {
+	if loc := location(t, ann.post("/add", url.Values{"url": {fx.site.URL}})); loc != testBase+sitePathOf(t, fx.store, 1)+"?followed=1" {
 		t.Fatalf("following again went to %s", loc)
 	}
 	for _, p := range feeds {

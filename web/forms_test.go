@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"html"
 	"io"
 	"mime/multipart"
@@ -195,7 +196,7 @@ func TestPostsNeedCSRFToken(t *testing.T) {
 	// The same forms go through with the token.
 	c := a.signedIn(t, annSession)
 	c.get("/")
-	if got := location(t, c.post("/feed-token", nil)); got != testBase {
+	if got := location(t, c.post("/feed-token", nil)); got != testBase+"?done=feed-address" {
 		t.Errorf("POST /feed-token with the token: redirected to %q", got)
 	}
 	if a.user(t, "ann").FeedToken == ann.FeedToken {
@@ -263,10 +264,10 @@ func TestAddPrivateAddressRefused(t *testing.T) {
 	a := newUIApp(t, store, Options{Harvester: harvest.New(client, store, harvest.Options{})})
 	c := a.signedIn(t, signIn(t, a.store, "ann"))
 	for _, tt := range []struct{ url, want string }{
-		{"http://10.0.0.1/", "This address points to a private address (10.0.0.1), which tidings does not fetch from."},
-		{"http://127.0.0.1:9/", "This address points to a loopback address (127.0.0.1), which tidings does not fetch from."},
-		{"http://[::1]/x", "This address points to a loopback address (::1), which tidings does not fetch from."},
-		{"169.254.169.254/latest/meta-data", "This address points to a link-local address (169.254.169.254), which tidings does not fetch from."},
+		{"http://10.0.0.1/", "This address points to a private address (10.0.0.1), which tidings does not fetch from. " + operatorAdvice},
+		{"http://127.0.0.1:9/", "This address points to a loopback address (127.0.0.1), which tidings does not fetch from. " + operatorAdvice},
+		{"http://[::1]/x", "This address points to a loopback address (::1), which tidings does not fetch from. " + operatorAdvice},
+		{"169.254.169.254/latest/meta-data", "This address points to a link-local address (169.254.169.254), which tidings does not fetch from. " + operatorAdvice},
 	} {
 		if got := addError(t, a, c, tt.url); got != tt.want {
 			t.Errorf("add %q: message %q, want %q", tt.url, got, tt.want)
@@ -320,7 +321,7 @@ func TestAddNewSite(t *testing.T) {
 		t.Fatalf("discovery ended %s: %s", x.Status, x.Message)
 	}
 	body = c.get(page).Body.String()
-	for _, want := range []string{`data-status="followed"`, "Followed: found 2 collection(s).", `href="` + testBase + `site/1"`} {
+	for _, want := range []string{`data-status="followed"`, "Followed: found 2 collections.", `href="` + testBase + sitePathOf(t, a.store, 1) + `"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("discovery page lacks %q:\n%s", want, body)
 		}
@@ -348,7 +349,7 @@ func TestAddNewSite(t *testing.T) {
 	requests := len(site.Log())
 	bob := a.signedIn(t, sessionFor(t, a.store, "bob"))
 	bob.get("/add")
-	if got := location(t, bob.post("/add", url.Values{"url": {strings.ToUpper(site.URL[:4]) + site.URL[4:] + "/gallery/"}})); got != testBase+"site/1" {
+	if got := location(t, bob.post("/add", url.Values{"url": {strings.ToUpper(site.URL[:4]) + site.URL[4:] + "/gallery/"}})); got != testBase+sitePathOf(t, a.store, 1)+"?followed=1" {
 		t.Errorf("adding a known site: redirected to %q, want its page", got)
 	}
 	a.settle(t)
@@ -362,6 +363,10 @@ func TestAddNewSite(t *testing.T) {
 		t.Errorf("bob's site page: %d", rec.Code)
 	}
 }
+
+// operatorAdvice is what a refused address tells a person the operator
+// can change.
+const operatorAdvice = "The operator of this tidings can allow such addresses with --allow-private-addresses (TIDINGS_ALLOW_PRIVATE_ADDRESSES=1)."
 
 func TestAddSiteDiscoveryFails(t *testing.T) {
 	t.Parallel()
@@ -377,17 +382,36 @@ func TestAddSiteDiscoveryFails(t *testing.T) {
 	}
 	body := c.get("/discoveries/" + strconv.FormatInt(id, 10)).Body.String()
 	for _, want := range []string{
-		`data-status="failed"`, "Could not follow this site.", "no change information (ResourceSync, SCP or ARC) was found; tried:",
-		site.URL + "/.well-known/resourcesync returned 404 Not Found; " + site.URL + "/robots.txt returned 404 Not Found; " + site.URL + "/ returned 404 Not Found",
+		`data-status="failed"`, "Could not follow this site.", "tidings found no change information on this site: check that the address is right",
+		"<details><summary>Details: ", " addresses tried</summary>",
+		"<li>" + site.URL + "/.well-known/resourcesync returned 404 Not Found</li><li>" + site.URL + "/robots.txt returned 404 Not Found</li><li>" + site.URL + "/ returned 404 Not Found</li>",
 		`href="` + testBase + `add?url=` + strings.ToLower(url.QueryEscape(site.URL)) + `"`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("failed discovery page lacks %q:\n%s", want, body)
 		}
 	}
+	if n := strings.Count(body, "/ returned 404 Not Found</li>"); n != 1 {
+		t.Errorf("the home page's 404 is listed %d times, want once", n)
+	}
+	// Tried again: the dashboard reports the address once, in one
+	// sentence, and the failure goes once dismissed.
+	c.get("/add")
+	again := discoveryID(t, location(t, c.post("/add", url.Values{"url": {site.URL}})))
+	if x := a.waitDiscovery(t, again); x.Status != db.DiscoveryFailed {
+		t.Fatalf("second discovery ended %s", x.Status)
+	}
 	dash := c.get("/").Body.String()
-	if !strings.Contains(dash, "Could not follow") || !strings.Contains(dash, "You follow no site yet") {
-		t.Errorf("dashboard after a failed discovery:\n%s", dash)
+	if !strings.Contains(dash, "You follow no site yet") || strings.Count(dash, "Could not follow") != 1 ||
+		!strings.Contains(dash, "tidings found no change information on this site") || !strings.Contains(dash, "<details><summary>Details") {
+		t.Errorf("dashboard after failing twice at one address:\n%s", dash)
+	}
+	if got := location(t, c.post(fmt.Sprintf("/discoveries/%d/dismiss", again), nil)); got != testBase+"?done=dismissed" {
+		t.Errorf("dismissing: redirected to %q", got)
+	}
+	dash = c.get("/?done=dismissed").Body.String()
+	if strings.Contains(dash, "Could not follow") || !strings.Contains(dash, `<p class="notice" role="status">Dismissed.</p>`) {
+		t.Errorf("dashboard after dismissing the failure:\n%s", dash)
 	}
 	if sites, _ := a.store.Sites(t.Context()); len(sites) != 0 {
 		t.Errorf("a failed discovery stored sites: %+v", sites)
@@ -408,15 +432,15 @@ func TestHarvestNowOncePerInterval(t *testing.T) {
 
 	ann.get("/site/1")
 	rec := ann.post("/site/1/harvest", nil)
-	if got := location(t, rec); got != testBase+"site/1?harvest=started" {
+	if got := location(t, rec); got != testBase+sitePathOf(t, fx.store, 1)+"?harvest=started" {
 		t.Errorf("first harvest now: redirected to %q", got)
 	}
 	a.settle(t)
 	if n := fx.site.Requests(source); n != before+1 {
 		t.Fatalf("first harvest now: %s fetched %d times, want 1", source, n-before)
 	}
-	if body := ann.get("/site/1?harvest=started").Body.String(); !strings.Contains(body, "A harvest has started.") {
-		t.Error("the site page does not say a harvest started")
+	if body := ann.get("/site/1?harvest=started").Body.String(); !strings.Contains(body, "The harvest you asked for is done") || strings.Contains(body, `http-equiv="refresh"`) {
+		t.Errorf("the site page after the harvest asked for does not say it is done, or still refreshes itself:\n%s", body)
 	}
 	requests := len(fx.site.Log())
 
@@ -424,7 +448,7 @@ func TestHarvestNowOncePerInterval(t *testing.T) {
 		c.get("/site/1")
 		rec := c.post("/site/1/harvest", nil)
 		loc := location(t, rec)
-		if loc != testBase+"site/1?harvest=wait&in=60+minute(s)" {
+		if loc != testBase+sitePathOf(t, fx.store, 1)+"?harvest=wait&in=60" {
 			t.Errorf("second harvest now: redirected to %q", loc)
 		}
 		if secs, err := strconv.Atoi(rec.Header().Get("Retry-After")); err != nil || secs < 3500 || secs > 3600 {
@@ -432,7 +456,7 @@ func TestHarvestNowOncePerInterval(t *testing.T) {
 		}
 		u, _ := url.Parse(loc)
 		body := c.get(u.RequestURI()).Body.String()
-		if !strings.Contains(body, "This site was harvested on request a moment ago. Try again in 60 minute(s).") {
+		if !strings.Contains(body, "This site was harvested on request a moment ago. Try again in 60 minutes.") {
 			t.Errorf("the site page does not give the wait:\n%s", body)
 		}
 	}
@@ -463,11 +487,11 @@ func TestEveryPageRenders(t *testing.T) {
 
 	signedIn := []string{
 		"/", "/add", "/add?url=example.org", "/discoveries/1", "/discoveries/2", "/site/1", "/site/2",
-		"/site/1?harvest=started", "/site/1?harvest=wait&in=3+minute(s)", "/collection/1", "/collection/2", "/collection/3",
-		"/opml", "/import", "/imports/1", "/admin", "/static/style.css",
+		"/site/1?harvest=started", "/site/1?harvest=wait&in=3", "/site/1?followed=1", "/site/1/unfollow", "/collection/1", "/collection/2", "/collection/3",
+		"/opml", "/import", "/imports/1", "/admin", "/admin?done=invite", "/feed-token", "/?done=feed-address", "/static/style.css", "/static/copy.js",
 		"/feeds/1.atom", "/sites/1.atom", "/feeds/1.atom?entries=page", "/u/" + token + ".atom",
 	}
-	signedOut := []string{"/", "/signin", "/signin?next=%2Fadd", "/signup", "/static/style.css", "/feeds/2.atom"}
+	signedOut := []string{"/", "/?done=signed-out", "/signin", "/signin?next=%2Fadd", "/signup", "/static/style.css", "/feeds/2.atom", "/site/1", "/collection/1"}
 	anon := a.client(t, "192.0.2.60")
 	type result struct {
 		path string

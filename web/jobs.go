@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"tidings/db"
@@ -24,10 +23,12 @@ type jobs struct {
 	mu      sync.Mutex
 	ctx     context.Context
 	workers int // running, at most maxDiscoveries
+	// harvests are the sites harvested on request right now.
+	harvests map[int64]bool
 }
 
 func newJobs(s *Server) *jobs {
-	return &jobs{s: s, queue: newDiscoveryQueue(), ctx: context.Background()}
+	return &jobs{s: s, queue: newDiscoveryQueue(), ctx: context.Background(), harvests: map[int64]bool{}}
 }
 
 // start sets the context jobs run under and resumes stored pending
@@ -127,7 +128,7 @@ func (j *jobs) follow(ctx context.Context, d db.Discovery) (status string, siteI
 		}
 		return db.DiscoveryFailed, 0, err.Error()
 	}
-	msg = fmt.Sprintf("found %d collection(s)", len(rep.Collections))
+	msg = "found " + plural(len(rep.Collections), "collection", "collections")
 	if rep.Run.Error != "" {
 		msg += "; " + rep.Run.Error
 	}
@@ -136,9 +137,24 @@ func (j *jobs) follow(ctx context.Context, d db.Discovery) (status string, siteI
 
 // harvest harvests a site in the background.
 func (j *jobs) harvest(site db.Site) {
+	j.mu.Lock()
+	j.harvests[site.ID] = true
+	j.mu.Unlock()
 	j.spawn(func(ctx context.Context) {
+		defer func() {
+			j.mu.Lock()
+			delete(j.harvests, site.ID)
+			j.mu.Unlock()
+		}()
 		if _, err := j.s.opts.Harvester.HarvestSite(ctx, site); err != nil {
 			j.s.opts.Logger.Warn("harvest on request", "site", site.URL, "error", err)
 		}
 	})
+}
+
+// harvesting reports whether a harvest asked for is running for a site.
+func (j *jobs) harvesting(siteID int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.harvests[siteID]
 }

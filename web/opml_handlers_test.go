@@ -229,14 +229,14 @@ func TestOPMLImport(t *testing.T) {
 		t.Fatalf("import: redirected to %q", loc)
 	}
 	pending := ann.get("/imports/1").Body.String()
-	for _, want := range []string{`data-pending="1"`, "Still looking at 1 site(s)", `<meta http-equiv="refresh" content="3">`, `<ul class="pending"><li>` + site.URL + `/shrine/</li>`} {
+	for _, want := range []string{`data-pending="1"`, "Still looking at 1 site…", `<meta http-equiv="refresh" content="3">`, `<ul class="pending"><li>` + site.URL + `/shrine/</li>`} {
 		if !strings.Contains(pending, want) {
 			t.Errorf("pending import page lacks %q:\n%s", want, pending)
 		}
 	}
 	close(held.release)
 	body := importResult(t, a, ann, loc)
-	if got := section(body, "Followed"); !strings.Contains(got, site.URL+"/shrine/ <span class=\"muted\">found 2 collection(s)</span>") {
+	if got := section(body, "Followed"); !strings.Contains(got, site.URL+"/shrine/ <span class=\"muted\">found 2 collections</span>") {
 		t.Errorf("import result: followed %q\n%s", got, body)
 	}
 	if got := section(body, "Skipped"); !strings.Contains(got, html.EscapeString(`outline "Old FTP": "ftp://files.example/pub/feed" is not an http or https address`)) {

@@ -19,18 +19,28 @@ import (
 // never collide.
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
-	"collection", "admin", "import", "import_result", "error",
+	"collection", "admin", "import", "import_result", "error", "confirm",
 }
 
-func parsePages(fsys fs.FS) (map[string]*template.Template, error) {
+// parsePages parses every page; now is the clock relative times are
+// told by.
+func parsePages(fsys fs.FS, now func() time.Time) (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
 		"rfc3339": func(t any) string { return fmtTime(t, time.RFC3339) },
 		"human":   func(t any) string { return fmtTime(t, "2 Jan 2006 15:04 UTC") },
+		"ago": func(t any) string {
+			if v, ok := timeOf(t); ok {
+				return relTime(v, now())
+			}
+			return ""
+		},
+		"plural":  plural,
+		"problem": newProblem,
 		"join":    strings.Join,
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", "changes.html", name+".html")
+		t, err := template.New(name).Funcs(funcs).ParseFS(fsys, "layout.html", "parts.html", "changes.html", name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: parse template %s: %w", name, err)
 		}
@@ -59,12 +69,16 @@ type pageData struct {
 	User    *db.User
 	CSRF    string
 	Refresh int // seconds; a pending page reloads itself without JavaScript
-	Data    any
+	// Notice says what the action that led here did.
+	Notice     string
+	SignupOpen bool
+	Data       any
 }
 
 // render writes a page with status code.
 func (s *Server) render(c echo.Context, code int, page, title string, data any) error {
-	pd := pageData{Title: title, Base: s.base.String(), User: currentUser(c), Data: data}
+	pd := pageData{Title: title, Base: s.base.String(), User: currentUser(c), Data: data, SignupOpen: s.signupOpen()}
+	pd.Notice = doneNotice[c.QueryParam("done")]
 	pd.CSRF, _ = c.Get("csrf").(string)
 	if r, ok := data.(interface{ refresh() int }); ok {
 		pd.Refresh = r.refresh()
@@ -76,11 +90,24 @@ func (s *Server) render(c echo.Context, code int, page, title string, data any) 
 	return c.HTML(code, buf.String())
 }
 
-func (s *Server) stylesheet(c echo.Context) error {
-	css, err := templates.FS.ReadFile("style.css")
-	if err != nil {
-		return err
+// doneNotice is what each action says it did, by the code its redirect
+// carries: fixed sentences, so that a link cannot make tidings say
+// anything else.
+var doneNotice = map[string]string{
+	"feed-address": "Your feed has a new address, below. The old one no longer works: give the new one to your feed reader.",
+	"invite":       "A new invite link is at the top of the list. Send it to the person it is for; it works once.",
+	"dismissed":    "Dismissed.",
+	"signed-out":   "You are signed out.",
+}
+
+// static serves the UI's stylesheet and script from the embedded files.
+func static(name, contentType string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		body, err := templates.FS.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		c.Response().Header().Set("Cache-Control", "public, max-age=3600")
+		return c.Blob(http.StatusOK, contentType, body)
 	}
-	c.Response().Header().Set("Cache-Control", "public, max-age=3600")
-	return c.Blob(http.StatusOK, "text/css; charset=utf-8", css)
 }

@@ -44,7 +44,8 @@ func (s *Server) routes() {
 	e.Match(feed, "/feeds/:file", s.collectionFeed, s.feedMiddleware(metrics.FeedCollection)...)
 	e.Match(feed, "/sites/:file", s.siteFeed, s.feedMiddleware(metrics.FeedSite)...)
 	e.Match(feed, "/u/:file", s.userFeed, s.feedMiddleware(metrics.FeedUser)...)
-	e.GET("/static/style.css", s.stylesheet)
+	e.GET("/static/style.css", static("style.css", "text/css; charset=utf-8"))
+	e.GET("/static/copy.js", static("copy.js", "text/javascript; charset=utf-8"))
 	e.GET("/healthz", s.health)
 	if s.opts.Metrics != nil {
 		e.GET("/metrics", s.metrics)
@@ -110,10 +111,15 @@ func (s *Server) routes() {
 	page(http.MethodGet, "/add", s.siteAddForm, user)
 	page(http.MethodPost, "/add", s.siteAdd, user, addLimited)
 	page(http.MethodGet, "/discoveries/:id", s.discoveryPage, user)
-	page(http.MethodGet, "/site/:id", s.sitePage, user)
+	page(http.MethodPost, "/discoveries/:id/dismiss", s.discoveryDismiss, user)
+	// Site and collection pages are public, as their feeds are: a reader
+	// given a page's address finds the feeds in it.
+	page(http.MethodGet, "/site/:id", s.sitePage)
 	page(http.MethodPost, "/site/:id/harvest", s.siteHarvest, user)
+	page(http.MethodGet, "/site/:id/unfollow", s.unfollowConfirm, user)
 	page(http.MethodPost, "/site/:id/unfollow", s.siteUnfollow, user)
-	page(http.MethodGet, "/collection/:id", s.collectionPage, user)
+	page(http.MethodGet, "/collection/:id", s.collectionPage)
+	page(http.MethodGet, "/feed-token", s.feedTokenConfirm, user)
 	page(http.MethodPost, "/feed-token", s.feedTokenRegenerate, user)
 	page(http.MethodGet, "/opml", s.opmlExport, user)
 	page(http.MethodGet, "/import", s.opmlImportForm, user)

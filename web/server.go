@@ -7,7 +7,6 @@ package web
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"html/template"
 	"log/slog"
@@ -139,7 +138,7 @@ func New(store *db.DB, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	pages, err := parsePages(templates.FS)
+	pages, err := parsePages(templates.FS, time.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -152,21 +151,6 @@ func New(store *db.DB, o Options) (*Server, error) {
 
 // Handler returns the server as an http.Handler.
 func (s *Server) Handler() http.Handler { return s }
-
-func (s *Server) errorHandler(err error, c echo.Context) {
-	code, msg := http.StatusInternalServerError, "Something went wrong on our side."
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		code = he.Code
-		msg = fmt.Sprint(he.Message)
-	}
-	if code >= 500 {
-		s.opts.Logger.Error("request failed", "path", c.Request().URL.Path, "error", err)
-	}
-	if !c.Response().Committed {
-		c.String(code, msg+"\n")
-	}
-}
 
 // abs turns a path relative to the base URL into an absolute URL.
 func (s *Server) abs(path string) string {

@@ -47,7 +47,7 @@ func (s *Server) signout(c echo.Context) error {
 	if err := s.endSession(c); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, s.abs(""))
+	return c.Redirect(http.StatusSeeOther, s.abs("")+"?done=signed-out")
 }
 
 func (s *Server) now() time.Time { return time.Now() }

@@ -47,7 +47,7 @@ func (s *Server) siteAdd(c echo.Context) error {
 		} else if err != nil {
 			return err
 		}
-		return c.Redirect(http.StatusSeeOther, s.abs(fmt.Sprintf("site/%d", site.ID)))
+		return c.Redirect(http.StatusSeeOther, s.abs(sitePath(site))+"?followed=1")
 	case !errors.Is(err, db.ErrNotFound):
 		return err
 	}
@@ -69,13 +69,15 @@ func (s *Server) siteAdd(c echo.Context) error {
 func addressMessage(err error) string {
 	var ae *fetch.AddressError
 	if errors.As(err, &ae) {
-		return fmt.Sprintf("This address points to %s (%s), which tidings does not fetch from.", ae.Kind, ae.Address)
+		return fmt.Sprintf("This address points to %s (%s), which tidings does not fetch from. "+
+			"The operator of this tidings can allow such addresses with --allow-private-addresses (TIDINGS_ALLOW_PRIVATE_ADDRESSES=1).", ae.Kind, ae.Address)
 	}
 	return capitalize(err.Error()) + "."
 }
 
 type discoveryData struct {
 	Discovery db.Discovery
+	Problem   problem
 	SiteURL   string
 }
 
@@ -98,9 +100,13 @@ func (s *Server) discoveryPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := discoveryData{Discovery: x}
+	d := discoveryData{Discovery: x, Problem: newProblem(x.Message)}
 	if x.SiteID != 0 {
-		d.SiteURL = s.abs(fmt.Sprintf("site/%d", x.SiteID))
+		site, err := s.store.SiteByID(c.Request().Context(), x.SiteID)
+		if err != nil {
+			return err
+		}
+		d.SiteURL = s.abs(sitePath(site))
 	}
 	return s.render(c, http.StatusOK, "discovery", "Adding "+x.InputURL, d)
 }

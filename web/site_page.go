@@ -14,30 +14,25 @@ import (
 	"tidings/feedbuild"
 )
 
-// followedSite loads the site in the path if the signed-in user follows it;
-// for anyone else it does not exist.
-func (s *Server) followedSite(c echo.Context) (db.Site, error) {
-	notFound := echo.NewHTTPError(http.StatusNotFound, "No such site among the ones you follow.")
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
-	if err != nil {
-		return db.Site{}, notFound
-	}
-	ctx := c.Request().Context()
-	ok, err := s.store.Follows(ctx, currentUser(c).ID, id)
-	if err != nil {
-		return db.Site{}, err
-	}
-	if !ok {
-		return db.Site{}, notFound
-	}
-	return s.store.SiteByID(ctx, id)
-}
-
 type sitePageData struct {
 	View    siteView
 	Changes []changeView
 	Runs    []runView
 	Notice  string
+	Health  siteHealth
+	// SignedIn and Following decide the buttons: the page itself is
+	// public, for feed readers' autodiscovery and for sharing.
+	SignedIn, Following bool
+	// Harvesting: a harvest asked for is running; the page reloads
+	// itself until it is done.
+	Harvesting bool
+}
+
+func (d sitePageData) refresh() int {
+	if d.Harvesting {
+		return 3
+	}
+	return 0
 }
 
 // changeView is one change as the site and collection pages show it.
@@ -92,9 +87,12 @@ type runView struct {
 }
 
 func (s *Server) sitePage(c echo.Context) error {
-	site, err := s.followedSite(c)
+	site, numeric, err := s.pathSite(c)
 	if err != nil {
 		return err
+	}
+	if numeric {
+		return s.movedTo(c, sitePath(site))
 	}
 	ctx := c.Request().Context()
 	views, err := s.siteViews(c, []db.Site{site})
@@ -105,7 +103,13 @@ func (s *Server) sitePage(c echo.Context) error {
 	for _, cv := range views[0].Collections {
 		names[cv.Collection.ID] = cv.Collection.Title
 	}
-	d := sitePageData{View: views[0]}
+	d := sitePageData{View: views[0], Health: healthOf(site, views[0].Collections)}
+	if u := currentUser(c); u != nil {
+		d.SignedIn = true
+		if d.Following, err = s.store.Follows(ctx, u.ID, site.ID); err != nil {
+			return err
+		}
+	}
 	changes, err := s.store.FeedChanges(ctx, db.Scope{SiteID: site.ID}, 30)
 	if err != nil {
 		return err
@@ -124,13 +128,32 @@ func (s *Server) sitePage(c echo.Context) error {
 		}
 		d.Runs = append(d.Runs, runView{r, name})
 	}
-	switch c.QueryParam("harvest") {
-	case "started":
-		d.Notice = "A harvest has started. Refresh in a moment to see what it found."
-	case "wait":
-		d.Notice = "This site was harvested on request a moment ago. Try again in " + c.QueryParam("in") + "."
+	d.Notice, d.Harvesting = s.siteNotice(c, site)
+	return s.render(c, http.StatusOK, "site", siteName(site), d)
+}
+
+// siteName is what a page calls a site: its title when it has one.
+func siteName(site db.Site) string {
+	if site.Title != "" {
+		return site.Title
 	}
-	return s.render(c, http.StatusOK, "site", site.URL, d)
+	return site.URL
+}
+
+// siteNotice says what the action that led to the site page did.
+func (s *Server) siteNotice(c echo.Context, site db.Site) (notice string, harvesting bool) {
+	switch {
+	case c.QueryParam("harvest") == "started" && s.jobs.harvesting(site.ID):
+		return "Harvesting now… This page refreshes itself when the harvest is done.", true
+	case c.QueryParam("harvest") == "started":
+		return "The harvest you asked for is done: what it found is below.", false
+	case c.QueryParam("harvest") == "wait":
+		mins, _ := strconv.Atoi(c.QueryParam("in"))
+		return "This site was harvested on request a moment ago. Try again in " + plural(max(1, mins), "minute", "minutes") + ".", false
+	case c.QueryParam("followed") != "":
+		return "You now follow " + siteName(site) + ". Its feeds are below.", false
+	}
+	return "", false
 }
 
 // siteHarvest harvests a followed site now, in the background, at most once
@@ -140,61 +163,72 @@ func (s *Server) siteHarvest(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page := s.abs(fmt.Sprintf("site/%d", site.ID))
+	page := s.abs(sitePath(site))
 	if ok, wait := s.harvestNow.allow(site.ID, s.now()); !ok {
 		mins := int(math.Ceil(wait.Minutes()))
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("%s?harvest=wait&in=%d+minute(s)", page, mins))
+		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("%s?harvest=wait&in=%d", page, mins))
 	}
 	s.jobs.harvest(site)
 	return c.Redirect(http.StatusSeeOther, page+"?harvest=started")
 }
 
-func (s *Server) siteUnfollow(c echo.Context) error {
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+// unfollowConfirm asks before unfollowing: the site's feeds in a reader
+// keep their address, but stop changing once its last follower leaves.
+func (s *Server) unfollowConfirm(c echo.Context) error {
+	site, err := s.followedSite(c)
 	if err != nil {
-		return echo.NewHTTPError(http.StatusNotFound, "No such site among the ones you follow.")
+		return err
 	}
-	err = s.store.Unfollow(c.Request().Context(), currentUser(c).ID, id)
+	return s.render(c, http.StatusOK, "confirm", "Unfollow "+siteName(site), confirmData{
+		Question: "Unfollow " + siteName(site) + "?",
+		Explain:  "It leaves your dashboard and your OPML export. If nobody else here follows it, tidings stops harvesting it and its feeds stop changing. You can follow it again at any time.",
+		Action:   s.abs(sitePath(site) + "/unfollow"),
+		Button:   "Unfollow",
+		Cancel:   s.abs(sitePath(site)),
+	})
+}
+
+func (s *Server) siteUnfollow(c echo.Context) error {
+	site, _, err := s.pathSite(c)
+	if err != nil {
+		return err
+	}
+	err = s.store.Unfollow(c.Request().Context(), currentUser(c).ID, site.ID)
 	if errors.Is(err, db.ErrNotFound) {
-		return echo.NewHTTPError(http.StatusNotFound, "No such site among the ones you follow.")
+		return errNotFollowed
 	}
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, s.abs(""))
+	return c.Redirect(http.StatusSeeOther, s.abs("")+"?unfollowed="+site.PublicID)
 }
 
 type collectionPageData struct {
 	View    collectionView
+	Site    db.Site
 	SiteURL string
 	Changes []changeView
 }
 
 func (s *Server) collectionPage(c echo.Context) error {
-	notFound := echo.NewHTTPError(http.StatusNotFound, "No such collection among the sites you follow.")
-	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	col, numeric, err := s.pathCollection(c)
 	if err != nil {
-		return notFound
+		return err
+	}
+	if numeric {
+		return s.movedTo(c, collectionPath(col))
 	}
 	ctx := c.Request().Context()
-	col, err := s.store.CollectionByID(ctx, id)
-	if errors.Is(err, db.ErrNotFound) {
-		return notFound
-	}
+	site, err := s.store.SiteByID(ctx, col.SiteID)
 	if err != nil {
 		return err
-	}
-	if ok, err := s.store.Follows(ctx, currentUser(c).ID, col.SiteID); err != nil {
-		return err
-	} else if !ok {
-		return notFound
 	}
 	changes, err := s.store.FeedChanges(ctx, db.Scope{CollectionID: col.ID}, 50)
 	if err != nil {
 		return err
 	}
-	d := collectionPageData{View: s.collectionView(col), SiteURL: s.abs(fmt.Sprintf("site/%d", col.SiteID))}
+	d := collectionPageData{View: s.collectionView(col), Site: site, SiteURL: s.abs(sitePath(site))}
 	for i, ch := range changes {
 		d.Changes = append(d.Changes, newChangeView(ch, "", i))
 	}

@@ -84,8 +84,25 @@ func TestUsersSeeOnlyTheirOwn(t *testing.T) {
 
 	bobSession := sessionFor(t, fx.store, "bob")
 	bob := a.signedIn(t, bobSession)
+	annUser := a.user(t, "ann")
+	// Site and collection pages are public and read-only: bob reads them,
+	// with no trace of who follows them and none of ann's buttons.
+	for _, p := range []string{"/site/1", "/site/2", "/collection/1", "/collection/2", "/collection/3", "/collection/4"} {
+		rec := bob.get(p)
+		body := rec.Body.String()
+		if rec.Code != http.StatusOK {
+			t.Errorf("bob's GET %s: %d, want 200: the page is public", p, rec.Code)
+		}
+		for _, private := range []string{"Unfollow", "Harvest now", ">ann<", " ann ", annUser.FeedToken} {
+			if strings.Contains(body, private) {
+				t.Errorf("bob's GET %s shows %q, which is ann's:\n%s", p, private, body)
+			}
+		}
+		if strings.HasPrefix(p, "/site/") && !strings.Contains(body, "Follow this site") {
+			t.Errorf("bob's GET %s does not offer to follow the site:\n%s", p, body)
+		}
+	}
 	for _, p := range []string{
-		"/site/1", "/site/2", "/collection/1", "/collection/2", "/collection/3", "/collection/4",
 		"/discoveries/1", "/discoveries/2", "/imports/1",
 		"/site/x", "/collection/x", "/discoveries/x", "/imports/x", "/site/99", "/imports/99",
 	} {
@@ -103,7 +120,6 @@ func TestUsersSeeOnlyTheirOwn(t *testing.T) {
 			t.Errorf("bob's POST %s: %d, want 404", p, rec.Code)
 		}
 	}
-	annUser := a.user(t, "ann")
 	for _, id := range []int64{1, 2} {
 		if ok, _ := fx.store.Follows(t.Context(), annUser.ID, id); !ok {
 			t.Errorf("ann no longer follows site %d", id)

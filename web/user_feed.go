@@ -34,5 +34,5 @@ func (s *Server) feedTokenRegenerate(c echo.Context) error {
 	if err := s.store.SetFeedToken(c.Request().Context(), currentUser(c).ID, accounts.NewToken()); err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, s.abs(""))
+	return c.Redirect(http.StatusSeeOther, s.abs("")+"?done=feed-address")
 }

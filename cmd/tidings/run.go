@@ -61,6 +61,8 @@ Commands:
   user delete NAME      delete an account and its follows
   opml export --user NAME
                         print the OPML of everything a user follows
+  publish DIR --base-url URL
+                        write a static site's ResourceSync change lists into it
   backup FILE           write a consistent copy of the database, also while serve runs
   restore FILE          replace the database with a backup (refused while serve runs)
   version               print the version
@@ -90,6 +92,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdUser(ctx, rest, getenv, stdin, stdout, stderr)
 	case "opml":
 		return cmdOPML(ctx, rest, getenv, stdout, stderr)
+	case "publish":
+		return cmdPublish(ctx, rest, getenv, stdout, stderr)
 	case "backup":
 		return cmdBackup(ctx, rest, getenv, stdout, stderr)
 	case "restore":

@@ -1,0 +1,133 @@
+package publish
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// outFile is one document to write.
+type outFile struct {
+	rel  string
+	data []byte
+}
+
+// documents are the files of one collection, in the order they are
+// written: what a document links to is written before it, and the
+// resource list, which the next run compares with, last.
+func (p *plan) documents() []outFile {
+	l := p.l
+	capURL := l.docURL(capabilityListName)
+	var out []outFile
+	for _, c := range p.lists.closed {
+		name := archiveName(c.n)
+		out = append(out, outFile{l.file(name), changeListXML(capURL, c.from, c.until, c.entries)})
+	}
+	out = append(out, outFile{l.file(changeListName), changeListXML(capURL, p.lists.from, time.Time{}, p.lists.current)})
+	changeList := l.docURL(changeListName)
+	if len(p.lists.archives) > 0 {
+		archives := slices.Clone(p.lists.archives)
+		slices.SortFunc(archives, func(a, b listRef) int { return cmp.Compare(a.n, b.n) })
+		var entries []indexEntry
+		from := p.lists.from
+		for _, a := range archives {
+			entries = append(entries, indexEntry{url: l.docURL(archiveName(a.n)), from: a.from, until: a.until})
+			if a.from.Before(from) {
+				from = a.from
+			}
+		}
+		entries = append(entries, indexEntry{url: changeList, from: p.lists.from})
+		out = append(out, outFile{l.file(changeListIndexName), changeListIndexXML(capURL, from, entries)})
+		changeList = l.docURL(changeListIndexName)
+	}
+	up := pageURL(l.base, sourceDescription)
+	out = append(out, outFile{l.file(capabilityListName), capabilityListXML(up, p.col, l.docURL(resourceListName), changeList)})
+	out = append(out, outFile{l.file(resourceListName), resourceListXML(capURL, p.at, p.resources)})
+	return out
+}
+
+// write writes every collection's documents, then the Source Description
+// naming them, skipping each file whose bytes are already those.
+func (r *run) write(plans []*plan) error {
+	var cols []describedCollection
+	for _, p := range plans {
+		for _, f := range p.documents() {
+			if err := r.writeFile(f); err != nil {
+				return err
+			}
+		}
+		cols = append(cols, p.col)
+		r.res.Collections = append(r.res.Collections, p.res)
+	}
+	about := ""
+	if r.site.indexes[""] {
+		about = r.o.BaseURL
+	}
+	return r.writeFile(outFile{sourceDescription, sourceDescriptionXML(about, cols)})
+}
+
+// writeFile replaces the file whole (a reader or a crash never sees half
+// of it), and only when its bytes differ.
+func (r *run) writeFile(f outFile) error {
+	name := filepath.Join(r.o.Dir, filepath.FromSlash(f.rel))
+	same, err := sameBytes(name, f.data)
+	if err != nil {
+		return err
+	}
+	if same {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), ".tidings-*")
+	if err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(f.data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("publish: write %s: %w", name, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("publish: write %s: %w", name, err)
+	}
+	// Static hosts serve what others may read.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), name); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
+	r.res.Written = append(r.res.Written, f.rel)
+	return nil
+}
+
+// sameBytes reports whether the file holds exactly data; one of another
+// size is not read at all.
+func sameBytes(name string, data []byte) (bool, error) {
+	fi, err := os.Stat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("publish: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("publish: %s is in the way: it is not a file", name)
+	}
+	if fi.Size() != int64(len(data)) {
+		return false, nil
+	}
+	old, err := os.ReadFile(name)
+	if err != nil {
+		return false, fmt.Errorf("publish: %w", err)
+	}
+	return bytes.Equal(old, data), nil
+}
