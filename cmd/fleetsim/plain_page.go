@@ -29,7 +29,16 @@ func (ps *plainSite) pageBody(seed int64, i, x, v int, base string, year int) []
 	for _, s := range ps.sections {
 		fmt.Fprintf(&b, "<li><a href=\"%s%s/\">%s</a></li>\n", ps.scope, s, capitalize(s))
 	}
-	fmt.Fprintf(&b, "<li><a href=\"%sabout/\">About</a></li>\n</ul></nav></header>\n<main id=\"content\">\n", ps.scope)
+	fmt.Fprintf(&b, "<li><a href=\"%sabout/\">About</a></li>\n</ul></nav></header>\n", ps.scope)
+	if ps.variant.fullNav {
+		// MkDocs' sidebar names every page of the site, on every page.
+		b.WriteString("<nav class=\"md-nav\" aria-label=\"Pages\"><ul>\n")
+		for y := range ps.pages {
+			fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", ps.pages[y].path, html.EscapeString(ps.pages[y].title))
+		}
+		b.WriteString("</ul></nav>\n")
+	}
+	b.WriteString("<main id=\"content\">\n")
 	if p.role != roleHome {
 		fmt.Fprintf(&b, "<nav class=\"breadcrumb\"><a href=\"%s\">Home</a>", ps.scope)
 		if p.role == roleArticle || p.role == roleListing {

@@ -269,6 +269,11 @@ func TestSitemapVariants(t *testing.T) {
 				t.Errorf("%s: a URL without lastmod", v.name)
 			}
 		}
+		_, home := get(t, s.base+v.scope)
+		// The first article is not among the home page's recent ones.
+		if first := s.plain.pages[s.plain.arts[0]].path; strings.Contains(string(home), `href="`+first+`"`) != v.fullNav {
+			t.Errorf("%s: the home page links to the first article, %s: %v", v.name, first, !v.fullNav)
+		}
 		if v.scope != "/" {
 			if resp, _ := get(t, s.base+"/sitemap.xml"); resp.StatusCode != 404 {
 				t.Errorf("%s: /sitemap.xml: %d", v.name, resp.StatusCode)

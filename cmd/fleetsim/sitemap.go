@@ -37,6 +37,8 @@ type sitemapVariant struct {
 	// index: the sitemap robots.txt names is an index of one gzipped
 	// sitemap, as WordPress and Yoast publish them.
 	index bool
+	// fullNav: every page's navigation names every page (MkDocs).
+	fullNav bool
 }
 
 // sitemapVariants are taken in turn by a fleet's sitemap sites: half
@@ -44,11 +46,11 @@ type sitemapVariant struct {
 // all; some gzip, some are named only in robots.txt, some live under a
 // path.
 var sitemapVariants = []sitemapVariant{
-	{name: "mkdocs", scope: "/", stamp: stampBuild, dateOnly: true, gzipTwin: true},
+	{name: "mkdocs", scope: "/", stamp: stampBuild, dateOnly: true, gzipTwin: true, fullNav: true},
 	{name: "jekyll", scope: "/", stamp: stampPosts, robots: true},
 	{name: "hugo", scope: "/", stamp: stampBuild, robots: true},
 	{name: "wordpress", scope: "/", stamp: stampOwn, robots: true, index: true},
-	{name: "mkdocs-project", scope: "/project/", stamp: stampBuild, dateOnly: true, gzipTwin: true},
+	{name: "mkdocs-project", scope: "/project/", stamp: stampBuild, dateOnly: true, gzipTwin: true, fullNav: true},
 	{name: "sphinx-project", scope: "/docs/", stamp: stampNone},
 }
 
