@@ -32,10 +32,10 @@ type anyResult struct {
 	firstUnchangedStats stats
 	unchanged           runResult
 	unchangedStats      stats
-	cycle          runResult
-	cycleStats     stats
-	revised        []string // URLs of the pages changed before cycle
-	found          []foundChange
+	cycle               runResult
+	cycleStats          stats
+	revised             []string // URLs of the pages changed before cycle
+	found               []foundChange
 }
 
 const anyName = "9. follow any site"

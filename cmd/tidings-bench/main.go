@@ -182,15 +182,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return nil
 	}
-	if len(sel) < len(allScenarios) {
+	old, err := os.ReadFile(*out)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	switch {
+	case len(old) == 0:
+	case len(sel) < len(allScenarios):
 		// A partial run replaces its own scenarios' rows and keeps the
 		// others' figures of record.
-		old, err := os.ReadFile(*out)
-		if err != nil && !os.IsNotExist(err) {
-			return err
-		}
-		if len(old) > 0 {
-			md = mergeBenchmarks(string(old), sel, fmt.Sprintf("`%s`, %s", command, date), rows)
+		md = mergeBenchmarks(string(old), sel, fmt.Sprintf("`%s`, %s", command, date), rows)
+	default:
+		// The sections after the table hold figures this harness does
+		// not measure (a package's own go test -bench): a full run keeps
+		// them too.
+		if rest := afterTable(string(old)); rest != "" {
+			md += "\n" + rest
 		}
 	}
 	return os.WriteFile(*out, []byte(md), 0o644)
