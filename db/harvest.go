@@ -92,6 +92,8 @@ type CollectionHarvest struct {
 	State *string
 	// Snapshots replace the site's snapshots of their pages.
 	Snapshots []Snapshot
+	// Pending changes the site's pages waiting for a snapshot.
+	Pending SnapshotQueue
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -120,6 +122,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := saveSnapshots(ctx, tx, run.SiteID, h.Snapshots); err != nil {
+			return err
+		}
+		if err := saveSnapshotQueue(ctx, tx, run.SiteID, h.Pending); err != nil {
 			return err
 		}
 		if h.State != nil {

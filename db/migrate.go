@@ -272,6 +272,49 @@ BEGIN
 END;
 ALTER TABLE discoveries ADD COLUMN dismissed_at TEXT;
 `,
+	// Snapshots stored smaller: the body's hash as its first 16 bytes,
+	// the text's hash not at all (the text itself is compared), the final
+	// URL only when a redirect made it differ, the media type without its
+	// parameters (the text is stored decoded), Last-Modified only without
+	// an ETag (a server given If-None-Match ignores If-Modified-Since), no
+	// status (a snapshot is only ever of a 200); and how the text was
+	// read, so the next version is read the same way. Pages past a
+	// harvest's budget of page fetches wait in snapshot_queue for a later
+	// one, one row a page naming its latest change.
+	`
+CREATE TABLE snapshots_new (
+	site_id       INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	final_url     TEXT NOT NULL DEFAULT '',
+	content_type  TEXT NOT NULL DEFAULT '',
+	title         TEXT NOT NULL DEFAULT '',
+	size          INTEGER NOT NULL DEFAULT 0,
+	content_hash  BLOB NOT NULL DEFAULT x'',
+	text          BLOB,
+	method        TEXT NOT NULL DEFAULT '',
+	etag          TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	fetched_at    TEXT NOT NULL,
+	PRIMARY KEY (site_id, url)
+);
+INSERT INTO snapshots_new (site_id, url, final_url, content_type, title, size, content_hash, text, etag, last_modified, fetched_at)
+SELECT site_id, url, CASE WHEN final_url = url THEN '' ELSE final_url END,
+	lower(trim(CASE WHEN instr(content_type, ';') > 0 THEN substr(content_type, 1, instr(content_type, ';') - 1) ELSE content_type END)),
+	title, size, coalesce(substr(unhex(content_hash), 1, 16), x''), CASE WHEN text_hash = '' THEN NULL ELSE text END,
+	etag, CASE WHEN etag != '' THEN '' ELSE last_modified END, fetched_at
+FROM snapshots;
+DROP TABLE snapshots;
+ALTER TABLE snapshots_new RENAME TO snapshots;
+CREATE TABLE snapshot_queue (
+	site_id       INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+	kind          TEXT NOT NULL,
+	datetime      TEXT NOT NULL,
+	PRIMARY KEY (site_id, url)
+);
+CREATE INDEX snapshot_queue_due ON snapshot_queue (collection_id, datetime);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -2,6 +2,8 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"testing"
 	"time"
@@ -28,11 +30,12 @@ func TestSnapshotsAndTextDiffsAreStoredWithTheHarvest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	first := Snapshot{URL: page, FinalURL: page, Status: 200, ContentType: "text/html", Title: "Cats of the Month",
-		Size: 2048, ContentHash: "c1", TextHash: "t1", Text: []byte{0x28, 0xb5, 0x2f, 0xfd, 0}, ETag: `"e1"`, FetchedAt: t0}
+	first := Snapshot{URL: page, FinalURL: page, ContentType: "text/html", Title: "Cats of the Month",
+		Size: 2048, ContentHash: hash("c1"), Text: []byte{0x28, 0xb5, 0x2f, 0xfd, 0}, Method: "article", ETag: `"e1"`, FetchedAt: t0}
 	save(t0, first, Change{URL: page, Kind: "created", Datetime: t0, TextChange: TextUnknown})
 	second := first
-	second.Title, second.TextHash, second.Text, second.ETag, second.FetchedAt = "Cats of March", "t2", []byte("other"), `"e2"`, t0.Add(time.Hour)
+	second.Title, second.ContentHash, second.Text, second.ETag, second.FetchedAt = "Cats of March", hash("c2")[:32], []byte("other"), `"e2"`, t0.Add(time.Hour)
+	second.FinalURL = "https://shrine.example/cats/"
 	save(t0.Add(time.Hour), second, Change{URL: page, Kind: "updated", Datetime: t0.Add(time.Hour),
 		TextChange: TextChanged, Diff: `{"ops":[{"del":["sleeps"],"ins":["purrs"]}]}`})
 
@@ -44,8 +47,9 @@ func TestSnapshotsAndTextDiffsAreStoredWithTheHarvest(t *testing.T) {
 		t.Fatalf("%d snapshots, want 1: %v", len(got), got)
 	}
 	s := got[page]
-	if s.Title != "Cats of March" || s.TextHash != "t2" || string(s.Text) != "other" || s.ETag != `"e2"` ||
-		!s.FetchedAt.Equal(t0.Add(time.Hour)) || s.Status != 200 || s.Size != 2048 || s.ContentType != "text/html" {
+	if s.Title != "Cats of March" || s.ContentHash != hash("c2")[:32] || string(s.Text) != "other" || s.ETag != `"e2"` ||
+		!s.FetchedAt.Equal(t0.Add(time.Hour)) || s.Size != 2048 || s.ContentType != "text/html" ||
+		s.Method != "article" || s.FinalURL != "https://shrine.example/cats/" {
 		t.Errorf("snapshot = %+v", s)
 	}
 	changes, err := d.changesWhere(ctx, "ch.collection_id = ? ORDER BY ch.datetime", 0, col.ID)
@@ -61,7 +65,7 @@ func TestSnapshotsAndTextDiffsAreStoredWithTheHarvest(t *testing.T) {
 	var urls []string
 	for i := range maxSnapshotQuery + 7 {
 		u := fmt.Sprintf("https://shrine.example/p%d.html", i)
-		many = append(many, Snapshot{URL: u, TextHash: u, FetchedAt: t0})
+		many = append(many, Snapshot{URL: u, FinalURL: u, ContentHash: hash(u), FetchedAt: t0})
 		urls = append(urls, u)
 	}
 	if _, err := d.SaveCollectionHarvest(ctx, CollectionHarvest{
@@ -71,9 +75,27 @@ func TestSnapshotsAndTextDiffsAreStoredWithTheHarvest(t *testing.T) {
 	}
 	if got, err := d.Snapshots(ctx, col.SiteID, urls); err != nil || len(got) != len(urls) {
 		t.Errorf("read back %d of %d snapshots: %v", len(got), len(urls), err)
+	} else if p := got[urls[3]]; p.FinalURL != urls[3] || p.ContentHash != hash(urls[3]) || p.Text != nil {
+		t.Errorf("snapshot without a redirect or a text = %+v", p)
+	}
+	var rowBytes int
+	if err := d.r.QueryRowContext(ctx, `SELECT length(final_url) + length(content_hash) FROM snapshots WHERE site_id = ? AND url = ?`,
+		col.SiteID, urls[3]).Scan(&rowBytes); err != nil || rowBytes != sha256.Size {
+		t.Errorf("final URL and hash take %d bytes, want %d (no URL, the hash's bytes): %v", rowBytes, sha256.Size, err)
+	}
+	bad := Snapshot{URL: page, ContentHash: "not hex", FetchedAt: t0}
+	if _, err := d.SaveCollectionHarvest(ctx, CollectionHarvest{
+		Run: Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: t0, FinishedAt: t0}, Snapshots: []Snapshot{bad},
+	}); err == nil {
+		t.Errorf("a snapshot whose hash is not hex was stored")
 	}
 	other := testCollection(t, d, "gallery")
 	if got, err := d.Snapshots(ctx, other.SiteID, []string{page}); err != nil || len(got) != 0 {
 		t.Errorf("another site sees %d snapshots: %v", len(got), err)
 	}
+}
+
+func hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }

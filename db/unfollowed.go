@@ -65,6 +65,7 @@ func emptySite(ctx context.Context, tx *sql.Tx, siteID int64) error {
 		`DELETE FROM runs WHERE site_id = ?`,
 		`DELETE FROM fetch_state WHERE site_id = ?`,
 		`DELETE FROM snapshots WHERE site_id = ?`,
+		`DELETE FROM snapshot_queue WHERE site_id = ?`,
 		`UPDATE collections SET last_processed_at = NULL, last_success_at = NULL, last_harvest_at = NULL,
 	last_error = '', state = '' WHERE site_id = ?`,
 	} {

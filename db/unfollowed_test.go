@@ -11,8 +11,9 @@ import (
 var undoMigrationNine = append(undoMigrationTen, "DROP TRIGGER follows_last_left", "DROP TRIGGER follows_back",
 	"ALTER TABLE sites DROP COLUMN unfollowed_at", "ALTER TABLE sites DROP COLUMN history_deleted_at")
 
-// undoMigrationTen rewinds migration 10 and those after it.
-var undoMigrationTen = append(undoPublicIDs, "DROP TABLE snapshots",
+// undoMigrationTen rewinds migration 10 and those after it: the one that
+// reshaped snapshots and queued pages for them, the public ids.
+var undoMigrationTen = append(append([]string{"DROP TABLE IF EXISTS snapshot_queue"}, undoPublicIDs...), "DROP TABLE snapshots",
 	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff")
 
 // undoPublicIDs rewinds the migration of public ids and dismissed
@@ -35,6 +36,10 @@ func TestLastFollowerLeaving(t *testing.T) {
 	cliOnly := testCollection(t, d, "cli")
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	storeRun(t, d, col, t0, "", Change{URL: "https://shrine.example/a", Kind: "updated", Datetime: t0})
+	if _, err := d.SaveCollectionHarvest(ctx, CollectionHarvest{Run: Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: t0, FinishedAt: t0},
+		Pending: SnapshotQueue{Queue: []PendingText{{CollectionID: col.ID, URL: "https://shrine.example/a", Kind: "updated", Datetime: t0}}}}); err != nil {
+		t.Fatal(err)
+	}
 	for _, u := range []User{ann, bob} {
 		if err := d.Follow(ctx, u.ID, col.SiteID); err != nil {
 			t.Fatal(err)
@@ -93,6 +98,9 @@ func TestLastFollowerLeaving(t *testing.T) {
 	}
 	if runs, _ := d.Runs(ctx, col.SiteID, 10); len(runs) != 0 {
 		t.Errorf("runs left: %+v", runs)
+	}
+	if due, _ := d.PendingTexts(ctx, col.SiteID, col.ID, 10); len(due) != 0 {
+		t.Errorf("pages pending a snapshot left: %+v", due)
 	}
 	if c, err := d.CollectionByID(ctx, col.ID); err != nil || c.LastSuccessAt != nil || c.LastProcessedAt != nil {
 		t.Errorf("collection after its history went: %+v, %v", c, err)

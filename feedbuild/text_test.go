@@ -30,6 +30,16 @@ func diffJSON(t *testing.T, old, new string) string {
 	return string(b)
 }
 
+// openingJSON is a created page's diff as harvests store it.
+func openingJSON(t *testing.T, text string) string {
+	t.Helper()
+	b, err := json.Marshal(pagetext.Opening(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // numbered is n lines "prefix 1", "prefix 2", ….
 func numbered(prefix string, n int) string {
 	lines := make([]string, n)
@@ -50,7 +60,7 @@ func textChanges(t *testing.T, at time.Time) []db.Change {
 		ch("cats.html", "updated", "Cats of the Month", db.TextChanged,
 			diffJSON(t, "Tabby sleeps all day.\nGinger hunts mice.", "Tabby purrs all day.\nGinger hunts mice.\nSiamese joins the club.")),
 		ch("style.html", "updated", "Gallery", db.TextUnchanged, ""),
-		ch("kittens.html", "created", "New Kittens", db.TextChanged, diffJSON(t, "", numbered("Kitten", 8))),
+		ch("kittens.html", "created", "New Kittens", db.TextChanged, openingJSON(t, numbered("Kitten", 8))),
 		ch("old.html", "deleted", "Old News", db.TextUnknown, ""),
 		ch("long.html", "updated", "Long Page", db.TextChanged, diffJSON(t, numbered("Before", 30), numbered("After", 30))),
 		ch("evil.html", "updated", `<script>alert("t")</script> Evil & Co`, db.TextChanged,
@@ -269,5 +279,35 @@ func TestDigestLink(t *testing.T) {
 		if got := digestLink(tt.d, s.art); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestCreatedEntryFromEitherForm: a created page's change stored with its
+// whole text, as harvests did before, shows as one stored with only its
+// opening lines.
+func TestCreatedEntryFromEitherForm(t *testing.T) {
+	s := newTestStore(t)
+	text := numbered("Kitten", 60)
+	s.save(t, s.art, t0, "",
+		db.Change{URL: artPage + "old.html", Kind: "created", Datetime: t0.Add(-time.Hour), Title: "Whole", TextChange: db.TextChanged, Diff: diffJSON(t, "", text)},
+		db.Change{URL: artPage + "new.html", Kind: "created", Datetime: t0.Add(-time.Hour), Title: "Opening", TextChange: db.TextChanged, Diff: openingJSON(t, text)})
+	b := s.builder(t, Options{})
+	spec, err := b.CollectionSpec(t.Context(), s.art.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, _ := readBack(t, b, spec, feeds.Atom, true)
+	whole, opening := items["Created: Whole"], items["Created: Opening"]
+	if whole == nil || opening == nil {
+		t.Fatalf("entries: %v", items)
+	}
+	want := "<p>Kitten 1</p>\n<p>Kitten 2</p>\n<p>Kitten 3</p>\n<p>Kitten 4</p>\n<p>Kitten 5</p>\n<p>and 55 more lines</p>\n"
+	for _, it := range []*gofeed.Item{whole, opening} {
+		if !strings.HasSuffix(it.Content, want) {
+			t.Errorf("%s: content\n%s\nwant it to end\n%s", it.Title, it.Content, want)
+		}
+	}
+	if len(openingJSON(t, text)) >= len(diffJSON(t, "", text))/5 {
+		t.Errorf("opening lines stored in %d bytes, the whole text in %d", len(openingJSON(t, text)), len(diffJSON(t, "", text)))
 	}
 }

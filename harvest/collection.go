@@ -44,7 +44,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	stored := db.CollectionHarvest{
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
 		Pages: j.pages, Gone: j.gone, Processed: j.processed, State: j.state,
-		Snapshots: snapshots,
+		Snapshots: snapshots, Pending: siteSession.shots.queue(col.ID),
 	}
 	// The watermark moves only when every document was read: otherwise a
 	// change in an unread one, older than one read, would be skipped next

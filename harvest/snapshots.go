@@ -2,6 +2,8 @@ package harvest
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -20,6 +22,11 @@ type pageShots struct {
 	// stop: the site asked for a pause (429, 503); no page is asked for
 	// until the next harvest.
 	stop bool
+	// queues are what each collection harvest changes of the site's
+	// pages pending a snapshot, stored with it.
+	queues map[int64]*db.SnapshotQueue
+	// age orders the site harvest among those under way (harvestAge).
+	age uint64
 }
 
 // shot is what a page's snapshot says of its latest change.
@@ -30,8 +37,24 @@ type shot struct {
 }
 
 func (h *Harvester) newPageShots() *pageShots {
-	return &pageShots{left: h.opts.Snapshots.PageFetches, taken: map[string]*shot{}}
+	return &pageShots{left: h.opts.Snapshots.PageFetches, taken: map[string]*shot{}, queues: map[int64]*db.SnapshotQueue{},
+		age: harvestAge.Add(1)}
 }
+
+// queue is what the harvest of collection id changes of the site's pending
+// pages, to store with it.
+func (ps *pageShots) queue(id int64) db.SnapshotQueue {
+	if q := ps.queues[id]; q != nil {
+		return *q
+	}
+	return db.SnapshotQueue{}
+}
+
+// queuedHarvests bounds a site's queue of pages pending a snapshot to what
+// this many harvests' budgets read: a first harvest of a big collection
+// must not queue thousands of pages to read a hundred a day, long after
+// their entries have left the feed. The pages of the latest changes stay.
+const queuedHarvests = 10
 
 // takeSnapshots fetches the pages j's created and updated changes name,
 // within the site's budget of page fetches, newest changes first, and
@@ -39,47 +62,73 @@ func (h *Harvester) newPageShots() *pageShots {
 // snapshots to store with the changes. A page that cannot be read keeps
 // its change without text, with a warning; nothing here fails a harvest.
 //
-// Pages past the budget keep their changes without a diff; the next
-// harvest that records a change of theirs takes their snapshot. Changes
-// stored as history (older than the first-harvest window) are not
-// fetched: no feed shows them, and the first harvest of a big collection
-// must not read thousands of pages. A page whose text the change
-// information carried (SCP content blocks) is not fetched and costs no
-// fetch from the budget.
+// Pages past the budget keep their changes without a diff and are queued:
+// a later harvest fetches them first, before its own changes' pages, and
+// fills their changes in (ps.queue), unless a later change of the page
+// came first and takes its snapshot instead. Changes stored as history
+// (older than the first-harvest window) are not fetched: no feed shows
+// them, and the first harvest of a big collection must not read
+// thousands of pages. A page whose text the change information carried
+// (SCP content blocks) is not fetched and costs no fetch from the budget.
 func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []db.Snapshot {
-	if h.opts.Snapshots.Off || len(j.changes) == 0 || ctx.Err() != nil {
+	if h.opts.Snapshots.Off || ctx.Err() != nil {
 		return nil
 	}
+	q := &db.SnapshotQueue{}
+	ps.queues[j.col.ID] = q
 	newest := newestChanges(j.changes)
+	due := h.duePages(ctx, j, ps, newest, q)
 	todo, deleted := pagesToRead(j.changes, newest, ps)
 	given, todo := splitGiven(todo, j.given)
-	todo = todo[:min(len(todo), max(ps.left, 0))]
-	prev, err := h.store.Snapshots(ctx, j.site.ID, slices.Concat(given, todo, deleted))
+	budget := max(ps.left-len(due), 0)
+	q.Keep = queuedHarvests * h.opts.Snapshots.PageFetches
+	past := todo[min(len(todo), budget):]
+	for _, u := range past[:min(len(past), q.Keep)] {
+		q.Queue = append(q.Queue, pendingOf(&j.changes[newest[u]]))
+	}
+	todo = todo[:min(len(todo), budget)]
+	q.Done = append(q.Done, deleted...)
+	q.Done = append(q.Done, given...)
+	prev, err := h.store.Snapshots(ctx, j.site.ID, slices.Concat(dueURLs(due), given, todo, deleted))
 	if err != nil {
 		h.opts.Logger.Error("load page snapshots", "site", j.site.URL, "error", err.Error())
 		return nil
 	}
 	var out []db.Snapshot
+	for _, p := range due {
+		if sh, snap, ok := h.readPage(ctx, j, ps, p.URL, p.Kind, prev); ok {
+			q.Done = append(q.Done, p.URL)
+			q.Fills = append(q.Fills, db.TextFill{PendingText: p, Title: sh.title, TextChange: sh.textChange, Diff: sh.diff})
+			out = appendSnap(out, snap)
+		}
+	}
 	for _, u := range given {
+		if !extractions.acquire(ctx, ps.age) {
+			break
+		}
 		p, had := prev[u]
 		sh, snap := givenShot(j, u, j.changes[newest[u]].Kind, j.given[u], p, had)
+		extractions.release()
 		ps.taken[u] = sh
 		out = append(out, *snap)
 	}
 	for _, u := range todo {
-		if ps.stop || ps.left <= 0 || ctx.Err() != nil {
-			break
-		}
-		ps.left--
-		p, had := prev[u]
-		sh, snap := h.takeShot(ctx, j, ps, u, j.changes[newest[u]].Kind, p, had)
-		ps.taken[u] = sh
-		if snap != nil {
-			out = append(out, *snap)
+		if _, snap, ok := h.readPage(ctx, j, ps, u, j.changes[newest[u]].Kind, prev); ok {
+			q.Done = append(q.Done, u)
+			out = appendSnap(out, snap)
+		} else {
+			q.Queue = append(q.Queue, pendingOf(&j.changes[newest[u]]))
 		}
 	}
-	for i := range j.changes {
-		c := &j.changes[i]
+	applyShots(j.changes, newest, prev, ps)
+	return out
+}
+
+// applyShots titles j's changes from their pages' snapshots, and says on
+// each page's latest change what its text did.
+func applyShots(changes []db.Change, newest map[string]int, prev map[string]db.Snapshot, ps *pageShots) {
+	for i := range changes {
+		c := &changes[i]
 		if c.Kind == "deleted" {
 			if p, ok := prev[c.URL]; ok && c.Title == "" {
 				c.Title = p.Title
@@ -97,7 +146,73 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []
 			c.TextChange, c.Diff = sh.textChange, sh.diff
 		}
 	}
+}
+
+// readPage takes the snapshot of page u, once a site harvest, within the
+// budget: ok is false when the page was not asked for (no budget left, the
+// site asked for a pause, the harvest is ending), so that it stays due.
+func (h *Harvester) readPage(ctx context.Context, j *job, ps *pageShots, u, kind string, prev map[string]db.Snapshot) (*shot, *db.Snapshot, bool) {
+	if sh := ps.taken[u]; sh != nil {
+		return sh, nil, true
+	}
+	if ps.stop || ps.left <= 0 || ctx.Err() != nil {
+		return nil, nil, false
+	}
+	ps.left--
+	p, had := prev[u]
+	sh, snap := h.takeShot(ctx, j, ps, u, kind, p, had)
+	if ps.stop || ctx.Err() != nil {
+		// Not answered: the page is asked for again next time.
+		ps.left++
+		return nil, nil, false
+	}
+	ps.taken[u] = sh
+	return sh, snap, true
+}
+
+func appendSnap(out []db.Snapshot, snap *db.Snapshot) []db.Snapshot {
+	if snap == nil {
+		return out
+	}
+	return append(out, *snap)
+}
+
+// duePages returns the collection's pages pending a snapshot from earlier
+// harvests, latest change first, as many as the budget has room for. A
+// page this harvest has a change of is no longer due: that change takes
+// its snapshot, or its place in the queue.
+func (h *Harvester) duePages(ctx context.Context, j *job, ps *pageShots, newest map[string]int, q *db.SnapshotQueue) []db.PendingText {
+	if ps.left <= 0 || ps.stop {
+		return nil
+	}
+	list, err := h.store.PendingTexts(ctx, j.site.ID, j.col.ID, ps.left+len(newest))
+	if err != nil {
+		h.opts.Logger.Error("load pages pending a snapshot", "site", j.site.URL, "error", err.Error())
+		return nil
+	}
+	var due []db.PendingText
+	for _, p := range list {
+		if _, later := newest[p.URL]; later {
+			q.Done = append(q.Done, p.URL)
+			continue
+		}
+		if len(due) < ps.left {
+			due = append(due, p)
+		}
+	}
+	return due
+}
+
+func dueURLs(due []db.PendingText) []string {
+	out := make([]string, len(due))
+	for i, p := range due {
+		out[i] = p.URL
+	}
 	return out
+}
+
+func pendingOf(c *db.Change) db.PendingText {
+	return db.PendingText{CollectionID: c.CollectionID, URL: c.URL, Kind: c.Kind, Datetime: c.Datetime}
 }
 
 // newestChanges maps each URL to the index of its latest change.
@@ -173,13 +288,59 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 		return sh, nil
 	}
 	if resp.NotModified {
-		if had && prev.TextHash != "" {
+		if had && prev.Text != nil {
 			sh.textChange = db.TextUnchanged
 		}
 		return sh, nil
 	}
+	bodyHash := pageDigest(resp.Body)
+	if had && prev.ContentHash == bodyHash {
+		// The very same bytes, from a server without validators: nothing
+		// to extract.
+		if prev.Text != nil {
+			sh.textChange = db.TextUnchanged
+		}
+		again := prev
+		again.FinalURL, again.ETag, again.LastModified, again.FetchedAt = resp.URL, resp.ETag, lastModified(resp), j.now
+		return sh, &again
+	}
+	if !extractions.acquire(ctx, ps.age) {
+		return sh, nil
+	}
+	defer extractions.release()
+	return h.readShot(j, resp, url, kind, bodyHash, prev, had)
+}
+
+// contentHashBytes is how much of a body's SHA-256 a snapshot keeps: it
+// only tells the same bytes served again, and only the site itself could
+// make two bodies collide, to hide its own change.
+const contentHashBytes = 16
+
+// pageDigest is a body's hash as a snapshot keeps it (db.Snapshot's
+// ContentHash), to tell whether a page sends the same bytes again.
+func pageDigest(body []byte) string {
+	sum := sha256.Sum256(body)
+	return hex.EncodeToString(sum[:contentHashBytes])
+}
+
+// lastModified is the Last-Modified kept of a page: a server asked with
+// If-None-Match ignores If-Modified-Since (RFC 9110, 13.1.3), so only
+// that of a page without an ETag.
+func lastModified(resp *fetch.Response) string {
+	if resp.ETag != "" {
+		return ""
+	}
+	return resp.LastModified
+}
+
+// readShot extracts a fetched page's text and compares it with the
+// previous snapshot's, read the same way when it can be.
+func (h *Harvester) readShot(j *job, resp *fetch.Response, url, kind, bodyHash string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
+	sh := &shot{title: prev.Title}
 	opts := h.opts.Snapshots
-	snap, err := opts.extractor().Extract(resp.Body, resp.ContentType, resp.URL)
+	ex := opts.extractor()
+	ex.Prefer = prev.Method
+	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
 	if errors.Is(err, pagetext.ErrTooLarge) {
 		j.warn.add("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body); its change is kept without its text",
 			url, fetch.SizeString(int64(opts.MaxBody)))
@@ -195,9 +356,9 @@ func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, ki
 	sh.title = snap.Title
 	sh.textChange, sh.diff = compareText(kind, prev, had, snap, max(opts.MaxText, pagetext.DefaultMaxText)*4)
 	stored := &db.Snapshot{
-		URL: url, FinalURL: resp.URL, Status: 200, ContentType: clipText(resp.ContentType, maxContentType),
-		Title: snap.Title, Size: int64(snap.Size), ContentHash: snap.ContentHash, TextHash: snap.TextHash,
-		ETag: resp.ETag, LastModified: resp.LastModified, FetchedAt: j.now,
+		URL: url, FinalURL: resp.URL, ContentType: clipText(snap.MediaType, maxContentType),
+		Title: snap.Title, Size: int64(snap.Size), ContentHash: bodyHash,
+		Method: snap.Method, ETag: resp.ETag, LastModified: lastModified(resp), FetchedAt: j.now,
 	}
 	if snap.HasText() {
 		stored.Text = pagetext.Compress(snap.Text)
@@ -218,19 +379,26 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 		return db.TextUnknown, ""
 	}
 	old, known := "", false
-	if had && prev.TextHash != "" {
-		if prev.TextHash == snap.TextHash {
-			return db.TextUnchanged, ""
-		}
+	if had && prev.Text != nil {
 		// A snapshot that cannot be read again is as good as none.
 		if t, err := pagetext.Decompress(prev.Text, limit); err == nil {
 			old, known = t, true
+		}
+		if known && old == snap.Text {
+			return db.TextUnchanged, ""
 		}
 	}
 	if !known && kind != "created" {
 		return db.TextUnknown, ""
 	}
-	d := pagetext.Compare(old, snap.Text)
+	var d pagetext.Diff
+	if known {
+		d = pagetext.Compare(old, snap.Text)
+	} else {
+		// A new page's change shows its opening lines; its whole text
+		// would only repeat the snapshot.
+		d = pagetext.Opening(snap.Text)
+	}
 	if d.Unchanged() {
 		if known {
 			return db.TextUnchanged, ""

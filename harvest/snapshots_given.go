@@ -79,7 +79,7 @@ func givenShot(j *job, url, kind string, g givenPage, prev db.Snapshot, had bool
 	sh := &shot{title: g.title}
 	sh.textChange, sh.diff = compareText(kind, prev, had, snap, maxGivenBytes)
 	return sh, &db.Snapshot{
-		URL: url, FinalURL: url, Status: 200, Title: g.title, Size: int64(len(g.text)),
-		ContentHash: snap.TextHash, TextHash: snap.TextHash, Text: pagetext.Compress(g.text), FetchedAt: j.now,
+		URL: url, FinalURL: url, Title: g.title, Size: int64(len(g.text)),
+		ContentHash: pageDigest([]byte(g.text)), Text: pagetext.Compress(g.text), FetchedAt: j.now,
 	}
 }

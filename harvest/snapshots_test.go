@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -29,6 +30,8 @@ type pageSite struct {
 	other   []string
 	hits    map[string]int
 	answers map[string][]int
+	// bare: pages are served without validators.
+	bare bool
 }
 
 type servedPage struct {
@@ -82,9 +85,11 @@ func (s *pageSite) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	etag := fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(page.body)))
-	w.Header().Set("ETag", etag)
+	if !s.bare {
+		w.Header().Set("ETag", etag)
+	}
 	w.Header().Set("Content-Type", page.contentType)
-	if r.Header.Get("If-None-Match") == etag {
+	if !s.bare && r.Header.Get("If-None-Match") == etag {
 		code = http.StatusNotModified
 		w.WriteHeader(code)
 		return
@@ -306,6 +311,163 @@ func TestSnapshotsBudget(t *testing.T) {
 	}
 }
 
+// TestSnapshotsPastTheBudgetAreQueued: the pages past the budget are
+// fetched at later harvests, before the harvest's own changes' pages, and
+// fill their changes in, without a new change; a page changed again before
+// its turn is read for its later change instead.
+func TestSnapshotsPastTheBudgetAreQueued(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{PageFetches: 2})
+	now := time.Now()
+	page := func(i int) string { return fmt.Sprintf("/p%d.html", i) }
+	for i := range 5 {
+		e.site.html(page(i), fmt.Sprintf("Page %d", i), fmt.Sprintf("<p>Text %d.</p>", i))
+		e.site.change(page(i), "created", now.Add(time.Duration(i-10)*time.Hour))
+	}
+	e.follow()
+	fetched := func(want ...int) {
+		t.Helper()
+		for i := range 5 {
+			n, w := e.site.hit(page(i)), 0
+			if slices.Contains(want, i) {
+				w = 1
+			}
+			if n != w {
+				t.Errorf("%s fetched %d times, want %d", page(i), n, w)
+			}
+		}
+	}
+	fetched(3, 4)
+	got := e.latest()
+	checkText(t, got[page(2)][0], "", db.TextUnknown, nil, nil)
+
+	// p1 is created anew before its turn; p2 and p0 are still due.
+	e.site.html(page(1), "Page 1", "<p>Text 1.</p><p>More.</p>")
+	e.site.change(page(1), "updated", now.Add(-time.Hour))
+	if w := warningsOf(e.harvest()); len(w) > 0 {
+		t.Fatalf("second harvest warnings %q", w)
+	}
+	fetched(0, 2, 3, 4)
+	got = e.latest()
+	checkText(t, got[page(2)][0], "Page 2", db.TextChanged, nil, []string{"Text 2."})
+	checkText(t, got[page(0)][0], "Page 0", db.TextChanged, nil, []string{"Text 0."})
+	if len(got[page(1)]) != 2 {
+		t.Fatalf("p1 has %d changes, want 2", len(got[page(1)]))
+	}
+	checkText(t, got[page(1)][1], "", db.TextUnknown, nil, nil) // past the budget again
+
+	e.harvest()
+	fetched(0, 1, 2, 3, 4)
+	got = e.latest()
+	// Read for its update, with no earlier text to compare: titled only.
+	checkText(t, got[page(1)][1], "Page 1", db.TextUnknown, nil, nil)
+	checkText(t, got[page(1)][0], "", db.TextUnknown, nil, nil)
+	e.harvest()
+	fetched(0, 1, 2, 3, 4)
+	total := 0
+	for _, list := range e.latest() {
+		total += len(list)
+	}
+	if total != 6 {
+		t.Errorf("%d changes stored, want the 6 the site listed", total)
+	}
+}
+
+// TestSnapshotsQueueIsBounded: a site's queue holds what ten harvests'
+// budgets read, the pages of the latest changes.
+func TestSnapshotsQueueIsBounded(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{PageFetches: 1})
+	now := time.Now()
+	page := func(i int) string { return fmt.Sprintf("/p%02d.html", i) }
+	n := queuedHarvests + 3
+	for i := range n {
+		e.site.html(page(i), fmt.Sprintf("Page %d", i), fmt.Sprintf("<p>Text %d.</p>", i))
+		e.site.change(page(i), "created", now.Add(time.Duration(i-40)*time.Hour))
+	}
+	e.follow()
+	for range queuedHarvests + 2 {
+		e.harvest()
+	}
+	for i := range n {
+		want := 1
+		if i < n-1-queuedHarvests {
+			want = 0
+		}
+		if got := e.site.hit(page(i)); got != want {
+			t.Errorf("%s fetched %d times, want %d", page(i), got, want)
+		}
+	}
+}
+
+// TestSnapshotsReadPagesTheSameWay: a page whose article holds about a
+// third of its text is read as its article again when a new version tips
+// it under the threshold, so its diff is the edit, not the whole page.
+func TestSnapshotsReadPagesTheSameWay(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{})
+	now := time.Now()
+	links := func(n int) string {
+		return `<div id="links"><span>` + strings.Repeat(`<a href="/a">A cat shrine</a> · <a href="/b">Dogs</a><br>`, n) + `</span></div>`
+	}
+	intro := func(s string) string {
+		return `<div id="intro"><div><div><p>` + strings.Repeat("These are the sites I visit every day, and so should you. ", 7) + s + `</p></div></div></div>`
+	}
+	e.site.html("/links.html", "Links", intro("Enjoy."), links(30))
+	e.site.change("/links.html", "created", now.Add(-2*time.Hour))
+	e.follow()
+	e.site.html("/links.html", "Links", intro("Enjoy them."), links(50))
+	e.site.change("/links.html", "updated", now.Add(-time.Hour))
+	e.harvest()
+	got := e.latest()["/links.html"]
+	if len(got) != 2 {
+		t.Fatalf("%d changes, want 2", len(got))
+	}
+	del, ins := diffOf(t, got[1])
+	if len(del) != 1 || len(ins) != 1 || !strings.HasSuffix(ins[0], "Enjoy them.") {
+		t.Errorf("diff of a one-word edit: removed %q, added %q", del, ins)
+	}
+	site, err := e.store.SiteByURL(context.Background(), e.site.srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snaps, err := e.store.Snapshots(context.Background(), site.ID, []string{e.site.srv.URL + "/links.html"})
+	if err != nil || snaps[e.site.srv.URL+"/links.html"].Method != pagetext.MethodArticle {
+		t.Errorf("stored snapshot %+v, %v; want read as its article", snaps, err)
+	}
+}
+
+// TestSnapshotsWithoutValidators: a page served again byte for byte by a
+// server without validators keeps its snapshot, read again; one changed
+// is compared as any other.
+func TestSnapshotsWithoutValidators(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{})
+	e.site.bare = true
+	now := time.Now()
+	e.site.html("/same.html", "Same", "<p>Never changes.</p>")
+	e.site.html("/edit.html", "Edit", "<p>First.</p>")
+	e.site.change("/same.html", "created", now.Add(-3*time.Hour))
+	e.site.change("/edit.html", "created", now.Add(-3*time.Hour))
+	e.follow()
+	e.site.html("/edit.html", "Edit", "<p>Second.</p>")
+	e.site.change("/same.html", "updated", now.Add(-time.Hour))
+	e.site.change("/edit.html", "updated", now.Add(-time.Hour))
+	rep := e.harvest()
+	got := e.latest()
+	checkText(t, got["/same.html"][1], "Same", db.TextUnchanged, nil, nil)
+	checkText(t, got["/edit.html"][1], "Edit", db.TextChanged, []string{"First."}, []string{"Second."})
+	snaps, err := e.store.Snapshots(context.Background(), rep.Site.ID, []string{e.site.srv.URL + "/same.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := snaps[e.site.srv.URL+"/same.html"]
+	text, err := pagetext.Decompress(same.Text, pagetext.DefaultMaxText)
+	if err != nil || text != "Never changes." || same.Method == "" || same.ETag != "" || len(same.ContentHash) != 2*contentHashBytes ||
+		same.ContentType != "text/html" {
+		t.Errorf("snapshot read again: %+v, text %q, %v", same, text, err)
+	}
+	if e.site.hit("/same.html") != 2 {
+		t.Errorf("same.html fetched %d times, want 2", e.site.hit("/same.html"))
+	}
+}
+
 // TestSnapshotsOff: --no-snapshots fetches no page.
 func TestSnapshotsOff(t *testing.T) {
 	// A budget is set, so that only Off keeps the page unread.
@@ -357,7 +519,7 @@ func TestSnapshotsOfBadPages(t *testing.T) {
 	if len(snaps) != 1 {
 		t.Errorf("%d snapshots stored, want the image's alone", len(snaps))
 	}
-	if pic := snaps[e.site.srv.URL+"/pic.png"]; pic.ContentType != "image/png" || pic.TextHash != "" || len(pic.Text) != 0 || pic.ContentHash == "" || pic.Size == 0 {
+	if pic := snaps[e.site.srv.URL+"/pic.png"]; pic.ContentType != "image/png" || pic.Text != nil || pic.ContentHash == "" || pic.Size == 0 {
 		t.Errorf("image snapshot %+v, want its type, size and hash, and no text", pic)
 	}
 }

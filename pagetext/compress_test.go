@@ -27,11 +27,22 @@ func TestCompressRoundTrip(t *testing.T) {
 	}
 }
 
+// zstdBlob is a blob as tidings stored text before brotli: a bare zstd
+// frame, with its size in the header.
+func zstdBlob(t *testing.T, text []byte) []byte {
+	t.Helper()
+	e, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	return e.EncodeAll(text, nil)
+}
+
 // A blob bigger than the limit when expanded is refused, whether its
-// header says so or hides it.
+// header says so or hides it, in either format.
 func TestDecompressLimits(t *testing.T) {
 	huge := bytes.Repeat([]byte("cats "), 4<<20) // 20 MiB, compresses to little
-	withSize := Compress(string(huge))
 	var stream bytes.Buffer
 	w, err := zstd.NewWriter(&stream)
 	if err != nil {
@@ -48,9 +59,11 @@ func TestDecompressLimits(t *testing.T) {
 		blob  []byte
 		limit int
 	}{
-		{"size in header", withSize, 1 << 20},
-		{"no size in header", stream.Bytes(), 1 << 20},
-		{"two frames", append(Compress(strings.Repeat("a", 600)), Compress(strings.Repeat("b", 600))...), 1000},
+		{"brotli", Compress(string(huge)), 1 << 20},
+		{"brotli, one byte over", Compress(strings.Repeat("a", 1001)), 1000},
+		{"zstd, size in header", zstdBlob(t, huge), 1 << 20},
+		{"zstd, no size in header", stream.Bytes(), 1 << 20},
+		{"zstd, two frames", append(zstdBlob(t, bytes.Repeat([]byte("a"), 600)), zstdBlob(t, bytes.Repeat([]byte("b"), 600))...), 1000},
 		{"negative limit", Compress("x"), -1},
 	}
 	for _, tt := range tests {
@@ -61,16 +74,32 @@ func TestDecompressLimits(t *testing.T) {
 		})
 	}
 	if got, err := Decompress(stream.Bytes(), len(huge)); err != nil || len(got) != len(huge) {
-		t.Errorf("streamed blob within the limit: %d bytes, %v", len(got), err)
+		t.Errorf("streamed zstd blob within the limit: %d bytes, %v", len(got), err)
+	}
+	if got, err := Decompress(Compress(strings.Repeat("a", 1000)), 1000); err != nil || len(got) != 1000 {
+		t.Errorf("brotli blob at the limit: %d bytes, %v", len(got), err)
+	}
+}
+
+// Text stored by earlier versions, zstd-compressed, is still read.
+func TestDecompressZstd(t *testing.T) {
+	page, _ := Extract([]byte(realisticPage(20<<10, 0)), "text/html", "")
+	got, err := Decompress(zstdBlob(t, []byte(page.Text)), DefaultMaxText)
+	if err != nil || got != page.Text {
+		t.Errorf("zstd blob: %d bytes back of %d, err %v", len(got), len(page.Text), err)
+	}
+	if brotli, zstd := len(Compress(page.Text)), len(zstdBlob(t, []byte(page.Text))); brotli >= zstd {
+		t.Errorf("%d bytes of text: %d bytes stored, no fewer than zstd's %d", len(page.Text), brotli, zstd)
 	}
 }
 
 func TestDecompressCorrupt(t *testing.T) {
 	blob := Compress(strings.Repeat("The cat sleeps on the mat. ", 100))
 	for _, bad := range [][]byte{
-		[]byte("not zstd at all"),
+		[]byte("not a blob at all"),
 		blob[:len(blob)/2],
 		append(append([]byte{}, blob[:10]...), bytes.Repeat([]byte{0xff}, 40)...),
+		append(append([]byte{}, zstdMagic...), bytes.Repeat([]byte{0xff}, 40)...),
 	} {
 		if got, err := Decompress(bad, DefaultMaxText); err == nil {
 			t.Errorf("corrupt blob decoded to %d bytes", len(got))
@@ -78,7 +107,7 @@ func TestDecompressCorrupt(t *testing.T) {
 	}
 }
 
-// One encoder and decoder are shared; they must hold up under concurrent use.
+// Encoders and decoders are pooled; they must hold up under concurrent use.
 func TestCompressConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 8 {

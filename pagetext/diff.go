@@ -26,6 +26,9 @@ const maxDiffLines = 1 << 20
 // ErrBaseMismatch means a Diff was applied to a text it was not made from.
 var ErrBaseMismatch = errors.New("pagetext: diff does not apply to this text")
 
+// ErrClipped means a Diff that kept only some of its lines was applied.
+var ErrClipped = errors.New("pagetext: diff keeps only a created page's opening lines")
+
 // Diff is the line diff between two texts, in the form stored with a
 // change. It keeps the removed and added lines and, of each unchanged run,
 // only its length and its ContextLines lines next to a change: enough to
@@ -38,6 +41,9 @@ type Diff struct {
 	// Added and Removed count the added and removed lines.
 	Added   int `json:"added"`
 	Removed int `json:"removed"`
+	// More counts the added lines not kept: a created page's Diff keeps
+	// only its opening lines (Opening).
+	More int `json:"more,omitempty"`
 }
 
 // Op is one step of a Diff: an unchanged run (Equal > 0) or a change
@@ -79,6 +85,36 @@ func Compare(old, new string) Diff {
 		}
 	}
 	return d
+}
+
+// Opening is the Diff stored with a created page's change: what HTML and
+// Summary show of it, its first OpeningLines lines, each cut where HTML
+// would cut it, with the count of all its lines. The whole text would only
+// repeat the page's snapshot, at several times the size.
+func Opening(text string) Diff {
+	lines := splitLines(text)
+	d := Diff{Added: len(lines)}
+	if len(lines) == 0 {
+		return d
+	}
+	kept := make([]string, min(len(lines), OpeningLines))
+	for k := range kept {
+		kept[k] = firstRunes(lines[k], maxShownLine+1)
+	}
+	d.Ops = []Op{{Ins: kept}}
+	d.More = len(lines) - len(kept)
+	return d
+}
+
+// firstRunes keeps the first n runes of s.
+func firstRunes(s string, n int) string {
+	for pos := range s {
+		if n == 0 {
+			return s[:pos]
+		}
+		n--
+	}
+	return s
 }
 
 // equalOp keeps of an unchanged run the lines next to the changes around it.
@@ -187,6 +223,9 @@ func toRunes(lines []string, ids map[string]rune) []rune {
 // Apply rebuilds the new text from the old one. It checks every line the
 // Diff kept against old and fails with ErrBaseMismatch on a difference.
 func (d Diff) Apply(old string) (string, error) {
+	if d.More > 0 {
+		return "", ErrClipped
+	}
 	a := splitLines(old)
 	var out []string
 	i := 0

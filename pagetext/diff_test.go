@@ -195,3 +195,45 @@ func TestDiffStoredForm(t *testing.T) {
 		}
 	}
 }
+
+// A created page's stored Diff keeps only what its entry shows, and shows
+// it exactly as the whole text's Diff would.
+func TestOpening(t *testing.T) {
+	long := strings.Repeat("word ", 200) + "end"
+	text := strings.Join([]string{"Cats", long, "Two", "Three", "Four", "Five", "Six"}, "\n")
+	whole, opening := Compare("", text), Opening(text)
+	if got, want := opening.HTML(), whole.HTML(); got != want {
+		t.Errorf("HTML:\n%s\nwant, as from the whole text:\n%s", got, want)
+	}
+	if got, want := opening.Summary(), whole.Summary(); got != want {
+		t.Errorf("Summary = %q, want %q", got, want)
+	}
+	if !strings.Contains(opening.HTML(), "and 2 more lines") {
+		t.Errorf("HTML does not count the lines not shown:\n%s", opening.HTML())
+	}
+	b, err := json.Marshal(opening)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 2*maxShownLine+200 {
+		t.Errorf("stored form is %d bytes: %s", len(b), b)
+	}
+	var back Diff
+	if err := json.Unmarshal(b, &back); err != nil || back.HTML() != whole.HTML() || back.More != 2 {
+		t.Errorf("after JSON: more %d, err %v, HTML\n%s", back.More, err, back.HTML())
+	}
+	if _, err := opening.Apply(""); !errors.Is(err, ErrClipped) {
+		t.Errorf("Apply of a clipped Diff: %v, want ErrClipped", err)
+	}
+	wantUnified := "--- x\n+++ y\n@@ -0,0 +1,5 @@\n+Cats\n+" + firstRunes(long, maxShownLine+1) + "\n+Two\n+Three\n+Four\n\\ and 2 more lines, not kept\n"
+	if got := opening.Unified("x", "y"); got != wantUnified {
+		t.Errorf("Unified:\n%s\nwant:\n%s", got, wantUnified)
+	}
+	short := Opening("x\ny")
+	if got, err := short.Apply(""); err != nil || got != "x\ny" || short.More != 0 {
+		t.Errorf("a short page is kept whole: %q, %v, more %d", got, err, short.More)
+	}
+	if !Opening("").Unchanged() {
+		t.Errorf("an empty page is no change")
+	}
+}

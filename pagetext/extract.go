@@ -88,6 +88,11 @@ type Options struct {
 	// MaxBody refuses bigger bodies with ErrTooLarge; zero means
 	// DefaultMaxBody.
 	MaxBody int
+	// Prefer is the Method of the page's previous snapshot, "" when none:
+	// an HTML page is read the same way again unless the other way now
+	// fits it clearly better, so that a small edit does not read as the
+	// whole text replaced.
+	Prefer string
 }
 
 // Extract snapshots a page with the default options.
@@ -114,7 +119,7 @@ func (o Options) Extract(body []byte, contentType, pageURL string) (*Snapshot, e
 	maxText := orDefault(o.MaxText, DefaultMaxText)
 	switch s.MediaType {
 	case "text/html", "application/xhtml+xml":
-		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit)
+		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit, o.Prefer)
 	case "text/plain", "text/markdown", "text/x-markdown":
 		extractPlain(s, body, contentType, maxText)
 	default:

@@ -319,3 +319,38 @@ func TestExtractLargeMemory(t *testing.T) {
 		})
 	}
 }
+
+// A page whose article holds about a third of its text is read as it was
+// read before, so that a small edit near the threshold does not switch
+// between the article and the whole body and read as the page replaced.
+func TestExtractKeepsMethod(t *testing.T) {
+	page := func(links int) []byte {
+		intro := "<p>" + strings.Repeat("These are the sites I visit every day, and so should you. ", 7) + "</p>"
+		return []byte(`<html><head><title>Links</title></head><body><div id="intro"><div><div>` + intro +
+			`</div></div></div><div id="links"><span>` +
+			strings.Repeat(`<a href="https://a.example/">A cat shrine</a> · <a href="https://b.example/">Dogs</a><br>`, links) +
+			`</span></div></body></html>`)
+	}
+	tests := []struct {
+		links          int
+		prefer, method string
+	}{
+		{30, "", MethodArticle}, // the article holds about two fifths
+		{30, MethodArticle, MethodArticle},
+		{30, MethodBody, MethodBody}, // under half: it does not win the page back
+		{50, "", MethodBody},         // under a third
+		{50, MethodBody, MethodBody},
+		{50, MethodArticle, MethodArticle}, // still over a sixth: kept
+		{2, MethodBody, MethodArticle},     // the article is now most of the page
+		{150, MethodArticle, MethodBody},   // the page has become a links page
+	}
+	for _, tt := range tests {
+		s, err := Options{Prefer: tt.prefer}.Extract(page(tt.links), "text/html", "https://shrine.example/links.html")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Method != tt.method {
+			t.Errorf("%d links, read before as %q: method %q, want %q", tt.links, tt.prefer, s.Method, tt.method)
+		}
+	}
+}

@@ -22,9 +22,19 @@ const maxReadabilityElements = 20000
 // and the whole body says better what the page is.
 const articleShare = 3 // the article holds at least a third of the body
 
+// A page read one way before is read that way again unless the other way
+// now clearly fits better: a page near articleShare would otherwise flip
+// between versions, and each flip reads as the whole page changing. A page
+// read as its article stays so while the article holds a sixth of the
+// body; one read whole switches to its article once that holds half.
+const (
+	articleShareKept   = 6
+	articleShareSwitch = 2
+)
+
 // extractHTML fills s from an HTML body; stream skips the tree and
 // readability (see treeLimit).
-func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText int, stream bool) {
+func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText int, stream bool, prefer string) {
 	enc, name, guessed := pageEncoding(body, contentType)
 	s.Charset, s.CharsetGuessed = name, guessed
 	r := decodedReader(body, enc, name)
@@ -51,7 +61,14 @@ func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText 
 		return
 	}
 	text := article.finish()
-	if len(text)*articleShare >= len(bodyText) {
+	share := articleShare
+	switch prefer {
+	case MethodArticle:
+		share = articleShareKept
+	case MethodBody:
+		share = articleShareSwitch
+	}
+	if len(text)*share >= len(bodyText) {
 		s.Text, s.Truncated, s.Method = text, article.truncated, MethodArticle
 	}
 }

@@ -38,10 +38,12 @@ func (d Diff) HTML() string {
 	var sb strings.Builder
 	if d.Removed == 0 && len(d.Ops) == 1 {
 		lines := d.Ops[0].Ins
-		for _, l := range lines[:min(len(lines), OpeningLines)] {
+		lines = lines[:min(len(lines), OpeningLines)]
+		for _, l := range lines {
 			sb.WriteString("<p>" + escapeLine(l) + "</p>\n")
 		}
-		writeMore(&sb, len(lines)-min(len(lines), OpeningLines))
+		// Added, not what the Diff kept: Opening keeps only what is shown.
+		writeMore(&sb, d.Added-len(lines))
 		return sb.String()
 	}
 	shown := 0
@@ -235,6 +237,10 @@ func (d Diff) Unified(oldLabel, newLabel string) string {
 	}
 	if h != nil {
 		h.write(&sb)
+	}
+	if d.More > 0 {
+		// diff(1) marks what is not a line of either text with a backslash.
+		fmt.Fprintf(&sb, "\\ and %d more %s, not kept\n", d.More, plural(d.More, "line", "lines"))
 	}
 	return sb.String()
 }

@@ -26,9 +26,10 @@ const rssGuard = 2e9
 type runResult struct {
 	peak     int64 // bytes: the kernel's high-water mark of its resident set
 	wall     time.Duration
-	exit     int  // -1 when killed
-	timedOut bool // killed at the timeout
-	guarded  bool // killed at guard
+	cpu      time.Duration // user and system time, which a loaded machine does not inflate as it does wall time
+	exit     int           // -1 when killed
+	timedOut bool          // killed at the timeout
+	guarded  bool          // killed at guard
 	timeout  time.Duration
 	guard    int64
 	output   []byte
@@ -54,6 +55,7 @@ func runMeasured(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, guar
 	res.output = out.Bytes()
 	res.exit = cmd.ProcessState.ExitCode()
 	res.peak = maxRSS(cmd.ProcessState)
+	res.cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	return res, ctx.Err()
 }
 

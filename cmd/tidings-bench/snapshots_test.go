@@ -31,7 +31,8 @@ func TestSnapshotSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
-		`INSERT INTO snapshots (site_id, url, title, text, fetched_at) SELECT id, 'http://h/a', 'T', x'00010203', '2026-01-01T00:00:00Z' FROM sites`,
+		`INSERT INTO snapshots (site_id, url, title, text, content_hash, method, fetched_at)
+		SELECT id, 'http://h/a', 'T', x'00010203', x'000102030405060708090a0b0c0d0e0f', 'article', '2026-01-01T00:00:00Z' FROM sites`,
 		`INSERT INTO snapshots (site_id, url, fetched_at) SELECT id, 'http://h/b', '2026-01-01T00:00:00Z' FROM sites`,
 		`UPDATE changes SET diff = '{"added":["x"]}' WHERE rowid = (SELECT min(rowid) FROM changes)`,
 	} {
@@ -44,8 +45,8 @@ func TestSnapshotSizes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const fixed = len("2026-01-01T00:00:00Z") + 8*3
-	if len(sz.rows) != 2 || sz.rows[0] != int64(len("http://h/b")+fixed) || sz.rows[1] != int64(4+len("http://h/a")+1+fixed) {
+	const fixed = len("2026-01-01T00:00:00Z") + 8*2
+	if len(sz.rows) != 2 || sz.rows[0] != int64(len("http://h/b")+fixed) || sz.rows[1] != int64(4+len("http://h/a")+1+16+len("article")+fixed) {
 		t.Errorf("rows %v", sz.rows)
 	}
 	if len(sz.text) != 2 || sz.text[0] != 0 || sz.text[1] != 4 {
