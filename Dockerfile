@@ -1,4 +1,4 @@
-# Build: docker build -t tidings .
+# Build: docker build -t tidings --build-arg VERSION=$(git describe --tags --always) --build-arg COMMIT=$(git rev-parse HEAD) .
 # Run:   docker run -d -p 8080:8080 -v tidings-data:/data tidings
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
@@ -7,7 +7,9 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 ARG COMMIT=unknown
-# SQLite is compiled in through cgo.
+# SQLite is compiled in through cgo. The build context has no .git
+# (.dockerignore), so the commit comes from the build argument, not from
+# Go's VCS stamping.
 RUN CGO_ENABLED=1 go build -trimpath \
       -ldflags "-s -w -X main.Version=${VERSION} -X main.Commit=${COMMIT}" \
       -o /out/tidings ./cmd/tidings

@@ -136,7 +136,7 @@ func TestSaveCollectionHarvestDeduplicatesAndAdvancesTogether(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Changes != 2 || got.LastProcessedAt == nil || !got.LastProcessedAt.Equal(at) || got.LastSuccessAt == nil {
+	if got.Changes != 1 || got.History != 1 || got.LastProcessedAt == nil || !got.LastProcessedAt.Equal(at) || got.LastSuccessAt == nil {
 		t.Errorf("collection after saves: %+v", got)
 	}
 	states, err := d.FetchStates(ctx, site.ID)

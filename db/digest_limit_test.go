@@ -20,6 +20,8 @@ func TestDigestCarriesAtMostDigestChanges(t *testing.T) {
 		big = append(big, Change{URL: fmt.Sprintf("https://gallery.example/%04d", i%(DigestChanges+10)),
 			Kind: "updated", Datetime: t0.Add(time.Duration(i) * time.Second)})
 	}
+	// The first harvest is the "now following" digest; these are later.
+	first := storeRun(t, d, col, t0, "")
 	bigRun := storeRun(t, d, col, t0.Add(time.Hour), "", big...)
 	small := storeRun(t, d, col, t0.Add(2*time.Hour), "",
 		Change{URL: "https://gallery.example/new", Kind: "created", Datetime: t0.Add(90 * time.Minute)},
@@ -29,7 +31,7 @@ func TestDigestCarriesAtMostDigestChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[0].Run.ID != small.ID || got[1].Run.ID != bigRun.ID {
+	if len(got) != 3 || got[0].Run.ID != small.ID || got[1].Run.ID != bigRun.ID || got[2].Run.ID != first.ID || !got[2].Following {
 		t.Fatalf("digests %+v", got)
 	}
 	if g := got[0]; len(g.Changes) != 2 || g.Omitted != 0 || g.Pages != 0 || g.Kind != "" {

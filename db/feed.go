@@ -41,7 +41,18 @@ type Digest struct {
 	Omitted int
 	Pages   int
 	Kind    string
+	// Following: the run is the collection's first complete harvest
+	// (Run.Following), and Changes are instead the collection's newest
+	// changes known then, history included: at least FollowingChanges,
+	// and every change the run put in the feed up to DigestChanges.
+	// Run.Pages counts the collection's pages then.
+	Following  bool
+	lastChange int64
 }
+
+// FollowingChanges is how many of a collection's newest changes its "now
+// following" entry lists, whatever their age.
+const FollowingChanges = 10
 
 // DigestChanges bounds the changes a Digest carries: a run of 50,000
 // changes must not load 50,000 rows, nor make a feed entry of megabytes,
@@ -70,23 +81,54 @@ func (d *DB) Digests(ctx context.Context, scope Scope, limit int) ([]Digest, err
 	return d.DigestsBefore(ctx, scope, Before{}, limit)
 }
 
-// DigestsBefore is Digests for the page of a feed that ends before b.
+// DigestsBefore is Digests for the page of a feed that ends before b: the
+// runs that put changes into the feed, and each collection's first
+// complete harvest (its "now following" entry) whatever it found.
 func (d *DB) DigestsBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Digest, error) {
+	// Apart, each condition has an index (runs_collection, runs_following).
+	return d.digests(ctx, scope, b, limit, "r.changes > 0", "r.following = 1 AND +r.changes = 0")
+}
+
+// FollowingBefore returns the "now following" digests in scope, dated
+// before b, newest first: what a feed of one entry per change shows of
+// each collection's first harvest.
+func (d *DB) FollowingBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Digest, error) {
+	return d.digests(ctx, scope, b, limit, "r.following = 1")
+}
+
+// digests loads the newest runs in scope, before b, that meet any of
+// which.
+func (d *DB) digests(ctx context.Context, scope Scope, b Before, limit int, which ...string) ([]Digest, error) {
 	where, arg := scope.where("r")
-	page, args := b.cond("r.finished_at", "r.id")
-	out, err := queryAll(ctx, d, "load digests", `
-SELECT r.id, r.site_id, r.collection_id, r.started_at, r.finished_at, r.changes, c.title, c.key
+	page, pageArgs := b.cond("r.finished_at", "r.id")
+	var parts []string
+	var args []any
+	for _, w := range which {
+		parts = append(parts, `
+SELECT r.id AS run_id, r.site_id, r.collection_id, r.started_at, r.finished_at AS run_at, r.changes, r.following, r.pages, r.last_change_id, c.title, c.key
 FROM runs r JOIN collections c ON c.id = r.collection_id
-WHERE `+where+` AND r.changes > 0 AND `+page+`
-ORDER BY r.finished_at DESC, r.id DESC LIMIT ?`, scanDigest, append(append([]any{arg}, args...), limit)...)
+WHERE `+where+` AND `+w+` AND `+page)
+		args = append(append(args, arg), pageArgs...)
+	}
+	out, err := queryAll(ctx, d, "load digests", strings.Join(parts, "\nUNION ALL")+`
+ORDER BY run_at DESC, run_id DESC LIMIT ?`, scanDigest, append(args, limit)...)
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	ids := make([]any, len(out))
+	var ids []any
 	byRun := make(map[int64]*Digest, len(out))
 	for i := range out {
-		ids[i] = out[i].Run.ID
+		if out[i].Following {
+			if err := d.followingChanges(ctx, &out[i]); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		ids = append(ids, out[i].Run.ID)
 		byRun[out[i].Run.ID] = &out[i]
+	}
+	if len(ids) == 0 {
+		return out, nil
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
 	// One more than DigestChanges per run tells which runs have more.
@@ -141,10 +183,33 @@ FROM changes WHERE run_id IN (`+marks+`) GROUP BY run_id`, func(row scanner) (to
 	return nil
 }
 
+// followingChanges loads the changes a "now following" digest lists: the
+// latest change of each of the collection's most recently changed pages
+// as of its first harvest, history included.
+func (d *DB) followingChanges(ctx context.Context, g *Digest) error {
+	n := max(FollowingChanges, min(g.Run.Changes, DigestChanges))
+	// Grouped by URL, the changes are read in the order of their unique
+	// index, and only the n newest are kept while sorting: a collection
+	// of many long URLs is never sorted whole. The id is the one of the
+	// row max() picked (SQLite's bare column).
+	cs, err := d.changesWhere(ctx, `ch.id IN (SELECT id FROM (
+	SELECT id, url, max(datetime) AS latest FROM changes WHERE collection_id = ? AND id <= ? GROUP BY url)
+	ORDER BY latest DESC, url LIMIT ?)
+ORDER BY ch.datetime DESC, ch.url`, 0, g.Run.CollectionID, g.lastChange, n)
+	if err != nil {
+		return err
+	}
+	g.Changes = cs
+	g.Omitted = max(0, g.Run.Changes-DigestChanges)
+	return nil
+}
+
 func scanDigest(row scanner) (Digest, error) {
 	var g Digest
 	r := &g.Run
-	err := row.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Changes, &g.CollectionTitle, &g.CollectionKey)
+	err := row.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Changes,
+		&r.Following, &r.Pages, &g.lastChange, &g.CollectionTitle, &g.CollectionKey)
+	g.Following = r.Following
 	return g, err
 }
 
@@ -194,8 +259,9 @@ func (d *DB) Stamp(ctx context.Context, scope Scope) (FeedStamp, error) {
 SELECT (SELECT max(id) FROM runs WHERE site_id IN (`+sites+`)),
 	(SELECT group_concat(id) FROM (SELECT id FROM sites WHERE id IN (`+sites+`) ORDER BY id)),
 	(SELECT min(next_harvest_at) FROM sites WHERE id IN (`+sites+`)),
-	(SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.changes > 0)`,
-		arg, arg, arg, warg).Scan(&maxRun, &list, &next, &added)
+	(SELECT max(t) FROM (SELECT max(r.finished_at) AS t FROM runs r WHERE `+where+` AND r.changes > 0
+		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.following = 1))`,
+		arg, arg, arg, warg, warg).Scan(&maxRun, &list, &next, &added)
 	if err != nil {
 		return FeedStamp{}, fmt.Errorf("db: load feed stamp: %w", err)
 	}
@@ -313,7 +379,8 @@ JOIN collections c ON c.id = ch.collection_id JOIN sites s ON s.id = c.site_id`
 // newest first.
 func (d *DB) Runs(ctx context.Context, siteID int64, limit int) ([]Run, error) {
 	return queryAll(ctx, d, fmt.Sprintf("load runs of site %d", siteID), `
-SELECT id, site_id, COALESCE(collection_id, 0), started_at, finished_at, documents, not_modified, changes, backfilled, lastmod_only, warnings, error
+SELECT id, site_id, COALESCE(collection_id, 0), started_at, finished_at, documents, not_modified, changes, backfilled, lastmod_only, warnings, error,
+	following, pages
 FROM runs WHERE site_id = ? ORDER BY finished_at DESC, id DESC LIMIT ?`, scanRun, siteID, limit)
 }
 
@@ -321,7 +388,7 @@ func scanRun(row scanner) (Run, error) {
 	var r Run
 	var warnings string
 	err := row.Scan(&r.ID, &r.SiteID, &r.CollectionID, timeCol{&r.StartedAt}, timeCol{&r.FinishedAt}, &r.Documents, &r.NotModified,
-		&r.Changes, &r.Backfilled, &r.LastmodOnly, &warnings, &r.Error)
+		&r.Changes, &r.Backfilled, &r.LastmodOnly, &warnings, &r.Error, &r.Following, &r.Pages)
 	if warnings != "" {
 		r.Warnings = strings.Split(warnings, "\n")
 	}

@@ -45,6 +45,26 @@ func (d *DB) Follows(ctx context.Context, userID, siteID int64) (bool, error) {
 	return n == 1, nil
 }
 
+// FollowTitles returns the names a user gave the sites they follow (from
+// an imported OPML file), by site id; sites they gave none are left out.
+func (d *DB) FollowTitles(ctx context.Context, userID int64) (map[int64]string, error) {
+	rows, err := d.r.QueryContext(ctx, `SELECT site_id, title FROM follows WHERE user_id = ? AND title <> ''`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("db: load follow titles of user %d: %w", userID, err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var t string
+		if err := rows.Scan(&id, &t); err != nil {
+			return nil, fmt.Errorf("db: load follow titles of user %d: %w", userID, err)
+		}
+		out[id] = t
+	}
+	return out, rows.Err()
+}
+
 // FollowedSites lists the sites a user follows, by URL.
 func (d *DB) FollowedSites(ctx context.Context, userID int64) ([]Site, error) {
 	return d.sitesWhere(ctx, "id IN (SELECT site_id FROM follows WHERE user_id = ?)", userID)
@@ -88,6 +108,9 @@ type Discovery struct {
 	Message    string
 	CreatedAt  time.Time
 	FinishedAt *time.Time
+	// Title is what the person's OPML file named the site; the follow
+	// keeps it.
+	Title string
 }
 
 // CreateDiscovery records a pending discovery.
@@ -118,8 +141,11 @@ func (d *DB) FinishDiscovery(ctx context.Context, id int64, status string, siteI
 		if err != nil || siteID == 0 || status == DiscoveryFailed {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO follows (user_id, site_id, created_at)
-SELECT user_id, ?, ? FROM discoveries WHERE id = ? ON CONFLICT DO NOTHING`, siteID, fmtTime(time.Now()), id)
+		// A name the person gave is kept; a later import names a site
+		// only if nothing named it before.
+		_, err = tx.ExecContext(ctx, `INSERT INTO follows (user_id, site_id, created_at, title)
+SELECT user_id, ?, ?, title FROM discoveries WHERE id = ? ON CONFLICT (user_id, site_id) DO UPDATE SET
+	title = CASE WHEN follows.title = '' THEN excluded.title ELSE follows.title END`, siteID, fmtTime(time.Now()), id)
 		return err
 	})
 	if err != nil {
@@ -128,12 +154,12 @@ SELECT user_id, ?, ? FROM discoveries WHERE id = ? ON CONFLICT DO NOTHING`, site
 	return nil
 }
 
-const discoveryCols = `id, user_id, COALESCE(import_id, 0), input_url, status, COALESCE(site_id, 0), message, created_at, finished_at`
+const discoveryCols = `id, user_id, COALESCE(import_id, 0), input_url, status, COALESCE(site_id, 0), message, created_at, finished_at, title`
 
 func scanDiscovery(row scanner) (Discovery, error) {
 	var x Discovery
 	var fin nullTime
-	err := row.Scan(&x.ID, &x.UserID, &x.ImportID, &x.InputURL, &x.Status, &x.SiteID, &x.Message, timeCol{&x.CreatedAt}, &fin)
+	err := row.Scan(&x.ID, &x.UserID, &x.ImportID, &x.InputURL, &x.Status, &x.SiteID, &x.Message, timeCol{&x.CreatedAt}, &fin, &x.Title)
 	x.FinishedAt = fin.t
 	return x, err
 }
@@ -223,6 +249,23 @@ type Import struct {
 // CreateImport records an OPML import with its pending discoveries in one
 // transaction: a failure stores none of it.
 func (d *DB) CreateImport(ctx context.Context, userID int64, urls []string, skipped []string) (Import, error) {
+	sites := make([]ImportSite, len(urls))
+	for i, u := range urls {
+		sites[i].URL = u
+	}
+	return d.CreateImportTitled(ctx, userID, sites, skipped)
+}
+
+// ImportSite is one site an OPML import asks to follow: the address, and
+// the name the person's reader gave it ("" when none).
+type ImportSite struct {
+	URL   string
+	Title string
+}
+
+// CreateImportTitled is CreateImport keeping the names the file gave
+// the sites, which their follows keep.
+func (d *DB) CreateImportTitled(ctx context.Context, userID int64, sites []ImportSite, skipped []string) (Import, error) {
 	now := fmtTime(time.Now())
 	var id int64
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
@@ -231,8 +274,9 @@ func (d *DB) CreateImport(ctx context.Context, userID int64, urls []string, skip
 			return err
 		}
 		id, _ = res.LastInsertId()
-		for _, u := range urls {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at) VALUES (?, ?, ?, ?)`, userID, id, u, now); err != nil {
+		for _, s := range sites {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at, title) VALUES (?, ?, ?, ?, ?)`,
+				userID, id, s.URL, now, s.Title); err != nil {
 				return err
 			}
 		}

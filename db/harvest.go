@@ -25,6 +25,11 @@ type Run struct {
 	LastmodOnly  int // changes dated by lastmod because datetime was missing
 	Warnings     []string
 	Error        string // a sentence for people, empty on success
+	// Following marks a collection's first complete harvest: its feed's
+	// "now following" entry, which lists the newest changes known then
+	// whatever their age. Pages counts the collection's pages then.
+	Following bool
+	Pages     int
 }
 
 // Change is one recorded change of a page.
@@ -94,6 +99,11 @@ type CollectionHarvest struct {
 	Snapshots []Snapshot
 	// Pending changes the site's pages waiting for a snapshot.
 	Pending SnapshotQueue
+	// Checked records when pages were read to check them (see PageChecks).
+	Checked map[string]time.Time
+	// Watched are the pages a pages collection read (see WatchedPage);
+	// those in Gone stop being watched.
+	Watched []WatchedPage
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -115,16 +125,25 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 		if err := recordOutage(ctx, tx, run); err != nil {
 			return err
 		}
+		if run.Following, run.Pages, err = markFollowing(ctx, tx, run); err != nil {
+			return err
+		}
 		if err := saveFetchStates(ctx, tx, run.SiteID, h.FetchStates); err != nil {
 			return err
 		}
 		if err := savePages(ctx, tx, run.CollectionID, h); err != nil {
 			return err
 		}
+		if err := saveChecks(ctx, tx, run.CollectionID, h.Checked); err != nil {
+			return err
+		}
 		if err := saveSnapshots(ctx, tx, run.SiteID, h.Snapshots); err != nil {
 			return err
 		}
 		if err := saveSnapshotQueue(ctx, tx, run.SiteID, h.Pending); err != nil {
+			return err
+		}
+		if err := saveWatched(ctx, tx, run.CollectionID, h); err != nil {
 			return err
 		}
 		if h.State != nil {
@@ -148,6 +167,40 @@ WHERE id = ?`, fmtTimePtr(h.Watermark), success, fmtTime(run.FinishedAt), run.Er
 		return Run{}, fmt.Errorf("db: store harvest of collection %d: %w", run.CollectionID, err)
 	}
 	return run, nil
+}
+
+// markFollowing makes run the collection's "now following" run when it is
+// its first without an error, before last_success_at records it: with the
+// pages known then and the newest change stored, which bounds what the
+// entry lists.
+func markFollowing(ctx context.Context, tx *sql.Tx, run Run) (bool, int, error) {
+	if run.Error != "" {
+		return false, 0, nil
+	}
+	var first bool
+	if err := tx.QueryRowContext(ctx, `SELECT last_success_at IS NULL FROM collections WHERE id = ?`, run.CollectionID).Scan(&first); err != nil {
+		return false, 0, fmt.Errorf("check first harvest: %w", err)
+	}
+	if !first {
+		return false, 0, nil
+	}
+	// Protocols that keep a page list (SCP, ARC) know their pages; for
+	// change lists, a page is a URL whose latest change did not delete it.
+	var pages int
+	err := tx.QueryRowContext(ctx, `
+SELECT max((SELECT count(*) FROM pages WHERE collection_id = ?1),
+	(SELECT count(*) FROM (SELECT kind, max(datetime) FROM changes WHERE collection_id = ?1 GROUP BY url) WHERE kind <> 'deleted'))`,
+		run.CollectionID).Scan(&pages)
+	if err != nil {
+		return false, 0, fmt.Errorf("count pages: %w", err)
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET following = 1, pages = ?,
+	last_change_id = COALESCE((SELECT max(id) FROM changes WHERE collection_id = ?), 0) WHERE id = ?`,
+		pages, run.CollectionID, run.ID)
+	if err != nil {
+		return false, 0, fmt.Errorf("mark first harvest: %w", err)
+	}
+	return true, pages, nil
 }
 
 // SaveSiteHarvest stores the site-level run of a harvest and the fetch state

@@ -315,6 +315,49 @@ CREATE TABLE snapshot_queue (
 );
 CREATE INDEX snapshot_queue_due ON snapshot_queue (collection_id, datetime);
 `,
+	// 13: the first complete harvest of a collection is its feed's
+	// "now following" entry, whatever the age of what it found: following
+	// marks that run, pages counts the collection's pages then, and
+	// last_change_id bounds the changes it lists, so that the entry says
+	// the same on every request. Collections harvested before this step
+	// get theirs from their first run without an error. A follow and the
+	// discovery that made it keep the name a reader's OPML file gave the
+	// site.
+	`
+ALTER TABLE runs ADD COLUMN following INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN pages INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE runs ADD COLUMN last_change_id INTEGER NOT NULL DEFAULT 0;
+UPDATE runs SET following = 1,
+	pages = (SELECT count(DISTINCT ch.url) FROM changes ch
+		WHERE ch.collection_id = runs.collection_id AND (ch.run_id IS NULL OR ch.run_id <= runs.id)),
+	last_change_id = COALESCE((SELECT max(ch.id) FROM changes ch
+		WHERE ch.collection_id = runs.collection_id AND (ch.run_id IS NULL OR ch.run_id <= runs.id)), 0)
+WHERE id IN (SELECT min(id) FROM runs WHERE collection_id IS NOT NULL AND error = '' GROUP BY collection_id);
+CREATE INDEX runs_following ON runs (collection_id, finished_at) WHERE following = 1;
+ALTER TABLE discoveries ADD COLUMN title TEXT NOT NULL DEFAULT '';
+ALTER TABLE follows ADD COLUMN title TEXT NOT NULL DEFAULT '';
+`,
+	// 14: when a page was last read to check it, for sources whose dates
+	// cannot be trusted (plain sitemaps): the oldest checks go first.
+	`
+ALTER TABLE pages ADD COLUMN checked_at TEXT;
+`,
+	// 15: the pages a "pages" collection watches, each with its distance
+	// in links from where the crawl started (new links are followed only
+	// so far), when it was last read (the oldest are read first), and
+	// whether a person added it by its address (it is watched whatever
+	// the links say). IF NOT EXISTS: tests of earlier steps rewind the
+	// version alone, and this step needs no undoing for them.
+	`
+CREATE TABLE IF NOT EXISTS watched_pages (
+	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	depth         INTEGER NOT NULL DEFAULT 0,
+	checked_at    TEXT NOT NULL,
+	by_hand       INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (collection_id, url)
+);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -17,12 +17,17 @@ var undoMigrationTen = append(append([]string{"DROP TABLE IF EXISTS snapshot_que
 	"ALTER TABLE changes DROP COLUMN text_change", "ALTER TABLE changes DROP COLUMN diff")
 
 // undoPublicIDs rewinds the migration of public ids and dismissed
-// discoveries.
-var undoPublicIDs = []string{
+// discoveries, and those after it.
+var undoPublicIDs = append(undoFollowing,
 	"DROP TRIGGER sites_public_id", "DROP INDEX sites_public_id", "ALTER TABLE sites DROP COLUMN public_id",
 	"DROP TRIGGER collections_public_id", "DROP INDEX collections_public_id", "ALTER TABLE collections DROP COLUMN public_id",
 	"ALTER TABLE discoveries DROP COLUMN dismissed_at",
-}
+)
+
+// undoFollowing rewinds the migration of "now following" runs and
+// follow titles.
+var undoFollowing = append(undoPageChecks, "DROP INDEX runs_following", "ALTER TABLE runs DROP COLUMN following", "ALTER TABLE runs DROP COLUMN pages",
+	"ALTER TABLE runs DROP COLUMN last_change_id", "ALTER TABLE discoveries DROP COLUMN title", "ALTER TABLE follows DROP COLUMN title")
 
 // TestLastFollowerLeaving: a site stops being harvested when its last
 // follower leaves, by unfollowing or by their account being deleted; its

@@ -83,6 +83,13 @@ func (b *Builder) Build(ctx context.Context, spec *Spec, format feeds.Format, pg
 		return nil, err
 	}
 	f := spec.Meta
+	// The two entry modes are two subscriptions a reader may hold side
+	// by side: their titles tell them apart.
+	if pg.PerPage {
+		f.Title += " — every page"
+	} else {
+		f.Title += " — changes"
+	}
 	f.Updated = p.updated
 	f.HubURL = b.opts.HubURL
 	f.SelfURL = b.feedURL(spec.Path, format, pg.PerPage, pg.Before)

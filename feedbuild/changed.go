@@ -55,9 +55,10 @@ func (b *Builder) ChangedFeeds(ctx context.Context, siteID int64, harvested []Ha
 }
 
 // collectionChanged tells whether the run added entries to the
-// collection's feed: changes, or a status entry dated by this run.
+// collection's feed: changes, its "now following" entry, or a status
+// entry dated by this run.
 func (b *Builder) collectionChanged(ctx context.Context, cr Harvested) (bool, error) {
-	if cr.Run.Changes > 0 {
+	if cr.Run.Changes > 0 || cr.Run.Following {
 		return true, nil
 	}
 	outages, err := b.store.Outages(ctx, db.Scope{CollectionID: cr.Collection.ID}, b.opts.FailingAfter)

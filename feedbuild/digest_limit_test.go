@@ -21,6 +21,7 @@ func TestDigestEntryListsAtMostDigestChanges(t *testing.T) {
 		changes = append(changes, db.Change{URL: fmt.Sprintf("https://rich.example/art/%04d.html", i), Kind: "updated",
 			Datetime: t0.Add(time.Duration(i) * time.Second)})
 	}
+	s.save(t, s.art, t0, "") // the "now following" entry; the digest comes after
 	s.save(t, s.art, t0.Add(2*time.Hour), "", changes...)
 	b := s.builder(t, Options{})
 	spec, err := b.CollectionSpec(t.Context(), s.art.ID)
@@ -28,8 +29,8 @@ func TestDigestEntryListsAtMostDigestChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := build(t, b, spec, feeds.Atom, Page{})
-	if len(f.Entries) != 1 {
-		t.Fatalf("%d entries, want 1", len(f.Entries))
+	if len(f.Entries) != 2 {
+		t.Fatalf("%d entries, want the digest and the first harvest's", len(f.Entries))
 	}
 	e := f.Entries[0]
 	if got := strings.Count(e.ContentHTML, "<li>"); got != db.DigestChanges {

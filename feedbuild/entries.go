@@ -16,13 +16,16 @@ import (
 	"tidings/feeds"
 )
 
-// Entries of a feed come from two sources: the harvests (one digest per
-// run, or one entry per change) and the failing streaks (status entries).
-// Both are ordered newest first by one key, so a page boundary (a cursor)
+// Entries of a feed come from three sources: the harvests (one digest per
+// run, or one entry per change), the failing streaks (status entries),
+// and, in a feed of one entry per change, each collection's "now
+// following" entry (in a digest feed it is its first run's digest). All
+// are ordered newest first by one key, so a page boundary (a cursor)
 // splits them the same way whatever each source holds.
 const (
-	srcHarvest = 0
-	srcStatus  = 1
+	srcHarvest   = 0
+	srcStatus    = 1
+	srcFollowing = 2
 )
 
 // Cursor is the sort key of an entry: its time, its source, and an id
@@ -65,19 +68,23 @@ func ParseCursor(s string) (Cursor, bool) {
 		n[i] = v
 	}
 	c := Cursor{at: time.Unix(0, n[0]).UTC(), src: int(n[1]), id: n[2]}
-	if (c.src != srcHarvest && c.src != srcStatus) || c.id < 0 || c.String() != s {
+	if c.src < srcHarvest || c.src > srcFollowing || c.id < 0 || c.String() != s {
 		return Cursor{}, false
 	}
 	return c, true
 }
 
-// harvestBefore is the part of the cursor's page bound that the harvest
-// source sees.
-func (a Cursor) harvestBefore() db.Before {
-	if a.src > srcHarvest {
+// before is the part of the cursor's page bound that source src sees.
+func (a Cursor) before(src int) db.Before {
+	switch {
+	case a.src > src:
 		// Entries of a later source at the same time come first: every
-		// harvest entry of that time is still to come.
+		// entry of src at that time is still to come.
 		return db.Before{At: a.at, ID: math.MaxInt64}
+	case a.src < src:
+		// ... and those of an earlier one last: none of src's at that
+		// time is (ids start at 1).
+		return db.Before{At: a.at, ID: 0}
 	}
 	return db.Before{At: a.at, ID: a.id}
 }
@@ -99,13 +106,24 @@ type feedPage struct {
 // before when it is set.
 func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before *Cursor, stamp db.FeedStamp, cols map[int64]db.Collection) (*feedPage, error) {
 	n := b.opts.FeedEntries
-	var bound db.Before
-	if before != nil {
-		bound = before.harvestBefore()
+	bound := func(src int) db.Before {
+		if before == nil {
+			return db.Before{}
+		}
+		return before.before(src)
 	}
-	items, err := b.harvestItems(ctx, spec.Scope, perPage, bound, n+1, cols)
+	items, err := b.harvestItems(ctx, spec.Scope, perPage, bound(srcHarvest), n+1, cols)
 	if err != nil {
 		return nil, err
+	}
+	if perPage {
+		following, err := b.store.FollowingBefore(ctx, spec.Scope, bound(srcFollowing), n+1)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range following {
+			items = append(items, feedItem{Cursor{d.Run.FinishedAt, srcFollowing, d.Run.ID}, b.digestEntry(d, cols[d.Run.CollectionID])})
+		}
 	}
 	p := &feedPage{updated: spec.Created}
 	if stamp.LastAdded != nil && stamp.LastAdded.After(p.updated) {
@@ -162,6 +180,12 @@ func (b *Builder) harvestItems(ctx context.Context, scope db.Scope, perPage bool
 
 // digestEntry is IFCC-0001 step 5: one entry summarising a harvest run,
 // dated by the end of the run.
+//
+// A collection's first complete harvest is its "now following" entry
+// instead, in both entry modes with one id: it names the collection and
+// its pages and lists the newest changes known then, whatever their age,
+// so that a reader following a quiet site sees what it is and that it
+// works.
 func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 	items := make([]feeds.DigestItem, len(d.Changes))
 	var tags []string
@@ -178,6 +202,15 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 		ContentHTML: feeds.DigestHTML(items),
 		Author:      sharedAuthor(d.Changes),
 		Categories:  tags,
+	}
+	if d.Following {
+		e.Title = feeds.FollowingTitle(col.Title, d.Run.Pages)
+		e.ContentHTML = feeds.FollowingHTML(col.Title, items)
+		e.Link = CollectionHome(col)
+		if d.Omitted > 0 {
+			e.ContentHTML += feeds.DigestMoreHTML(d.Omitted, b.URL(fmt.Sprintf("collection/%d", col.ID)))
+		}
+		return e
 	}
 	if d.Omitted > 0 {
 		// The store gave the newest db.DigestChanges; the collection's

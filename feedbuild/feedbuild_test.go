@@ -108,7 +108,7 @@ func TestCursorRoundTrip(t *testing.T) {
 		t.Errorf("ParseCursor(%q) = %+v, %v; want %+v", c.String(), got, ok, c)
 	}
 	// Each page has one URL: only the form String writes is read.
-	for _, s := range []string{"", "1.0", "1.0.1.2", "x.0.1", "1.2.1", "1.0.-1", "01.0.1", "+1.0.1", "1.0.1 "} {
+	for _, s := range []string{"", "1.0", "1.0.1.2", "x.0.1", "1.3.1", "1.0.-1", "01.0.1", "+1.0.1", "1.0.1 "} {
 		if _, ok := ParseCursor(s); ok {
 			t.Errorf("ParseCursor(%q) accepted it", s)
 		}
@@ -177,8 +177,15 @@ func TestBuildPages(t *testing.T) {
 			}
 			pg.Before = &c
 		}
-		if len(seen) != 27 || statuses != 2 {
-			t.Errorf("per page %v: %d entries, %d of them status entries; want 27 and 2", perPage, len(seen), statuses)
+		// Each collection's first complete harvest is its "now
+		// following" entry: the art one's digest, the blog's a third
+		// entry; with an entry per change, both come beside the changes.
+		want := 28
+		if perPage {
+			want = 29
+		}
+		if len(seen) != want || statuses != 2 {
+			t.Errorf("per page %v: %d entries, %d of them status entries; want %d and 2", perPage, len(seen), statuses, want)
 		}
 	}
 }
@@ -197,8 +204,11 @@ func TestBuildIDsStable(t *testing.T) {
 		return slices.Concat(build(t, b, spec, feeds.Atom, Page{}).Entries, build(t, b, spec, feeds.Atom, Page{PerPage: true}).Entries)
 	}
 	first, again := entries(), entries()
-	if len(first) != 2 {
-		t.Fatalf("%d entries, want a digest and a page entry", len(first))
+	if len(first) != 3 {
+		t.Fatalf("%d entries, want the first harvest's, then it and a page entry", len(first))
+	}
+	if first[0].ID != first[1].ID || !strings.HasPrefix(first[0].Title, "Now following Art: ") {
+		t.Errorf("the first harvest's entry: %q %q in one mode, %q in the other", first[0].ID, first[0].Title, first[1].ID)
 	}
 	for i := range first {
 		if first[i].ID != again[i].ID || !first[i].Updated.Equal(again[i].Updated) {
@@ -208,8 +218,8 @@ func TestBuildIDsStable(t *testing.T) {
 			t.Errorf("entry id %q is not a tag URI of tidings.test", first[i].ID)
 		}
 	}
-	if first[0].Link != "https://rich.example/art/a.html" || first[1].Link != "https://rich.example/art/a.html" {
-		t.Errorf("links: digest %q, page entry %q", first[0].Link, first[1].Link)
+	if first[0].Link != "https://rich.example/" || first[2].Link != "https://rich.example/art/a.html" {
+		t.Errorf("links: first harvest %q, page entry %q", first[0].Link, first[2].Link)
 	}
 }
 
@@ -263,7 +273,12 @@ func TestChangedFeeds(t *testing.T) {
 		return topics
 	}
 	ch := db.Change{URL: "https://rich.example/art/a.html", Kind: "created", Datetime: t0}
-	if got, want := changed(s.save(t, s.art, t0, "", ch), s.save(t, s.blog, t0, "")), topicsOf("feeds/1", "sites/1", "u/anntoken"); !slices.Equal(got, want) {
+	// A first harvest gives a feed its "now following" entry, changes or not.
+	if got, want := changed(s.save(t, s.art, t0, "", ch), s.save(t, s.blog, t0, "")), topicsOf("feeds/1", "feeds/2", "sites/1", "u/anntoken"); !slices.Equal(got, want) {
+		t.Errorf("a first harvest: %q, want %q", got, want)
+	}
+	ch2 := db.Change{URL: "https://rich.example/art/b.html", Kind: "created", Datetime: t0.Add(30 * time.Minute)}
+	if got, want := changed(s.save(t, s.art, t0.Add(30*time.Minute), "", ch2), s.save(t, s.blog, t0.Add(30*time.Minute), "")), topicsOf("feeds/1", "sites/1", "u/anntoken"); !slices.Equal(got, want) {
 		t.Errorf("a new change: %q, want %q", got, want)
 	}
 	if got := changed(s.save(t, s.art, t0.Add(time.Hour), "", ch), s.save(t, s.blog, t0.Add(time.Hour), "")); len(got) != 0 {

@@ -41,7 +41,7 @@ func (b *Builder) CollectionSpec(ctx context.Context, id int64) (*Spec, error) {
 		Meta: feeds.Feed{
 			ID:           b.tag(col.CreatedAt, fmt.Sprintf("collection/%d", col.ID)),
 			Title:        col.Title,
-			Subtitle:     "Changes to " + col.Key + ", as the site's change information tells them",
+			Subtitle:     collectionSubtitle(col),
 			AlternateURL: CollectionHome(col),
 		},
 		Created: col.CreatedAt,
@@ -117,11 +117,21 @@ func (b *Builder) collectionMap(ctx context.Context, f db.CollectionFilter) (map
 	return cols, nil
 }
 
+// collectionSubtitle says how precise a collection's feed is: one not
+// built from change information the site publishes says how it is made.
+func collectionSubtitle(col db.Collection) string {
+	switch col.Protocol {
+	case db.ProtocolResourceSync, db.ProtocolSCP, db.ProtocolARC:
+		return "Changes to " + col.Key + ", as the site's change information tells them"
+	}
+	return "Changes to " + col.Key + " (" + col.Source() + ")"
+}
+
 // CollectionHome is the web page a collection stands for: a ResourceSync
 // collection's describes URL; for SCP sections and ARC sitemaps, whose keys
 // name documents rather than pages, the site itself.
 func CollectionHome(col db.Collection) string {
-	if col.Protocol == db.ProtocolResourceSync {
+	if col.Protocol == db.ProtocolResourceSync || col.Protocol == db.ProtocolSitemap {
 		return col.Key
 	}
 	return col.SiteURL

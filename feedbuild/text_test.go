@@ -187,6 +187,7 @@ func TestPageEntriesSayWhatChanged(t *testing.T) {
 // changed only that page and it is still there.
 func TestDigestEntriesSayWhatChanged(t *testing.T) {
 	s := newTestStore(t)
+	s.save(t, s.art, t0.Add(-2*time.Hour), "") // the "now following" entry; digests come after
 	s.save(t, s.art, t0, "", textChanges(t, t0.Add(-time.Hour))...)
 	s.save(t, s.art, t0.Add(time.Hour), "", db.Change{URL: artPage + "cats.html", Kind: "updated", Datetime: t0.Add(30 * time.Minute),
 		Title: "Cats of the Month", TextChange: db.TextChanged, Diff: diffJSON(t, "Tabby purrs all day.", "Tabby purrs all night.")})

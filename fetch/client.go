@@ -178,7 +178,11 @@ type bodyLimit struct {
 	truncate bool
 }
 
-func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit bodyLimit) (*Response, error) {
+func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit bodyLimit) (got *Response, err error) {
+	status := 0
+	defer func() {
+		observe(ctx, rawURL, status, got != nil && got.NotModified, int64(len(gotBody(got))), err)
+	}()
 	u, err := c.target(rawURL)
 	if err != nil {
 		return nil, err
@@ -209,6 +213,7 @@ func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit
 		return nil, transportError(rawURL, err)
 	}
 	defer resp.Body.Close()
+	status = resp.StatusCode
 	var read int64
 	if hook := c.opts.OnResponse; hook != nil {
 		defer func() { hook(resp.Request.URL.Hostname(), resp.StatusCode, read) }()

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"net"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -25,10 +26,14 @@ func (c *Client) target(rawURL string) (*url.URL, error) {
 // any DNS query: RFC 6761 reserves them for loopback, and a resolver that
 // sends them upstream may answer anything.
 func (c *Client) checkName(host string) error {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "invalid" || strings.HasSuffix(h, ".invalid") {
+		// RFC 6761 §6.4: such names never exist, so no query is sent.
+		return &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+	}
 	if c.opts.AllowPrivate {
 		return nil
 	}
-	h := strings.TrimSuffix(strings.ToLower(host), ".")
 	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
 		return &AddressError{Address: host, Kind: "a name reserved for loopback (RFC 6761)"}
 	}

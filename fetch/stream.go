@@ -41,7 +41,9 @@ var errStreamTooLarge = fmt.Errorf("is larger than the limit")
 
 // Stream starts downloading rawURL under the client's address policy and
 // redirect rules. Non-2xx answers are a *FetchError.
-func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (*Stream, error) {
+func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (st *Stream, err error) {
+	status := 0
+	defer func() { observe(ctx, rawURL, status, false, 0, err) }()
 	u, err := c.target(rawURL)
 	if err != nil {
 		return nil, err
@@ -78,6 +80,7 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (*S
 		cancel()
 		return nil, transportError(rawURL, err)
 	}
+	status = resp.StatusCode
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()

@@ -44,8 +44,9 @@ func TestARCFeedReadByGofeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.FeedType != "atom" || len(f.Items) != 2 {
-		t.Fatalf("feed type %q with %d entries, want atom with the gallery and news", f.FeedType, len(f.Items))
+	// The two changes, and the entry of the collection's first harvest.
+	if f.FeedType != "atom" || len(f.Items) != 3 {
+		t.Fatalf("feed type %q with %d entries, want atom with the gallery, news and the first harvest's", f.FeedType, len(f.Items))
 	}
 	var gallery *gofeed.Item
 	for _, it := range f.Items {

@@ -349,12 +349,13 @@ func TestSitemapIndexAtTheWellKnownPlaceIsASourceDescriptionIndex(t *testing.T) 
 }
 
 // TestCapabilityListWithoutChangeListIsNoFailure: "Otherwise, no changes
-// can be determined" (IFCC-0001) is said, and the harvest succeeds.
+// can be determined" (IFCC-0001) is said, and the harvest succeeds. (A
+// resource list would be compared; see TestResourceListCompared.)
 func TestCapabilityListWithoutChangeListIsNoFailure(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.site.Set("/gallery/caps.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
 <rs:ln rel="describes" href="{{.Base}}/gallery/"/><rs:md capability="capabilitylist"/>
-<url><loc>{{.Base}}/gallery/resources.xml</loc><rs:md capability="resourcelist"/></url></urlset>`)
+<url><loc>{{.Base}}/gallery/dump.zip</loc><rs:md capability="resourcedump"/></url></urlset>`)
 	c := collectionRun(t, e.follow(), "/gallery/")
 	if c.Run.Error != "" {
 		t.Errorf("error = %q, want none", c.Run.Error)

@@ -96,6 +96,8 @@ type siteDiscovery struct {
 	site      db.Site // zero on a first follow
 	known     map[string]bool
 	wantTitle bool
+	// stored are the site's active collections (none on a first follow).
+	stored []db.Collection
 
 	// quick: between full discoveries, only rechecker protocols look,
 	// and only at what is known; the others' collections are kept.
@@ -106,6 +108,8 @@ type siteDiscovery struct {
 	keep       map[string]bool // protocols whose stored collections stay: not looked for, or the look failed
 	rediscover bool            // a recheck asked for a full discovery
 	refused    error           // the address policy refused a fetch
+	stop       error           // the site's name does not exist: nothing more is tried
+	errs       []error         // the fetches that went wrong, to say why nothing was found
 	cache      map[string]cached
 	robots     []string
 	robotsDone bool
@@ -167,6 +171,9 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 			// Every other fetch would be refused the same way.
 			return d.d, d.refused
 		}
+		if d.stop != nil {
+			return d.d, d.stop
+		}
 	}
 	if d.quick {
 		// What was known could not be read: the site's page says so,
@@ -174,9 +181,26 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 		return d.d, recheckErr
 	}
 	if len(d.d.Collections) == 0 {
-		return d.d, problemf("no change information (ResourceSync, SCP or ARC) was found; tried: %s", strings.Join(d.d.Tried, "; "))
+		return d.d, problemf("%s; tried: %s", d.whyNothing(), strings.Join(once(d.d.Tried), "; "))
+	}
+	if d.wantTitle && d.d.SiteTitle == "" {
+		// Nothing published names the site: its home page does.
+		d.d.SiteTitle = d.pageTitle(ctx, d.root)
 	}
 	return d.d, nil
+}
+
+// pageTitle is the <title> of the HTML page at u, or "", for naming what
+// nothing else names. The home page is most often read already; a page
+// that cannot be read leaves the name the address, which is no problem
+// to report.
+func (d *siteDiscovery) pageTitle(ctx context.Context, u string) string {
+	resp, err := d.get(ctx, u)
+	if err != nil || !strings.Contains(strings.ToLower(resp.ContentType), "html") {
+		return ""
+	}
+	_, t := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
+	return t
 }
 
 // settled reports whether discovery stops after the protocols of tier t:
@@ -212,6 +236,11 @@ func (d *siteDiscovery) failed(err error) {
 	if errors.As(err, &ae) && d.refused == nil {
 		d.refused = err
 	}
+	if host, ok := noSuchHost(err); ok && d.stop == nil && sameHost(host, d.root) {
+		// Every other address on the host would fail the same way.
+		d.stop = problemf("the name %s does not exist (the DNS knows no such host); check the address", host)
+	}
+	d.errs = append(d.errs, err)
 	d.triedf("%s", err.Error())
 }
 
@@ -325,6 +354,15 @@ type job struct {
 	// their length.
 	given      map[string]givenPage
 	givenBytes int
+	// shots is the site harvest's page reading, shared by its collections;
+	// snapshots are those an adapter took itself (to confirm a change
+	// before recording it, or watched pages read to find their changes),
+	// stored with the rest; checked records when pages were read to check
+	// them; watched, the pages a watched page set read.
+	shots     *pageShots
+	snapshots []db.Snapshot
+	checked   map[string]time.Time
+	watched   []db.WatchedPage
 }
 
 type changeKey struct {

@@ -3,6 +3,7 @@ package harvest
 import (
 	"bytes"
 	"context"
+	"strings"
 
 	"tidings/db"
 	"tidings/fetch"
@@ -126,6 +127,7 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 		d.triedf("%s is not a ResourceSync document: %s", u, trimRsync(err))
 		return
 	}
+	noteDoc(ctx, doc)
 	d.keepDescription(resp, doc)
 	d.classify(ctx, doc, u, hops)
 }
@@ -223,6 +225,7 @@ func (d *rsDiscovery) fromPage(ctx context.Context) {
 	}
 	if doc, err := rsync.Parse(bytes.NewReader(resp.Body), resp.URL); err == nil {
 		d.seen[d.input] = true
+		noteDoc(ctx, doc)
 		d.keepDescription(resp, doc)
 		d.classify(ctx, doc, d.input, 0)
 		return
@@ -248,6 +251,13 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 			spec.Title = key
 			if describedBy != "" {
 				if t := d.htmlTitle(ctx, describedBy); t != "" {
+					spec.Title = t
+				}
+			} else if strings.HasPrefix(key, d.root) {
+				// Nothing names the collection: the page it stands for
+				// does (for a collection of the whole site, the home
+				// page), when it is one of the site's.
+				if t := d.pageTitle(ctx, key); t != "" {
 					spec.Title = t
 				}
 			}

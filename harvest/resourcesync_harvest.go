@@ -30,14 +30,22 @@ func (resourceSync) harvest(ctx context.Context, j *job) error {
 	if capList.Capability != rsync.CapCapabilityList {
 		return problemf("%s was expected to be a capability list but declares capability %q", j.col.SourceURL, capList.Capability)
 	}
-	var lists []string
+	var lists, resources []string
 	for _, e := range capList.Entries {
-		if e.Capability == rsync.CapChangeList {
+		switch e.Capability {
+		case rsync.CapChangeList:
 			lists = append(lists, e.Loc)
+		case rsync.CapResourceList:
+			resources = append(resources, e.Loc)
 		}
 	}
 	switch len(lists) {
 	case 0:
+		if len(resources) > 0 {
+			// The framework's own way to find changes without a change
+			// list: compare successive resource lists.
+			return rsResourceList(ctx, j, resources[0])
+		}
 		// IFCC-0001: "Otherwise, no changes can be determined." The list
 		// was read as asked; there is nothing to harvest, which is no
 		// failure of the harvest.

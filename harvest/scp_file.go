@@ -115,6 +115,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 			break
 		}
 		if err != nil {
+			noteSCPRejected(ctx, role, it.URL, err)
 			h.reject(role, it.URL, err.Error())
 			h.j.h.opts.Logger.Info("scp file rejected", "url", it.URL, "error", err.Error(),
 				"compressed", r.Stats().Compressed, "decompressed", r.Stats().Decompressed)

@@ -35,9 +35,15 @@ type session struct {
 	// that follow (a capability list it had to look into), so that one site
 	// harvest fetches a document once.
 	read map[string]*rsync.Document
+	// bodies holds, the same way, documents discovery read whole that
+	// no parser keeps (a plain sitemap), by URL.
+	bodies map[string]*fetch.Response
 	// shots, shared like read, is what the site harvest read of its
 	// pages' text.
 	shots *pageShots
+	// pages, shared like read, are the pages discovery read whole, by
+	// address, which a first crawl then need not fetch again.
+	pages map[string]*fetch.Response
 	// changeLists are the change lists read whole in this session, whose
 	// fetch state forgetChangeLists can drop.
 	changeLists map[string]bool
@@ -139,6 +145,7 @@ func (s *session) docEach(ctx context.Context, role, url string, each func(*rsyn
 	if err != nil {
 		return nil, roleError(role, err)
 	}
+	noteDoc(ctx, d)
 	if each != nil && !d.IsIndex() {
 		// Its entries are gone: it is remembered as a change list is.
 		s.keepChangeList(url, resp, digest)

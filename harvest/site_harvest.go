@@ -61,8 +61,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, red
 	if h.opts.AfterHarvest != nil {
 		h.opts.AfterHarvest(ctx, rep)
 	}
-	h.opts.Logger.Info("harvested site", "site", site.URL, "collections", len(rep.Collections), "documents", rep.Documents(),
-		"changes", rep.Changes(), "warnings", rep.Warnings(), "duration", h.opts.Now().Sub(st.started).String(), "error", siteRun.Error)
+	rep.log(h.opts.Logger, h.opts.Now().Sub(st.started))
 	if st.err != nil && len(stored) == 0 {
 		return rep, st.err
 	}
@@ -91,6 +90,7 @@ func (h *Harvester) discover(ctx context.Context, st *siteStep, site db.Site, st
 		}
 	}
 	sd := newSiteDiscovery(st.s, site.URL, site.InputURL, site, keys, site.Title == "")
+	sd.stored = stored
 	st.disc, st.err = sd.run(ctx)
 	st.keep, st.full = sd.keep, true
 }

@@ -23,6 +23,10 @@ func WriteUser(ctx context.Context, store *db.DB, baseURL string, u db.User, w i
 	if err != nil {
 		return err
 	}
+	named, err := store.FollowTitles(ctx, u.ID)
+	if err != nil {
+		return err
+	}
 	var out []Site
 	for _, site := range sites {
 		cols, err := store.Collections(ctx, db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
@@ -33,9 +37,20 @@ func WriteUser(ctx context.Context, store *db.DB, baseURL string, u db.User, w i
 		if title == "" {
 			title = site.URL
 		}
+		// The name the person's reader gave the site, imported with it,
+		// is theirs to keep: it names the folder, and the feed when the
+		// site has one.
+		own := named[site.ID]
+		if own != "" {
+			title = own
+		}
 		entry := Site{Title: title, HTMLURL: site.URL}
 		for _, col := range cols {
-			entry.Feeds = append(entry.Feeds, Feed{Title: col.Title, XMLURL: base.JoinPath(feedbuild.CollectionFeedPath(col.ID)).String(), HTMLURL: feedbuild.CollectionHome(col)})
+			name := col.Title
+			if own != "" && len(cols) == 1 {
+				name = own
+			}
+			entry.Feeds = append(entry.Feeds, Feed{Title: name, XMLURL: base.JoinPath(feedbuild.CollectionFeedPath(col.ID)).String(), HTMLURL: feedbuild.CollectionHome(col)})
 		}
 		out = append(out, entry)
 	}

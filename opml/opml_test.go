@@ -578,3 +578,24 @@ type failingWriter struct{}
 var errWrite = errors.New("disk full")
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errWrite }
+
+// TestLongTitlesAreShortened: an outline's title is kept to MaxTitle
+// characters, cut with an ellipsis; a title at the limit is whole.
+func TestLongTitlesAreShortened(t *testing.T) {
+	at := strings.Repeat("é", MaxTitle)
+	over := strings.Repeat("a", MaxTitle+50)
+	doc := `<opml version="2.0"><body>
+<outline text="` + at + `" xmlUrl="https://a.example/feed"/>
+<outline title="` + over + `" xmlUrl="https://b.example/feed"/>
+</body></opml>`
+	got, _, err := Parse(strings.NewReader(doc), 1<<20)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Parse: %+v, %v", got, err)
+	}
+	if got[0].Title != at {
+		t.Errorf("a title of %d characters became %q", MaxTitle, got[0].Title)
+	}
+	if want := strings.Repeat("a", MaxTitle-1) + "…"; got[1].Title != want {
+		t.Errorf("a title of %d characters became %d characters: %q", MaxTitle+50, utf8.RuneCountInString(got[1].Title), got[1].Title)
+	}
+}

@@ -23,7 +23,19 @@ import (
 const (
 	MaxOutlines = 5000 // <outline> elements in <body>, folders included
 	MaxDepth    = 50   // levels of nested outlines
+	// MaxTitle bounds an outline's title, in characters: a follow keeps
+	// it, and a page shows it.
+	MaxTitle = 200
 )
+
+// cutTitle cuts s to at most n characters, the last an ellipsis.
+func cutTitle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
 
 // ErrTooLarge is wrapped by the error Parse returns when the file
 // is larger than its byte limit.
@@ -302,6 +314,7 @@ func (p *opmlParser) outline(t xml.StartElement) error {
 	if o.Title == "" {
 		o.Title = cleanLine(text)
 	}
+	o.Title = cutTitle(o.Title, MaxTitle)
 	o.XMLURL = p.checkURL(o.Title, xmlURL)
 	o.HTMLURL = p.checkURL(o.Title, htmlURL)
 	if o.XMLURL != "" || o.HTMLURL != "" {

@@ -25,6 +25,9 @@ type parser struct {
 	// each, when set, takes the entries of a <urlset> instead of
 	// Document.Entries.
 	each func(*Entry)
+	// notes and describes gather the entries' findings until the
+	// document's capability says which apply.
+	notes, describes entryNotes
 }
 
 // maxWarnings bounds the warnings one document keeps: a list of 500,000
@@ -84,6 +87,7 @@ func (p *parser) parseRoot() error {
 		switch tok.kind {
 		case tokEnd:
 			p.rootMD(&md)
+			p.findings(&md)
 			p.finish()
 			return nil
 		case tokStart:
@@ -100,9 +104,13 @@ func (p *parser) parseRoot() error {
 			}
 		case isSitemapElem(el, entryTag):
 			n++
+			line, _ := p.r.dec.InputPos()
 			e, ok, err := p.entry(n)
 			if err != nil {
 				return err
+			}
+			if ok {
+				p.noteEntry(&e, n, line)
 			}
 			switch {
 			case !ok:

@@ -65,6 +65,14 @@ type Document struct {
 	// Warnings name problems that did not stop the parse, such as an entry
 	// whose date could not be read (that attribute is then left nil).
 	Warnings []string `json:"warnings,omitempty"`
+	// Findings are the ways the document departs from what IFCC-0001 asks
+	// of its authors (see Finding).
+	Findings []Finding `json:"findings,omitempty"`
+	// Newest is the latest date a change list entry carries (its
+	// datetime, else its lastmod), and NewestLoc that entry's URL; nil
+	// for other documents.
+	Newest    *time.Time `json:"newest,omitempty"`
+	NewestLoc string     `json:"newest_loc,omitempty"`
 }
 
 // Entry is one <url> or <sitemap> element.

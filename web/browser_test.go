@@ -74,8 +74,8 @@ func TestBrowserJourney(t *testing.T) {
 	b.waitText("ul.collections", shrine, gallery)
 	b.screenshot("tidings-dashboard.png")
 	feedURLs := b.feedURLs()
-	checkFeeds(t, feedURLs, []string{shrine, gallery})
-	checkFeeds(t, []string{b.eval(`document.querySelector("#user-feed").value`)}, []string{"Everything alice follows"})
+	checkFeeds(t, feedURLs, []string{shrine + " — changes", gallery + " — changes"})
+	checkFeeds(t, []string{b.eval(`document.querySelector("#user-feed").value`)}, []string{"Everything alice follows — changes"})
 	opmlPath := filepath.Join(t.TempDir(), "alice.opml")
 	checkOPML(t, b.fetch(app.base+"opml", "text/x-opml"), opmlPath, feedURLs, app.site.URL)
 

@@ -73,7 +73,7 @@ func walk(t *testing.T, execPath string, width int) {
 	b.waitFor(`#discovery-status[data-status="failed"]`)
 	b.fitsWidth("failed discovery", width)
 	b.clickLink("Dashboard")
-	b.expectText(".alert", "tidings found no change information on this site")
+	b.expectText(".alert", "Every page answered 404 Not Found")
 	if got := b.eval(`String(document.querySelector(".alert details").open)`); got != "false" {
 		t.Errorf("the attempts are not folded: details.open = %s", got)
 	}

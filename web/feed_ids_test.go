@@ -84,10 +84,22 @@ func TestEntryIDsStable(t *testing.T) {
 			t.Errorf("%s gained %d entries after one new change, want 1: %v", p, len(added), added)
 		case !changed && len(added) != 0:
 			t.Errorf("%s (another collection) gained %v", p, added)
-		case changed && added[0].id != after[p][0].id:
+		case changed && added[0].id != newestChange(p, after[p]):
 			t.Errorf("%s: the new entry is not first", p)
 		}
 	}
+}
+
+// newestChange is the id of the newest entry of a feed that is not a
+// collection's first harvest: with an entry per change, that one is
+// dated by the harvest and so comes before the changes it found.
+func newestChange(path string, entries []entryDate) string {
+	for _, e := range entries {
+		if !strings.Contains(path, "entries=page") || !strings.Contains(e.id, "/run/") {
+			return e.id
+		}
+	}
+	return ""
 }
 
 // entryDate is an entry's id with the date it carries.

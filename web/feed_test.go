@@ -218,17 +218,17 @@ func TestCollectionFeed(t *testing.T) {
 	h := fx.server(t)
 
 	f := feed(t, h, "/feeds/1.atom")
-	if f.Title != "My Shrine & Co" {
-		t.Errorf("title %q, want the describedby page's <title> %q", f.Title, "My Shrine & Co")
+	if f.Title != "My Shrine & Co — changes" {
+		t.Errorf("title %q, want the describedby page's <title> %q", f.Title, "My Shrine & Co — changes")
 	}
 	if f.FeedLink != testBase+"feeds/1.atom" || f.Link != fx.url("/shrine/") {
 		t.Errorf("links: self %q, alternate %q", f.FeedLink, f.Link)
 	}
 	if len(f.Items) != 1 {
-		t.Fatalf("%d entries, want 1 digest: %q", len(f.Items), titles(f))
+		t.Fatalf("%d entries, want the first harvest's: %q", len(f.Items), titles(f))
 	}
 	e := f.Items[0]
-	if e.Title != "4 pages changed on My Shrine & Co" {
+	if e.Title != "Now following My Shrine & Co: 3 pages" {
 		t.Errorf("entry title %q", e.Title)
 	}
 	if !strings.HasPrefix(e.GUID, "tag:tidings.test,") || !strings.Contains(e.GUID, ":collection/1/run/") {
@@ -237,7 +237,8 @@ func TestCollectionFeed(t *testing.T) {
 	if e.Link != fx.url("/shrine/") {
 		t.Errorf("entry link %q, want the collection %q", e.Link, fx.url("/shrine/"))
 	}
-	// Newest first; history (2020) left out.
+	// Newest first, each page once, history (2020) included: the first
+	// harvest's entry lists the latest changes whatever their age.
 	last := -1
 	for _, page := range []string{"links.html", "gallery.html", "old-news.html", "index.html"} {
 		link := `<a href="` + fx.url("/shrine/"+page) + `">`
@@ -251,19 +252,19 @@ func TestCollectionFeed(t *testing.T) {
 		}
 		last = i
 	}
-	if strings.Contains(e.Content, `datetime="2020-`) {
-		t.Errorf("digest lists history stored as already seen:\n%s", e.Content)
+	if n := strings.Count(e.Content, "<li>"); n != 4 {
+		t.Errorf("the first harvest's entry lists %d changes, want the latest of each of 4 pages:\n%s", n, e.Content)
 	}
 
 	g := feed(t, h, "/feeds/2.atom")
-	if g.Title != fx.url("/gallery/") {
+	if g.Title != fx.url("/gallery/")+" — changes" {
 		t.Errorf("gallery feed title %q, want its URL (no describedby)", g.Title)
 	}
-	if got := titles(g); !slices.Equal(got, []string{"1 page created on " + fx.url("/gallery/")}) {
+	if got := titles(g); !slices.Equal(got, []string{"Now following " + fx.url("/gallery/") + ": 2 pages"}) {
 		t.Errorf("gallery entries %q", got)
 	}
-	if len(g.Items) == 1 && (!strings.Contains(g.Items[0].Content, fx.url("/gallery/cats.html")) || strings.Contains(g.Items[0].Content, "dogs.html")) {
-		t.Errorf("gallery digest should list cats.html only:\n%s", g.Items[0].Content)
+	if len(g.Items) == 1 && (!strings.Contains(g.Items[0].Content, fx.url("/gallery/cats.html")) || !strings.Contains(g.Items[0].Content, "dogs.html")) {
+		t.Errorf("the gallery's first entry should list cats.html and the older dogs.html:\n%s", g.Items[0].Content)
 	}
 }
 
@@ -371,7 +372,7 @@ func TestHarvestingAgainAddsNothing(t *testing.T) {
 		t.Errorf("after a new change: %d changes stored, want %d", len(got), len(want)+1)
 	}
 	f := feed(t, h, "/feeds/1.atom")
-	if got := titles(f); !slices.Equal(got, []string{"1 page created on My Shrine & Co", "4 pages changed on My Shrine & Co"}) {
+	if got := titles(f); !slices.Equal(got, []string{"1 page created on My Shrine & Co", "Now following My Shrine & Co: 3 pages"}) {
 		t.Errorf("after a new change, entries %q", got)
 	}
 }
@@ -409,11 +410,13 @@ func TestRereadListsAddNoDuplicates(t *testing.T) {
 		t.Errorf("%d changes stored, want 8", len(got))
 	}
 	f := feed(t, h, "/feeds/1.atom")
-	if got := titles(f); !slices.Equal(got, []string{"2 pages changed on My Shrine & Co", "2 pages changed on My Shrine & Co"}) {
-		t.Errorf("entries %q, want one digest per harvest with that harvest's new changes", got)
+	// The first harvest failed in part: a digest of what it found. The
+	// second, the first complete one, is the "now following" entry.
+	if got := titles(f); !slices.Equal(got, []string{"Now following My Shrine & Co: 3 pages", "2 pages changed on My Shrine & Co"}) {
+		t.Errorf("entries %q, want one per harvest", got)
 	}
-	if len(f.Items) == 2 && (strings.Contains(f.Items[0].Content, "old-news.html") || !strings.Contains(f.Items[0].Content, "gallery.html")) {
-		t.Errorf("newest digest should list only the changes new to it:\n%s", f.Items[0].Content)
+	if len(f.Items) == 2 && (strings.Contains(f.Items[1].Content, "gallery.html") || !strings.Contains(f.Items[0].Content, "gallery.html")) {
+		t.Errorf("the first digest should list only the changes of its harvest:\n%s", f.Items[1].Content)
 	}
 }
 
@@ -468,11 +471,31 @@ func TestPageEntries(t *testing.T) {
 			kind, path, _ := strings.Cut(p, ": ")
 			want = append(want, kind+": "+fx.url(path))
 		}
-		if got := titles(f); !slices.Equal(got, want) {
+		// Each collection's first harvest has its entry beside the
+		// changes', the same as in the digest feed.
+		var got []string
+		following := 0
+		for _, it := range f.Items {
+			if strings.HasPrefix(it.Title, "Now following ") {
+				following++
+				continue
+			}
+			got = append(got, it.Title)
+		}
+		if wantFollowing := strings.Count(tt.path, "sites/") + 1; following != wantFollowing {
+			t.Errorf("%s: %d first-harvest entries, want %d", tt.path, following, wantFollowing)
+		}
+		if !slices.Equal(got, want) {
 			t.Errorf("%s: entries\n got %q\nwant %q", tt.path, got, want)
 		}
 		ids := map[string]bool{}
 		for i, it := range f.Items {
+			if i > 0 && it.UpdatedParsed.After(*f.Items[i-1].UpdatedParsed) {
+				t.Errorf("%s: entry %d is newer than the one before it", tt.path, i)
+			}
+			if strings.HasPrefix(it.Title, "Now following ") {
+				continue
+			}
 			kind, page, _ := strings.Cut(it.Title, ": ")
 			if kind == "Deleted" {
 				// The page is gone: the entry leads to its collection.
@@ -485,9 +508,6 @@ func TestPageEntries(t *testing.T) {
 				t.Errorf("%s: entry id %q is not a distinct change id", tt.path, it.GUID)
 			}
 			ids[it.GUID] = true
-			if i > 0 && it.UpdatedParsed.After(*f.Items[i-1].UpdatedParsed) {
-				t.Errorf("%s: entry %d is newer than the one before it", tt.path, i)
-			}
 		}
 	}
 }
@@ -501,7 +521,7 @@ func TestSiteFeedMergesCollections(t *testing.T) {
 	}
 	got := titles(f)
 	slices.Sort(got)
-	want := []string{"1 page created on " + fx.url("/gallery/"), "4 pages changed on My Shrine & Co"}
+	want := []string{"Now following My Shrine & Co: 3 pages", "Now following " + fx.url("/gallery/") + ": 2 pages"}
 	if !slices.Equal(got, want) {
 		t.Errorf("site feed entries %q, want %q", got, want)
 	}
@@ -606,7 +626,7 @@ func TestHostileTitleIsEscaped(t *testing.T) {
 		t.Errorf("feed contains a raw <script>:\n%s", rec.Body)
 	}
 	f := feed(t, h, "/feeds/1.atom")
-	if f.Title != hostile {
+	if f.Title != hostile+" — changes" {
 		t.Errorf("feed title %q, want the page's title as text %q", f.Title, hostile)
 	}
 }

@@ -382,7 +382,7 @@ func TestAddSiteDiscoveryFails(t *testing.T) {
 	}
 	body := c.get("/discoveries/" + strconv.FormatInt(id, 10)).Body.String()
 	for _, want := range []string{
-		`data-status="failed"`, "Could not follow this site.", "tidings found no change information on this site: check that the address is right",
+		`data-status="failed"`, "Could not follow this site.", "Every page answered 404 Not Found: check the address.",
 		"<details><summary>Details: ", " addresses tried</summary>",
 		"<li>" + site.URL + "/.well-known/resourcesync returned 404 Not Found</li><li>" + site.URL + "/robots.txt returned 404 Not Found</li><li>" + site.URL + "/ returned 404 Not Found</li>",
 		`href="` + testBase + `add?url=` + strings.ToLower(url.QueryEscape(site.URL)) + `"`,
@@ -403,7 +403,7 @@ func TestAddSiteDiscoveryFails(t *testing.T) {
 	}
 	dash := c.get("/").Body.String()
 	if !strings.Contains(dash, "You follow no site yet") || strings.Count(dash, "Could not follow") != 1 ||
-		!strings.Contains(dash, "tidings found no change information on this site") || !strings.Contains(dash, "<details><summary>Details") {
+		!strings.Contains(dash, "Every page answered 404 Not Found: check the address.") || !strings.Contains(dash, "<details><summary>Details") {
 		t.Errorf("dashboard after failing twice at one address:\n%s", dash)
 	}
 	if got := location(t, c.post(fmt.Sprintf("/discoveries/%d/dismiss", again), nil)); got != testBase+"?done=dismissed" {
@@ -489,9 +489,10 @@ func TestEveryPageRenders(t *testing.T) {
 		"/", "/add", "/add?url=example.org", "/discoveries/1", "/discoveries/2", "/site/1", "/site/2",
 		"/site/1?harvest=started", "/site/1?harvest=wait&in=3", "/site/1?followed=1", "/site/1/unfollow", "/collection/1", "/collection/2", "/collection/3",
 		"/opml", "/import", "/imports/1", "/admin", "/admin?done=invite", "/feed-token", "/?done=feed-address", "/static/style.css", "/static/copy.js",
-		"/feeds/1.atom", "/sites/1.atom", "/feeds/1.atom?entries=page", "/u/" + token + ".atom",
+		"/feeds/1.atom", "/sites/1.atom", "/feeds/1.atom?entries=page", "/u/" + token + ".atom", "/check",
 	}
-	signedOut := []string{"/", "/?done=signed-out", "/signin", "/signin?next=%2Fadd", "/signup", "/static/style.css", "/feeds/2.atom", "/site/1", "/collection/1"}
+	signedOut := []string{"/", "/?done=signed-out", "/signin", "/signin?next=%2Fadd", "/signup", "/static/style.css", "/feeds/2.atom", "/site/1", "/collection/1",
+		"/check", "/check?url=" + url.QueryEscape(other.URL)}
 	anon := a.client(t, "192.0.2.60")
 	type result struct {
 		path string

@@ -61,9 +61,9 @@ func (s *Server) opmlImport(c echo.Context) error {
 	if err != nil {
 		return fail(capitalize(trimPrefix(err.Error(), "opml: ")) + ".")
 	}
-	urls, more := s.importURLs(outlines)
+	sites, more := s.importURLs(outlines)
 	skipped = append(skipped, more...)
-	if len(urls) == 0 {
+	if len(sites) == 0 {
 		return fail("No outline in the file names a site that can be followed: " + joinLimited(skipped, 5))
 	}
 	u := currentUser(c)
@@ -75,13 +75,13 @@ func (s *Server) opmlImport(c echo.Context) error {
 	if room == 0 {
 		return fail(fmt.Sprintf("You already have %d sites waiting to be looked at, the most tidings keeps waiting for one person. Import the file once they are done.", waiting))
 	}
-	if len(urls) > room {
-		for _, addr := range urls[room:] {
-			skipped = append(skipped, fmt.Sprintf("%s: not queued: at most %d of your sites may wait to be looked at; import the file again once these are done", addr, s.opts.MaxPendingDiscoveries))
+	if len(sites) > room {
+		for _, site := range sites[room:] {
+			skipped = append(skipped, fmt.Sprintf("%s: not queued: at most %d of your sites may wait to be looked at; import the file again once these are done", site.URL, s.opts.MaxPendingDiscoveries))
 		}
-		urls = urls[:room]
+		sites = sites[:room]
 	}
-	im, err := s.store.CreateImport(c.Request().Context(), u.ID, urls, skipped)
+	im, err := s.store.CreateImportTitled(c.Request().Context(), u.ID, sites, skipped)
 	if err != nil {
 		return err
 	}
@@ -96,8 +96,9 @@ func (s *Server) opmlImport(c echo.Context) error {
 }
 
 // importURLs picks one address per site from the outlines: the page
-// (htmlUrl) when given, else the feed (xmlUrl), whose site is the same.
-func (s *Server) importURLs(outlines []opml.Outline) (urls, skipped []string) {
+// (htmlUrl) when given, else the feed (xmlUrl), whose site is the same;
+// with the outline's title, which the follow keeps.
+func (s *Server) importURLs(outlines []opml.Outline) (sites []db.ImportSite, skipped []string) {
 	seen := map[string]bool{}
 	for _, o := range outlines {
 		addr := o.HTMLURL
@@ -112,14 +113,14 @@ func (s *Server) importURLs(outlines []opml.Outline) (urls, skipped []string) {
 		if seen[root] {
 			continue
 		}
-		if len(urls) >= maxImportSites {
+		if len(sites) >= maxImportSites {
 			skipped = append(skipped, fmt.Sprintf("%s: only %d sites are imported at once", addr, maxImportSites))
 			continue
 		}
 		seen[root] = true
-		urls = append(urls, addr)
+		sites = append(sites, db.ImportSite{URL: addr, Title: o.Title})
 	}
-	return urls, skipped
+	return sites, skipped
 }
 
 type importResultData struct {

@@ -56,8 +56,8 @@ func TestPublicPagesOfferTheirFeeds(t *testing.T) {
 		atom        int      // how many Atom feeds are linked
 	}{
 		// The site's own feed, and one per collection.
-		{"site/1", "site/" + site.PublicID, []string{col.Title, gallery.Title}, 3},
-		{"collection/1", "collection/" + col.PublicID, []string{col.Title}, 1},
+		{"site/1", "site/" + site.PublicID, []string{col.Title + " — changes", gallery.Title + " — changes"}, 3},
+		{"collection/1", "collection/" + col.PublicID, []string{col.Title + " — changes"}, 1},
 	} {
 		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		resp, err := noFollow.Get(base + tc.old)
@@ -361,7 +361,7 @@ func TestImportFailureIsOneSentence(t *testing.T) {
 	loc := location(t, ann.upload("/import", "opml", "feeds.opml", opmlFor(empty.URL), ann.token()))
 	failed := section(importResult(t, a, ann, loc), "Could not be followed")
 	for _, want := range []string{
-		`<span class="problem">tidings found no change information on this site: check that the address is right, or ask the site&#39;s owner to publish a change list.</span>`,
+		`<span class="problem">Every page answered 404 Not Found: check the address.</span>`,
 		"<details><summary>Details: ", "<li>" + empty.URL + "/robots.txt returned 404 Not Found</li>",
 	} {
 		if !strings.Contains(failed, want) {

@@ -19,7 +19,7 @@ import (
 // never collide.
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
-	"collection", "admin", "import", "import_result", "error", "confirm",
+	"collection", "admin", "import", "import_result", "error", "confirm", "check",
 }
 
 // parsePages parses every page; now is the clock relative times are

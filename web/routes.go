@@ -126,6 +126,10 @@ func (s *Server) routes() {
 	page(http.MethodPost, "/import", s.opmlImport, user, importLimited)
 	page(http.MethodGet, "/imports/:id", s.opmlImportResult, user)
 
+	// Public: a site's owner needs no account to check it (check.go).
+	s.checks = newCheckGate(checkRate, checkConcurrency)
+	page(http.MethodGet, "/check", s.checkPage)
+
 	page(http.MethodGet, "/admin", s.adminPage, admin)
 	page(http.MethodPost, "/admin/invites", s.inviteCreate, admin)
 }

@@ -100,6 +100,7 @@ type Server struct {
 	harvestNow *limiter
 	feedCache  *feedCache
 	build      *feedbuild.Builder
+	checks     *checkGate // the public check page's limits (check.go)
 }
 
 // New builds the server and its routes.

@@ -182,16 +182,17 @@ func TestUserFeed(t *testing.T) {
 		t.Errorf("user feed X-Robots-Tag %q", rec.Header().Get("X-Robots-Tag"))
 	}
 	f := feed(t, a.h, oldPath)
-	if f.Title != "Everything ann follows" || f.FeedLink != m[1] {
+	if f.Title != "Everything ann follows — changes" || f.FeedLink != m[1] {
 		t.Errorf("user feed title %q, self %q", f.Title, f.FeedLink)
 	}
 	got := titles(f)
 	slices.Sort(got)
-	if want := []string{"1 page created on " + fx.url("/gallery/"), "4 pages changed on My Shrine & Co"}; !slices.Equal(got, want) {
+	if want := []string{"Now following My Shrine & Co: 3 pages", "Now following " + fx.url("/gallery/") + ": 2 pages"}; !slices.Equal(got, want) {
 		t.Errorf("user feed entries %q, want %q", got, want)
 	}
-	if pf := feed(t, a.h, oldPath+"?entries=page"); len(pf.Items) != 5 {
-		t.Errorf("user feed with one entry per change: %d entries, want 5", len(pf.Items))
+	// The five changes, and each collection's first harvest.
+	if pf := feed(t, a.h, oldPath+"?entries=page"); len(pf.Items) != 7 {
+		t.Errorf("user feed with one entry per change: %d entries, want 7", len(pf.Items))
 	}
 
 	ann.get("/")

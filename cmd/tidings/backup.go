@@ -36,7 +36,7 @@ func lockDB(dbPath string) (release func(), err error) {
 func cmdBackup(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var cfg Config
 	fs := newFlagSet("backup FILE", stderr)
-	globalFlags(fs, &cfg)
+	storeFlags(fs, &cfg)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 func cmdRestore(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var cfg Config
 	fs := newFlagSet("restore FILE", stderr)
-	globalFlags(fs, &cfg)
+	storeFlags(fs, &cfg)
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}

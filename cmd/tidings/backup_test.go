@@ -42,7 +42,7 @@ func TestBackupAndRestore(t *testing.T) {
 
 func TestRestoreRefusesWhileServing(t *testing.T) {
 	env := newEnv(t)
-	mustSucceed(t, tidings(t, env, "feeds"))
+	createDB(t, env)
 	copyPath := filepath.Join(t.TempDir(), "copy.db")
 	mustSucceed(t, tidings(t, env, "backup", copyPath))
 	release, err := lockDB(env["TIDINGS_DB"])
@@ -58,7 +58,7 @@ func TestRestoreRefusesWhileServing(t *testing.T) {
 
 func TestRestoreRefusesBadBackups(t *testing.T) {
 	env := newEnv(t)
-	mustSucceed(t, tidings(t, env, "feeds"))
+	createDB(t, env)
 	junk := filepath.Join(t.TempDir(), "junk.db")
 	if err := os.WriteFile(junk, []byte("not a database at all, just some text"), 0o600); err != nil {
 		t.Fatal(err)

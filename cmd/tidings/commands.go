@@ -46,6 +46,7 @@ func (a *app) printReport(w io.Writer, rep *harvest.SiteReport, withFeeds bool) 
 		if withFeeds {
 			fmt.Fprintf(w, "    feed: %s\n", a.feedURL(c.Collection.ID))
 		}
+		fmt.Fprintf(w, "    protocol %s\n", c.Collection.Source())
 		fmt.Fprintf(w, "    %d document(s) fetched (%d unchanged), %d new change(s)", r.Documents, r.NotModified, r.Changes)
 		if r.LastmodOnly > 0 {
 			fmt.Fprintf(w, ", %d dated by lastmod", r.LastmodOnly)
@@ -54,6 +55,9 @@ func (a *app) printReport(w io.Writer, rep *harvest.SiteReport, withFeeds bool) 
 			fmt.Fprintf(w, ", %d older stored as already seen", r.Backfilled)
 		}
 		fmt.Fprintln(w)
+		if r.Following {
+			fmt.Fprintf(w, "    now followed: its feed's first entry names its %d page(s) and lists the latest changes\n", r.Pages)
+		}
 		if r.Error != "" {
 			fmt.Fprintf(w, "    problem: %s\n", r.Error)
 		}
@@ -84,7 +88,9 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	if err := errors.Join(cfg.validateWebSub(), cfg.validateRetention()); err != nil {
 		return usageError{err.Error()}
 	}
-	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
+	// The report printed says what went wrong: the log line a harvest
+	// writes for serve's operator would say it again.
+	a, err := openApp(ctx, cfg, stderr, slog.LevelError)
 	if err != nil {
 		return err
 	}
@@ -174,7 +180,8 @@ type feedInfo struct {
 	Title       string     `json:"title"`
 	Protocol    string     `json:"protocol"`
 	FeedURL     string     `json:"feed_url"`
-	Changes     int        `json:"changes"`
+	Changes     int        `json:"changes"` // in the feed, one entry each with ?entries=page
+	History     int        `json:"history"` // stored as already seen: only the first harvest's entry lists them
 	LastHarvest *time.Time `json:"last_harvest"`
 	LastError   string     `json:"last_error"`
 }
@@ -182,7 +189,8 @@ type feedInfo struct {
 func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var cfg Config
 	fs := newFlagSet("feeds [--json]", stderr)
-	globalFlags(fs, &cfg)
+	storeFlags(fs, &cfg)
+	addressFlags(fs, &cfg)
 	asJSON := fs.Bool("json", false, "print one JSON object per collection")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -201,7 +209,7 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 	for _, c := range cols {
 		if *asJSON {
 			if err := enc.Encode(feedInfo{ID: c.ID, Site: c.SiteURL, Key: c.Key, Title: c.Title, Protocol: c.Protocol,
-				FeedURL: a.feedURL(c.ID), Changes: c.Changes, LastHarvest: c.LastHarvestAt, LastError: c.LastError}); err != nil {
+				FeedURL: a.feedURL(c.ID), Changes: c.Changes, History: c.History, LastHarvest: c.LastHarvestAt, LastError: c.LastError}); err != nil {
 				return err
 			}
 			continue
@@ -210,7 +218,11 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 		if c.LastHarvestAt != nil {
 			last = c.LastHarvestAt.Format(time.RFC3339)
 		}
-		fmt.Fprintf(out, "%d\t%s\n\tsite %s, %d change(s), last harvest %s\n\tfeed %s\n", c.ID, c.Title, c.SiteURL, c.Changes, last, a.feedURL(c.ID))
+		fmt.Fprintf(out, "%d\t%s\n\tsite %s, %d change(s) in the feed", c.ID, c.Title, c.SiteURL, c.Changes)
+		if c.History > 0 {
+			fmt.Fprintf(out, " (%d older stored as already seen)", c.History)
+		}
+		fmt.Fprintf(out, ", last harvest %s\n\tfeed %s\n", last, a.feedURL(c.ID))
 		if c.LastError != "" {
 			fmt.Fprintf(out, "\tproblem: %s\n", c.LastError)
 		}
@@ -250,7 +262,7 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	var cfg Config
 	fs := newFlagSet("export changes [--site URL] [--collection ID]", stderr)
-	globalFlags(fs, &cfg)
+	storeFlags(fs, &cfg)
 	siteURL := fs.String("site", "", "only this site's changes")
 	collection := fs.Int64("collection", 0, "only this collection's changes")
 	if err := parseFlags(fs, args[1:], getenv); err != nil {
@@ -262,8 +274,22 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer a.store.Close()
 	f := db.ExportFilter{CollectionID: *collection}
+	// A filter that matches nothing because of a typo would print nothing
+	// and look like a site without changes.
+	if *collection != 0 {
+		if _, err := a.store.CollectionByID(ctx, *collection); errors.Is(err, db.ErrNotFound) {
+			return fmt.Errorf("there is no collection %d; tidings feeds lists them with their ids", *collection)
+		} else if err != nil {
+			return err
+		}
+	}
 	if *siteURL != "" {
 		if f.SiteURL, err = harvest.SiteRoot(*siteURL); err != nil {
+			return err
+		}
+		if _, err := a.store.SiteByURL(ctx, f.SiteURL); errors.Is(err, db.ErrNotFound) {
+			return fmt.Errorf("%s is not followed; tidings feeds lists the sites followed", f.SiteURL)
+		} else if err != nil {
 			return err
 		}
 	}

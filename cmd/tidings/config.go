@@ -48,19 +48,53 @@ type Config struct {
 	// UnfollowedRetention is how long serve's scheduler and harvest keep
 	// the history of a site nobody follows any more (see retentionFlag).
 	UnfollowedRetention time.Duration
+
+	// MayCreate: the command may create the database (serve, follow,
+	// user add); the others refuse a --db that does not exist, which is
+	// most likely a mistyped path.
+	MayCreate bool
+
+	// groups records which settings the command registered, and so
+	// which it uses and validates.
+	groups int
 }
 
-// globalFlags registers the settings every subcommand shares.
+// The groups of settings a command may register besides storeFlags'.
+const (
+	groupAddress = 1 << iota // where serve listens and its public URL
+	groupHarvest             // fetching and harvesting
+)
+
+// globalFlags registers the settings of the commands that harvest and
+// log as they go: serve, follow and harvest.
 func globalFlags(fs *flag.FlagSet, c *Config) {
+	storeFlags(fs, c)
+	fs.StringVar(&c.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
+	addressFlags(fs, c)
+	harvestFlags(fs, c)
+}
+
+// storeFlags registers the setting every command has: the database.
+func storeFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.DB, "db", "./tidings.db", "SQLite database file")
+}
+
+// addressFlags registers where serve listens and the public URL, which
+// the commands that print feed addresses need too.
+func addressFlags(fs *flag.FlagSet, c *Config) {
+	c.groups |= groupAddress
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address the web server listens on")
 	fs.StringVar(&c.BaseURL, "base-url", "", "public URL of this tidings, used in feeds and the User-Agent (default: http://<addr>/)")
+}
+
+// harvestFlags registers how tidings fetches and harvests.
+func harvestFlags(fs *flag.FlagSet, c *Config) {
+	c.groups |= groupHarvest
 	fs.BoolVar(&c.AllowPrivate, "allow-private-addresses", false, "allow fetching from loopback, private and link-local addresses")
 	fs.DurationVar(&c.InitialWindow, "initial-window", harvest.DefaultInitialWindow, "on a collection's first harvest, changes older than this are stored as already seen")
 	fs.DurationVar(&c.Interval, "interval", harvest.DefaultInterval, "time between two harvests of a site")
 	fs.DurationVar(&c.Discovery, "discovery-interval", harvest.DefaultDiscoveryInterval, "how often a harvest looks for a site's change information everywhere, not only where it was found")
 	fs.Int64Var(&c.MaxBody, "max-body", fetch.DefaultMaxBody, "largest document accepted, in bytes after decompression")
-	fs.StringVar(&c.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
 	fs.DurationVar(&c.HostDelay, "host-delay", 250*time.Millisecond, "least time between two requests to one host")
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
@@ -132,7 +166,7 @@ func envName(flagName string) string {
 // invocationFlags say what one command run should do rather than how
 // tidings is set up, so no environment variable stands for them: a
 // TIDINGS_SITE left in the environment must not narrow every harvest.
-var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true}
+var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true}
 
 // parseFlags parses args, then fills every setting not given on the command
 // line from its environment variable.
@@ -181,11 +215,32 @@ func usageOf(fs *flag.FlagSet) {
 	})
 }
 
-// validate checks the settings once and fills derived defaults.
+// validate checks the settings the command registered, once, and fills
+// derived defaults.
 func (c *Config) validate() error {
 	if c.DB == "" {
 		return errors.New("--db must name a file")
 	}
+	switch c.LogFormat {
+	case "":
+		c.LogFormat = "text"
+	case "text", "json":
+	default:
+		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)
+	}
+	if c.groups&groupAddress != 0 {
+		if err := c.validateAddress(); err != nil {
+			return err
+		}
+	}
+	if c.groups&groupHarvest != 0 {
+		return c.validateHarvest()
+	}
+	return nil
+}
+
+// validateAddress checks the settings addressFlags registers.
+func (c *Config) validateAddress() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q is not host:port", c.Addr)
 	}
@@ -199,6 +254,11 @@ func (c *Config) validate() error {
 	if !strings.HasSuffix(c.BaseURL, "/") {
 		c.BaseURL += "/"
 	}
+	return nil
+}
+
+// validateHarvest checks the settings harvestFlags registers.
+func (c *Config) validateHarvest() error {
 	if c.InitialWindow < 0 || c.Interval <= 0 || c.Discovery <= 0 || c.MaxBody <= 0 {
 		return errors.New("--initial-window, --interval, --discovery-interval and --max-body must be positive")
 	}
@@ -209,8 +269,8 @@ func (c *Config) validate() error {
 	if c.Snapshots.PageFetches <= 0 || c.Snapshots.MaxText <= 0 || c.Snapshots.MaxBody <= 0 {
 		return errors.New("--page-fetches, --snapshot-max-text and --snapshot-max-body must be positive (--no-snapshots turns page snapshots off)")
 	}
-	if c.LogFormat != "text" && c.LogFormat != "json" {
-		return fmt.Errorf("--log-format must be text or json, not %q", c.LogFormat)
+	if c.Protocols.Pages.WatchPages <= 0 {
+		return fmt.Errorf("--watch-pages must be positive, not %d", c.Protocols.Pages.WatchPages)
 	}
 	return nil
 }

@@ -138,8 +138,8 @@ func TestEndToEnd(t *testing.T) {
 	srv := startServe(t, bin, env, base, "--addr", addr, "--no-scheduler")
 
 	feed := getFeed(t, base+"feeds/1.atom")
-	if feed.FeedType != "atom" || feed.Title != "My Shrine & Co" {
-		t.Errorf("collection feed: type %q, title %q; want atom, %q", feed.FeedType, feed.Title, "My Shrine & Co")
+	if feed.FeedType != "atom" || feed.Title != "My Shrine & Co — changes" {
+		t.Errorf("collection feed: type %q, title %q; want atom, %q", feed.FeedType, feed.Title, "My Shrine & Co — changes")
 	}
 	if feed.FeedLink != base+"feeds/1.atom" || feed.Link != site.URL+"/shrine/" {
 		t.Errorf("collection feed links: self %q, alternate %q", feed.FeedLink, feed.Link)
@@ -152,7 +152,7 @@ func TestEndToEnd(t *testing.T) {
 	if !idPattern.MatchString(entry.GUID) {
 		t.Errorf("entry id %q does not match %s", entry.GUID, idPattern)
 	}
-	if entry.Title != "4 pages changed on My Shrine & Co" || entry.Link != site.URL+"/shrine/" {
+	if entry.Title != "Now following My Shrine & Co: 3 pages" || entry.Link != site.URL+"/shrine/" {
 		t.Errorf("entry: title %q, link %q", entry.Title, entry.Link)
 	}
 	for _, page := range []string{"gallery.html", "links.html", "old-news.html", "index.html"} {
@@ -169,7 +169,7 @@ func TestEndToEnd(t *testing.T) {
 	for _, it := range siteFeed.Items {
 		titles = append(titles, it.Title)
 	}
-	if joined := strings.Join(titles, "|"); !strings.Contains(joined, "on My Shrine & Co") || !strings.Contains(joined, "1 page created on "+site.URL+"/gallery/") {
+	if joined := strings.Join(titles, "|"); !strings.Contains(joined, "Now following My Shrine & Co: ") || !strings.Contains(joined, "Now following "+site.URL+"/gallery/: ") {
 		t.Errorf("site feed entries %q do not cover both collections", titles)
 	}
 

@@ -24,6 +24,7 @@ func cmdFollow(ctx context.Context, args []string, getenv func(string) string, s
 	var cfg Config
 	fs := newFlagSet("follow [--user NAME] [--workers N] [--from FILE] URL...", stderr)
 	globalFlags(fs, &cfg)
+	cfg.MayCreate = true
 	userName := fs.String("user", "", "also add the sites to this user's follows")
 	from := fs.String("from", "", "also follow the addresses in this file, one a line (- reads standard input; blank lines and lines starting with # are skipped)")
 	workers := workersFlag(fs)
@@ -44,20 +45,65 @@ func cmdFollow(ctx context.Context, args []string, getenv func(string) string, s
 	if len(urls) == 0 {
 		return usageError{"follow needs a URL, or a file of them with --from"}
 	}
-	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
+	// The report printed says what went wrong: the log line a harvest
+	// writes for serve's operator would say it again.
+	a, err := openApp(ctx, cfg, stderr, slog.LevelError)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
 	var user db.User
+	var others []db.User
 	if *userName != "" {
 		if user, err = a.store.UserByName(ctx, *userName); errors.Is(err, db.ErrNotFound) {
 			return fmt.Errorf("there is no user %q; create one with: tidings user add %s", *userName, *userName)
 		} else if err != nil {
 			return err
 		}
+	} else {
+		// With one account, whose follows are what it means; with
+		// several, which one is not guessed.
+		if others, err = a.store.Users(ctx); err != nil {
+			return err
+		}
+		if len(others) == 1 {
+			user, others = others[0], nil
+		}
 	}
-	return a.followAll(ctx, urls, user, *workers, stdout)
+	err = a.followAll(ctx, urls, user, *workers, stdout)
+	if user.ID == 0 {
+		if nerr := a.sayUnfollowed(ctx, stdout, others); nerr != nil {
+			return errors.Join(err, nerr)
+		}
+	}
+	return err
+}
+
+// sayUnfollowed tells, after a follow without an account, which of the
+// sites no account follows: nobody sees them on a dashboard or in a user
+// feed, only at their feed addresses.
+func (a *app) sayUnfollowed(ctx context.Context, stdout io.Writer, users []db.User) error {
+	followers, err := a.store.Followers(ctx)
+	if err != nil {
+		return err
+	}
+	stdout = newTermWriter(stdout)
+	for _, s := range a.followed {
+		if followers[s.ID] > 0 {
+			continue
+		}
+		fmt.Fprintf(stdout, "No account follows %s: its feeds are served at the addresses above", s.URL)
+		if len(users) == 0 {
+			fmt.Fprintln(stdout, "; create an account with tidings user add NAME, then follow it with --user NAME.")
+			continue
+		}
+		names := make([]string, len(users))
+		for i, u := range users {
+			names[i] = u.Name
+		}
+		fmt.Fprintf(stdout, "; add it to an account with --user NAME (%s).\n", strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // followAll follows urls, workers at a time, printing each site's report
@@ -112,6 +158,7 @@ func (a *app) printFollow(ctx context.Context, w io.Writer, rep *harvest.SiteRep
 	if rep == nil {
 		return err
 	}
+	a.followed = append(a.followed, rep.Site)
 	a.printReport(w, rep, true)
 	if user.ID == 0 {
 		// Followed again by the command line itself: harvested again.

@@ -75,7 +75,7 @@ func TestFollowManyReportsEachFailure(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "2 of 3 site(s) could not be followed") {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
-	for _, want := range []string{empty.URL + ": problem: no change information", "mailto:ann@example.org: problem:"} {
+	for _, want := range []string{empty.URL + ": problem: every page answered 404", "mailto:ann@example.org: problem:"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
@@ -114,9 +114,9 @@ func TestUnfollowedSiteIsLeftAlone(t *testing.T) {
 	site := newSite(t)
 	other := newSite(t)
 	env := newEnv(t)
+	mustSucceed(t, tidings(t, env, "follow", other.URL)) // the command line's own: there is no account yet
 	mustSucceed(t, tidingsIn(t, env, "secret-password\n", "user", "add", "ann"))
 	mustSucceed(t, tidings(t, env, "follow", "--user", "ann", site.URL))
-	mustSucceed(t, tidings(t, env, "follow", other.URL)) // the command line's own
 	mustSucceed(t, tidings(t, env, "user", "delete", "ann"))
 
 	fetched := len(site.Log())

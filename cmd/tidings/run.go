@@ -6,8 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
+	"os"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"tidings/db"
 	"tidings/feedbuild"
@@ -42,18 +46,22 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
-const topUsage = `tidings follows the change information websites publish (ResourceSync)
-and serves one Atom feed per collection.
+// topUsage is the top-level help; its first line names the sources of
+// change information the harvester knows (see sources).
+var topUsage = `tidings follows how websites announce changes (` + sources() + `)
+and serves one feed per collection, in Atom, RSS and JSON Feed.
 
 Usage: tidings <command> [flags]
 
 Commands:
-  serve                 run the web server (feeds and an index page) and the scheduler
+  demo                  try tidings: sample sites on loopback, followed and changing every minute
+  serve                 run the web server (feeds and the web UI) and the scheduler
   follow URL... [--from FILE]
                         discover sites, record them and harvest them now
   harvest [--all | --site URL]
                         harvest the sites that are due (or all, or one) now
   feeds [--json]        list collections and their feed URLs
+  check URL             say what tidings finds on a site and what its owner should fix
   export changes [--site URL] [--collection ID]
                         print every stored change as JSON Lines
   user add NAME         create an account (password from the terminal or stdin)
@@ -70,6 +78,32 @@ Commands:
 Run "tidings <command> --help" for a command's flags.
 `
 
+// sourceNames are how the help names each protocol the store knows.
+var sourceNames = map[string]string{
+	"resourcesync": "ResourceSync change lists",
+	"scp":          "SCP collections",
+	"arc":          "ARC sitemaps",
+	"sitemap":      "plain sitemaps",
+	"watch":        "watched pages",
+	"pages":        "watched pages",
+}
+
+// sources lists the sources of change information harvest registers, so
+// that a new one is in the help as soon as it is harvested.
+func sources() string {
+	var names []string
+	for _, p := range harvest.Protocols() {
+		n, ok := sourceNames[p]
+		if !ok {
+			n = p
+		}
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // run is the whole CLI; main only wires it to the process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -79,13 +113,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	cmd, rest := args[0], args[1:]
 	switch cmd {
 	case "serve":
+		// serve --demo takes the demo's flags (--demo-every), which serve
+		// would refuse.
+		if d := demoArgs(rest); len(d) != len(rest) {
+			return cmdDemo(ctx, d, getenv, stdout, stderr)
+		}
 		return cmdServe(ctx, rest, getenv, stdout, stderr)
+	case "demo":
+		return cmdDemo(ctx, rest, getenv, stdout, stderr)
 	case "follow":
 		return cmdFollow(ctx, rest, getenv, stdin, stdout, stderr)
 	case "harvest":
 		return cmdHarvest(ctx, rest, getenv, stdout, stderr)
 	case "feeds":
 		return cmdFeeds(ctx, rest, getenv, stdout, stderr)
+	case "check":
+		return cmdCheck(ctx, rest, getenv, stdout, stderr)
 	case "export":
 		return cmdExport(ctx, rest, getenv, stdout, stderr)
 	case "user":
@@ -129,6 +172,8 @@ type app struct {
 	store     *db.DB
 	harvester *harvest.Harvester
 	log       *slog.Logger
+	// followed are the sites a follow recorded, in the order done.
+	followed []db.Site
 }
 
 // openApp opens the store and builds the harvester. Logs go to stderr at
@@ -137,6 +182,11 @@ type app struct {
 func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level) (*app, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, usageError{err.Error()}
+	}
+	if !cfg.MayCreate {
+		if _, err := os.Stat(cfg.DB); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("there is no database %s: give the one serve uses with --db or TIDINGS_DB (serve, follow and user add create a new one)", cfg.DB)
+		}
 	}
 	store, err := db.Open(ctx, cfg.DB)
 	if err != nil {
@@ -148,8 +198,11 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 	} else {
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
-	h := harvest.New(fetch.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log))
-	return &app{cfg: cfg, store: store, harvester: h, log: log}, nil
+	a := &app{cfg: cfg, store: store, log: log}
+	if cfg.groups&groupHarvest != 0 {
+		a.harvester = harvest.New(fetch.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log))
+	}
+	return a, nil
 }
 
 // feedURL is a collection's Atom feed address.

@@ -25,6 +25,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	var cfg Config
 	fs := newFlagSet("serve", stderr)
 	globalFlags(fs, &cfg)
+	cfg.MayCreate = true
 	feedFlags(fs, &cfg)
 	retentionFlag(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
@@ -33,8 +34,12 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	maxPending := fs.Int("max-pending-discoveries", web.DefaultMaxPendingDiscoveries, "sites one person may have waiting to be discovered at once; an import over it queues what fits")
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
+	demo := fs.Bool("demo", false, "run tidings demo instead: sample sites on loopback and a temporary database (it takes --addr, --log-format and --demo-every)")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
+	}
+	if *demo {
+		return cmdDemo(ctx, demoArgs(args), getenv, stdout, stderr)
 	}
 	proxies, err := parseCIDRs(*trusted)
 	if err != nil {
@@ -48,11 +53,51 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := errors.Join(cfg.validateFeeds(), cfg.validateRetention()); err != nil {
 		return usageError{err.Error()}
 	}
+	if *workers < 1 {
+		return usageError{"--workers must be at least 1"}
+	}
+	if *maxPending < 1 {
+		return usageError{"--max-pending-discoveries must be at least 1"}
+	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
+	return a.serve(ctx, serveOptions{
+		noScheduler: *noScheduler, workers: *workers, metricsToken: *metricsToken, registration: *registration,
+		maxPending: *maxPending, proxies: proxies, tick: schedulerTick,
+	}, stdout)
+}
+
+// demoArgs are serve's arguments without --demo, for cmdDemo.
+func demoArgs(args []string) []string {
+	var out []string
+	for _, a := range args {
+		switch a {
+		case "--demo", "-demo", "--demo=true", "-demo=true", "--demo=1", "-demo=1":
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// serveOptions are serve's own settings, beside Config's.
+type serveOptions struct {
+	noScheduler  bool
+	workers      int
+	metricsToken string
+	registration string
+	maxPending   int
+	proxies      []*net.IPNet
+	tick         time.Duration // how often the scheduler looks for due sites
+	// listening, when set, is called once serve listens, with its address.
+	listening func(addr net.Addr)
+}
+
+// serve runs the web server and the scheduler until ctx ends.
+func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) error {
 	// One client and one harvester for everything serve fetches, so the
 	// metrics see every fetch and every harvest.
 	m := metrics.New()
@@ -70,24 +115,18 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		ho.AfterHarvest = afterHarvests(ho.AfterHarvest, p.afterHarvest)
 	}
 	a.harvester = harvest.New(client, a.store, ho)
-	if *workers < 1 {
-		return usageError{"--workers must be at least 1"}
-	}
-	if *maxPending < 1 {
-		return usageError{"--max-pending-discoveries must be at least 1"}
-	}
 	var sched *harvest.Scheduler
 	opts := web.Options{
-		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: *registration,
+		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: so.registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
-		Metrics: m, MetricsToken: *metricsToken, TrustedProxies: proxies,
-		MaxPendingDiscoveries: *maxPending,
+		Metrics: m, MetricsToken: so.metricsToken, TrustedProxies: so.proxies,
+		MaxPendingDiscoveries: so.maxPending,
 	}
-	if !*noScheduler {
+	if !so.noScheduler {
 		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{
-			Workers: *workers, Tick: schedulerTick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
+			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
 		})
-		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*schedulerTick
+		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*so.tick
 	}
 	srv, err := web.New(a.store, opts)
 	if err != nil {
@@ -104,20 +143,52 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer release()
+	if so.listening != nil {
+		so.listening(ln.Addr())
+	}
 	// The scheduler is waited for before the deferred Close of the store:
 	// a harvest under way at shutdown stores what it completed.
 	var wg sync.WaitGroup
 	if sched != nil {
 		wg.Go(func() { sched.Run(ctx) })
 	}
+	stopped := make(chan struct{})
+	wg.Go(func() {
+		select {
+		case <-ctx.Done():
+			a.log.Info("stopping", "reason", stopReason(ctx))
+		case <-stopped:
+		}
+	})
 	err = srv.Serve(ctx, ln)
+	close(stopped)
 	wg.Wait()
-	return err
+	if err != nil {
+		a.log.Error("stopped", "error", err)
+		return err
+	}
+	a.log.Info("stopped")
+	return nil
 }
 
+// stopReason says why serve's context ended: the signal main received, or
+// the caller's cancellation.
+func stopReason(ctx context.Context) string {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause.Error()
+	}
+	return "asked to stop"
+}
+
+// reportHarvest logs what a scheduled harvest's own log line did not
+// say: an error that cut it short (the store failing, say).
 func (a *app) reportHarvest(rep *harvest.SiteReport, err error) {
-	if err != nil && rep != nil {
-		a.log.Warn("harvest failed", "site", rep.Site.URL, "error", err)
+	switch {
+	case err == nil:
+	case rep == nil:
+		a.log.Error("harvest failed", "error", err)
+	case rep.Run.Error != err.Error():
+		a.log.Error("harvest failed", "site", rep.Site.URL, "error", err)
 	}
 }
 

@@ -28,7 +28,8 @@ func cmdUser(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	var cfg Config
 	fs := newFlagSet("user "+args[0], stderr)
-	globalFlags(fs, &cfg)
+	storeFlags(fs, &cfg)
+	cfg.MayCreate = args[0] == "add"
 	if err := parseFlags(fs, args[1:], getenv); err != nil {
 		return err
 	}
@@ -139,7 +140,8 @@ func cmdOPML(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	var cfg Config
 	fs := newFlagSet("opml export --user NAME", stderr)
-	globalFlags(fs, &cfg)
+	storeFlags(fs, &cfg)
+	addressFlags(fs, &cfg)
 	name := fs.String("user", "", "whose follows to export")
 	if err := parseFlags(fs, args[1:], getenv); err != nil {
 		return err

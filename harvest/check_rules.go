@@ -1,0 +1,309 @@
+package harvest
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"tidings/fetch"
+	"tidings/rsync"
+)
+
+// Codes of the problems a check names.
+const (
+	CheckNothingFound     = "nothing-found"
+	CheckCollectionFailed = "collection-failed"
+	CheckNoUp             = "no-up"
+	CheckNoDescribes      = "no-describes"
+	CheckNoDatetime       = "no-datetime"
+	CheckNoChange         = "no-change"
+	CheckUnknownChange    = "unknown-change"
+	CheckBadDatetime      = "bad-datetime"
+	CheckNoFrom           = "no-from"
+	CheckFuture           = "future-dates"
+	CheckSCPInvalid       = "scp-invalid"
+	CheckARCInvalid       = "arc-invalid"
+	CheckARCPageInvalid   = "arc-page-invalid"
+	CheckRobots           = "robots-disallowed"
+)
+
+// covered tells, for the codes whose problem says what a harvest warning
+// says, which warnings those are: once the problem is named, with its
+// fix, the warning is not repeated.
+var covered = map[string]func(w string) bool{
+	CheckNoDescribes: func(w string) bool { return strings.Contains(w, `rel="describes"`) },
+	CheckNoDatetime: func(w string) bool {
+		return strings.HasPrefix(w, "ignored ") && strings.HasSuffix(w, ": no datetime")
+	},
+	CheckNoChange: func(w string) bool { return strings.HasSuffix(w, ": no rs:md change attribute") },
+	CheckUnknownChange: func(w string) bool {
+		return strings.HasPrefix(w, "skipped ") && strings.Contains(w, ": unknown change ")
+	},
+	CheckFuture: func(w string) bool { return strings.Contains(w, "dated more than a day after this harvest") },
+	CheckBadDatetime: func(w string) bool {
+		return strings.Contains(w, `: datetime "`) && strings.HasSuffix(w, " is not a W3C datetime")
+	},
+}
+
+// nothingFound is the problem of a site where discovery found nothing to
+// follow; fetched says what answered.
+func nothingFound(err error, fetched []CheckFetch) CheckProblem {
+	p := CheckProblem{Code: CheckNothingFound, Blocking: true, Problem: err.Error(),
+		Fix: "Publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one for a static site), " +
+			"or an SCP sitemap, or an ARC sitemap, where the places above are looked at."}
+	var ae *fetch.AddressError
+	answered := slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != 0 })
+	_, robots := robotsProblem(fetched)
+	switch {
+	case robots:
+		p.Fix = "Let tidings read the change information: the site's robots.txt forbids it (see " + CheckRobots + ")."
+	case errors.As(err, &ae):
+		p.Fix = "Give the site's public address: tidings does not fetch from " + ae.Address + ", " + ae.Kind + "."
+	case !answered:
+		p.Fix = "Check that the address is right and that the site answers; tidings could not reach it."
+	}
+	return p
+}
+
+// judge names the problems, sorts the warnings no rule explains, and
+// says whether the site can be followed.
+func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
+	for _, d := range log.docs {
+		rep.Problems = append(rep.Problems, h.docProblems(d, rep.Checked)...)
+	}
+	rep.Problems = append(rep.Problems, log.invalid...)
+	if p, ok := robotsProblem(rep.Fetched); ok {
+		rep.Problems = append(rep.Problems, p)
+	}
+	ok := 0
+	for _, c := range rep.Collections {
+		if c.Error == "" {
+			ok++
+		} else if !namesInvalid(c.Error, log.invalid) {
+			rep.Problems = append(rep.Problems, CheckProblem{Code: CheckCollectionFailed, Doc: c.Source, Blocking: true,
+				Problem: c.Error, Fix: "Until this is fixed, tidings cannot harvest the collection " + c.Title + "."})
+		}
+	}
+	if srep != nil {
+		h.sortWarnings(rep, srep)
+	}
+	slices.SortStableFunc(rep.Problems, func(a, b CheckProblem) int {
+		switch {
+		case a.Blocking == b.Blocking:
+			return 0
+		case a.Blocking:
+			return -1
+		}
+		return 1
+	})
+	rep.Followable = ok > 0
+	rep.Verdict = verdict(rep)
+}
+
+// sortWarnings turns the warnings of discovery and the harvest that a
+// rule reads into problems, drops those a problem already says, and keeps
+// the rest as they are.
+func (h *Harvester) sortWarnings(rep *CheckReport, srep *SiteReport) {
+	warnings := slices.Clone(srep.Run.Warnings)
+	for _, cr := range srep.Collections {
+		warnings = append(warnings, cr.Run.Warnings...)
+	}
+	for _, w := range warnings {
+		if p, ok := arcPageProblem(w); ok {
+			rep.Problems = append(rep.Problems, p)
+		} else if !explained(w, rep.Problems) {
+			rep.Warnings = append(rep.Warnings, w)
+		}
+	}
+}
+
+func verdict(rep *CheckReport) string {
+	cols := fmt.Sprintf("%d %s", len(rep.Collections), plural(len(rep.Collections), "collection", "collections"))
+	switch {
+	case !rep.Followable && len(rep.Collections) == 1:
+		return "tidings cannot follow this site: " + strings.TrimSuffix(rep.Collections[0].Error, ".") + "."
+	case !rep.Followable && len(rep.Collections) > 0:
+		return fmt.Sprintf("tidings cannot follow this site: none of its %d collections could be harvested; the first says: %s.",
+			len(rep.Collections), strings.TrimSuffix(rep.Collections[0].Error, "."))
+	case !rep.Followable && len(rep.Problems) > 0:
+		return "tidings cannot follow this site: " + rep.Problems[0].Problem
+	case !rep.Followable:
+		return "tidings cannot follow this site: it found no change information."
+	case len(rep.Problems) > 0:
+		return fmt.Sprintf("tidings can follow this site (%s), but it has %d %s to fix.",
+			cols, len(rep.Problems), plural(len(rep.Problems), "problem", "problems"))
+	}
+	return fmt.Sprintf("tidings can follow this site (%s), and found nothing to fix.", cols)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// robotsProblem names the documents the site's robots.txt kept tidings
+// from, in one problem.
+func robotsProblem(fetched []CheckFetch) (CheckProblem, bool) {
+	var first string
+	n := 0
+	for _, f := range fetched {
+		if !f.OK && strings.Contains(f.Outcome, "by the site's robots.txt") {
+			if n == 0 {
+				first = f.URL
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return CheckProblem{}, false
+	}
+	return CheckProblem{Code: CheckRobots, Doc: first, Blocking: true,
+		Problem: fmt.Sprintf("the site's robots.txt keeps tidings from %s (the first is named here).", plural(n, "1 document", fmt.Sprintf("%d documents", n))),
+		Fix:     "Allow the user agent tidings to fetch the change information in robots.txt (an Allow: line for its path); tidings obeys robots.txt."}, true
+}
+
+// explained reports whether a problem already named says what w says.
+func explained(w string, problems []CheckProblem) bool {
+	for _, p := range problems {
+		if match, ok := covered[p.Code]; ok && match(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesInvalid reports whether a collection's error is about a document
+// already named as invalid.
+func namesInvalid(msg string, invalid []CheckProblem) bool {
+	for _, p := range invalid {
+		if strings.Contains(msg, p.Doc) {
+			return true
+		}
+	}
+	return false
+}
+
+// arcPageProblem turns the warning about an invalid ARC page entry ("in
+// <sitemap>, page 3 (<url>) lacks …; it was skipped") into a problem.
+func arcPageProblem(w string) (CheckProblem, bool) {
+	body, ok := strings.CutPrefix(w, "in ")
+	if !ok {
+		return CheckProblem{}, false
+	}
+	body, ok = strings.CutSuffix(body, "; it was skipped")
+	doc, entry, found := strings.Cut(body, ", page ")
+	var n int
+	if !ok || !found || doc == "" {
+		return CheckProblem{}, false
+	}
+	if _, err := fmt.Sscanf(entry, "%d", &n); err != nil {
+		return CheckProblem{}, false
+	}
+	return CheckProblem{Code: CheckARCPageInvalid, Doc: doc, Where: fmt.Sprintf("page %d", n),
+		Problem: "the page entry is not valid: page " + entry,
+		Fix:     "Correct the entry so that it validates against the ARC sitemap schema; tidings skips it until then."}, true
+}
+
+// docProblems are the problems of one ResourceSync document.
+func (h *Harvester) docProblems(d checkedDoc, now time.Time) []CheckProblem {
+	var out []CheckProblem
+	for _, f := range d.findings {
+		if p, ok := h.findingProblem(d, f); ok {
+			p.Doc = d.url
+			out = append(out, p)
+		}
+	}
+	if n := d.newest; n != nil && n.At.After(now.Add(maxClockSkew)) {
+		out = append(out, CheckProblem{Code: CheckFuture, Doc: d.url, Where: "entry <" + n.URL + ">",
+			Problem: fmt.Sprintf("the change list has changes dated in the future: the latest, %s, on %s.", n.URL, n.At.UTC().Format(time.RFC3339)),
+			Fix: "Date each change when it was made, and check the clock and time zone of whatever writes the list: " +
+				"tidings ignores changes dated more than a day ahead, which would otherwise stay on top of the feed."})
+	}
+	return out
+}
+
+// findingProblem phrases one finding of a document for its owner.
+func (h *Harvester) findingProblem(d checkedDoc, f rsync.Finding) (CheckProblem, bool) {
+	switch f.Code {
+	case rsync.FindNoUp:
+		above := "the Source Description"
+		if d.capability == rsync.CapChangeList {
+			above = "its capability list"
+		}
+		return CheckProblem{Code: CheckNoUp,
+			Problem: fmt.Sprintf("the %s has no <rs:ln rel=\"up\"> link to %s.", capabilityName(d.capability), above),
+			Fix:     fmt.Sprintf("Add <rs:ln rel=\"up\" href=\"…\"/> naming %s: IFCC-0001 requires it, so that whoever is given this document can find what it belongs to.", above)}, true
+	case rsync.FindNoDescribes:
+		if f.Loc != "" {
+			return CheckProblem{Code: CheckNoDescribes, Where: entryWhere(f),
+				Problem: fmt.Sprintf("the Source Description's entry for the capability list %s has no <rs:ln rel=\"describes\">.", f.Loc),
+				Fix:     "Add <rs:ln rel=\"describes\" href=\"…\"/> to that <url>, naming the collection's home page, as IFCC-0001 requires."}, true
+		}
+		return CheckProblem{Code: CheckNoDescribes, Problem: "the capability list has no <rs:ln rel=\"describes\"> naming its collection.",
+			Fix: "Add <rs:ln rel=\"describes\" href=\"…\"/> naming the collection's home page: IFCC-0001 requires it, and it is the collection's identity. " +
+				"Meanwhile tidings identifies the collection by the Source Description's describes link, else by the capability list's own address, so that moving the list would start a new feed."}, true
+	case rsync.FindNoDatetime:
+		then := "tidings dates these entries by their lastmod meanwhile (and ignores those without one)."
+		if h.opts.Protocols.ResourceSync.StrictDatetime {
+			then = "this tidings (--strict-datetime) ignores entries without it."
+		}
+		return CheckProblem{Code: CheckNoDatetime, Where: entryWhere(f),
+			Problem: fmt.Sprintf("%s of the change list %s no datetime.", entriesWord(f.Count), hasWord(f.Count)),
+			Fix:     "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and " + then}, true
+	case rsync.FindNoChange:
+		return CheckProblem{Code: CheckNoChange, Where: entryWhere(f),
+			Problem: fmt.Sprintf("%s of the change list %s no change attribute.", entriesWord(f.Count), hasWord(f.Count)),
+			Fix:     "Add change=\"created\", \"updated\" or \"deleted\" to each entry's rs:md; tidings skips entries without it."}, true
+	case rsync.FindBadDatetime:
+		return CheckProblem{Code: CheckBadDatetime, Where: entryWhere(f),
+			Problem: fmt.Sprintf("%s of the change list %s a datetime that is not a W3C datetime.", entriesWord(f.Count), hasWord(f.Count)),
+			Fix:     "Write each datetime as a W3C datetime, such as 2024-05-01 or 2024-05-01T12:00:00Z; tidings skips these entries rather than guess when they changed."}, true
+	case rsync.FindNoFrom:
+		return CheckProblem{Code: CheckNoFrom, Problem: "the change list's rs:md has no from attribute.",
+			Fix: "Add from=\"…\" to the change list's own rs:md, the time from which it lists changes, as IFCC-0001 requires."}, true
+	case rsync.FindUnknownChange:
+		return CheckProblem{Code: CheckUnknownChange, Where: entryWhere(f),
+			Problem: fmt.Sprintf("%s of the change list %s change=%q, which is not a change IFCC-0001 knows.", entriesWord(f.Count), hasWord(f.Count), f.Value),
+			Fix:     "Use change=\"created\", \"updated\" or \"deleted\"; tidings skips these entries."}, true
+	}
+	return CheckProblem{}, false
+}
+
+func capabilityName(c string) string {
+	switch c {
+	case rsync.CapChangeList:
+		return "change list"
+	case rsync.CapCapabilityList:
+		return "capability list"
+	}
+	return c
+}
+
+func entryWhere(f rsync.Finding) string {
+	s := fmt.Sprintf("entry %d <%s>", f.Entry, f.Loc)
+	if f.Line > 0 {
+		s += fmt.Sprintf(" on line %d", f.Line)
+	}
+	if f.Count > 1 {
+		s = "from " + s
+	}
+	return s
+}
+
+func entriesWord(n int) string {
+	if n == 1 {
+		return "1 entry"
+	}
+	return fmt.Sprintf("%d entries", n)
+}
+
+func hasWord(n int) string {
+	if n == 1 {
+		return "has"
+	}
+	return "have"
+}

@@ -1,0 +1,54 @@
+package harvest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"tidings/internal/sitemapsite"
+)
+
+// publishResourceList makes the fixture site publish a capability list
+// that offers a resource list and no change list; entries are the
+// resource list's <url> elements.
+func publishResourceList(s *sitemapsite.Site, entries ...string) {
+	s.Raw("/.well-known/resourcesync", `<urlset `+rsXMLNS+`><rs:md capability="description"/>
+<url><loc>{root}/caps.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`)
+	s.Raw("/caps.xml", `<urlset `+rsXMLNS+`><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="{root}/"/>
+<url><loc>{root}/resources.xml</loc><rs:md capability="resourcelist"/></url></urlset>`)
+	s.Raw("/resources.xml", `<urlset `+rsXMLNS+`><rs:md capability="resourcelist" at="2026-11-01T00:00:00Z"/>`+strings.Join(entries, "")+`</urlset>`)
+}
+
+func resource(path, hash string) string {
+	return `<url><loc>{root}` + path + `</loc><rs:md hash="md5:` + hash + `" length="10"/></url>`
+}
+
+// TestResourceListCompared: a ResourceSync source with a resource list
+// and no change list is followed by comparing successive resource lists:
+// a resource that appears is created, one whose hash moved is updated
+// when its text changed, one that left the list and answers 404 is
+// deleted.
+func TestResourceListCompared(t *testing.T) {
+	e := newSMEnv(t, SnapshotSettings{})
+	v := sitemapShrine()
+	e.site.Sitemap("/no-sitemap.xml", false)
+	e.site.Version("", v)
+	publishResourceList(e.site, resource("/a/", "1"), resource("/b/", "2"), resource("/d/", "3"))
+	rep := followURL(t, e.h, e.site.URL("/"))
+	if got := activeProtocols(t, e.store); !slices.Equal(got, []string{ProtocolResourceSync}) {
+		t.Fatalf("followed by %v", got)
+	}
+	if got := e.changes(); len(got) != 0 {
+		t.Errorf("the first harvest recorded %v; warnings %q", got, warningsOf(rep))
+	}
+	v2 := sitemapShrine2()
+	e.site.Version("", v2)
+	// /a/'s text changed and its hash with it; /b/'s hash moved with no
+	// change of text (a rebuild); /d/ left; /e/ came.
+	publishResourceList(e.site, resource("/a/", "1a"), resource("/b/", "2a"), resource("/e/", "5"))
+	rep = e.harvest()
+	want := []string{"created /e/", "deleted /d/", "updated /a/"}
+	if got := e.changes(); !slices.Equal(got, want) {
+		t.Errorf("changes %v, want %v; warnings %q", got, want, warningsOf(rep))
+	}
+}

@@ -1,0 +1,158 @@
+package harvest
+
+import (
+	"bytes"
+	"context"
+	"net/url"
+	"path"
+	"strings"
+
+	"tidings/db"
+	"tidings/fetch"
+	"tidings/sitemap"
+)
+
+// ProtocolSitemap names the collections followed by comparing a site's
+// successive plain sitemaps, one per scope.
+const ProtocolSitemap = db.ProtocolSitemap
+
+// maxSitemapCandidates bounds the sitemaps discovery looks into.
+const maxSitemapCandidates = 10
+
+func init() { register(sitemapProtocol{}) }
+
+// sitemapProtocol follows a plain sitemap (DESIGN.md, "Sources of change",
+// tier 2): each harvest compares the pages it lists with those it listed
+// before, and reads the pages whose dates moved to confirm that their text
+// changed.
+type sitemapProtocol struct{}
+
+func (sitemapProtocol) name() string { return ProtocolSitemap }
+
+// tier: a plain sitemap is asked only when the site publishes no
+// ResourceSync, SCP or ARC; it is more precise than watching pages.
+func (sitemapProtocol) tier() int { return 1 }
+
+// sitemapScope is the part of the site a collection covers: the directory
+// of the address given ("https://user.github.io/project/" for
+// ".../project", ".../project/" or ".../project/sitemap.xml"), or the root.
+func sitemapScope(input string) string {
+	u, err := url.Parse(input)
+	if err != nil || u.Host == "" {
+		return input
+	}
+	p := u.Path
+	switch {
+	case p == "" || p == "/":
+		p = "/"
+	case strings.HasSuffix(p, "/"):
+	case strings.Contains(path.Base(p), "."):
+		// A file (index.html, sitemap.xml): its directory.
+		p = path.Dir(p)
+		if p != "/" {
+			p += "/"
+		}
+	default:
+		p += "/"
+	}
+	s := url.URL{Scheme: u.Scheme, Host: u.Host, Path: p}
+	return s.String()
+}
+
+// looksLikeSitemap: the address given names a sitemap itself.
+func looksLikeSitemap(u string) bool {
+	p := strings.ToLower(u)
+	if i := strings.IndexAny(p, "?#"); i >= 0 {
+		p = p[:i]
+	}
+	return strings.HasSuffix(p, ".xml") || strings.HasSuffix(p, ".xml.gz")
+}
+
+// sitemapCandidates lists where a scope's sitemap may be, most specific
+// first: the address given when it is one, the scope's own sitemap.xml
+// (project sites keep it under their path, often with no robots.txt at the
+// root), the Sitemap lines of robots.txt, then the root's.
+func (d *siteDiscovery) sitemapCandidates(ctx context.Context, scope string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(u string) {
+		if !seen[u] && len(out) < maxSitemapCandidates {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	if looksLikeSitemap(d.input) {
+		add(d.input)
+	}
+	if scope != d.root {
+		add(scope + "sitemap.xml")
+		add(scope + "sitemap_index.xml")
+	}
+	for _, u := range d.robotsSitemaps(ctx) {
+		add(u)
+	}
+	add(d.root + "sitemap.xml")
+	add(d.root + "sitemap_index.xml")
+	return out
+}
+
+// discover takes the first sitemap that lists a page of the scope (or is
+// an index on the site's host) as the scope's collection.
+func (sitemapProtocol) discover(ctx context.Context, d *siteDiscovery) error {
+	scope := sitemapScope(d.input)
+	var unsure error
+	for _, u := range d.sitemapCandidates(ctx, scope) {
+		resp, err := d.get(ctx, u)
+		if err != nil {
+			if !fetch.Gone(err) {
+				unsure = err
+			}
+			d.failed(err)
+			if d.refused != nil || d.stop != nil {
+				return nil
+			}
+			continue
+		}
+		doc, err := sitemap.Parse(bytes.NewReader(resp.Body), sitemap.Options{Scope: scope, MaxChildren: maxSitemapChildren})
+		if err != nil {
+			d.triedf("%s is not a sitemap: %s", u, trimSitemap(err))
+			continue
+		}
+		if !doc.Index && len(doc.URLs) == 0 {
+			if doc.Skipped.OutOfScope > 0 {
+				d.triedf("the sitemap %s lists no page under %s", u, scope)
+			} else {
+				d.triedf("the sitemap %s lists no page of this site", u)
+			}
+			continue
+		}
+		if doc.Index && len(doc.Children) == 0 {
+			d.triedf("the sitemap index %s names no sitemap on this site", u)
+			continue
+		}
+		spec := db.CollectionSpec{Protocol: ProtocolSitemap, Key: scope, SourceURL: u}
+		if !d.isKnown(scope) {
+			spec.Title = scope
+			if t := d.htmlTitle(ctx, d.input); t != "" && !looksLikeSitemap(d.input) {
+				spec.Title = t
+			}
+		}
+		if d.wantTitle && d.d.SiteTitle == "" {
+			d.d.SiteTitle = d.htmlTitle(ctx, d.root)
+		}
+		d.add(spec)
+		// The first harvest reads it from here rather than again.
+		if d.s.bodies == nil {
+			d.s.bodies = map[string]*fetch.Response{}
+		}
+		d.s.bodies[u] = resp
+		return nil
+	}
+	// Nothing found: a sitemap that could not be read this time leaves
+	// the collection found before as it is.
+	return unsure
+}
+
+func trimSitemap(err error) string {
+	return strings.TrimPrefix(err.Error(), "sitemap: ")
+}

@@ -1,0 +1,114 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/time/rate"
+
+	"tidings/harvest"
+)
+
+// checker is what the public check page needs of the harvester.
+type checker interface {
+	Check(ctx context.Context, rawURL string, o harvest.CheckOptions) (*harvest.CheckReport, error)
+}
+
+// Bounds of the public check page. It needs no account, so each address
+// may start a few checks a minute, and only a couple run at once,
+// whoever asks: a check fetches up to webCheck.MaxDocuments documents.
+const (
+	checkRate        = 3 // per address and minute
+	checkConcurrency = 2
+)
+
+// webCheck bounds one check started from the page: its answer must come
+// well within the server's write timeout.
+var webCheck = harvest.CheckOptions{Timeout: 40 * time.Second, MaxDocuments: 100, PageFetches: 5, PreviewEntries: 5}
+
+// checkGate holds the rate per address and the slots of running checks.
+type checkGate struct {
+	rates *middleware.RateLimiterMemoryStore
+	slots chan struct{}
+}
+
+func newCheckGate(perMinute float64, concurrent int) *checkGate {
+	return &checkGate{
+		rates: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(perMinute / 60), Burst: max(1, int(perMinute)), ExpiresIn: 10 * time.Minute,
+		}),
+		slots: make(chan struct{}, concurrent),
+	}
+}
+
+// acquire takes a slot without waiting; ok is false when all are taken.
+func (g *checkGate) acquire() (release func(), ok bool) {
+	select {
+	case g.slots <- struct{}{}:
+		return func() { <-g.slots }, true
+	default:
+		return nil, false
+	}
+}
+
+type checkData struct {
+	URL    string
+	Error  string
+	Report *harvest.CheckReport
+}
+
+// checkPage shows the form, and with ?url= the check of that site, so that
+// a result can be linked to.
+func (s *Server) checkPage(c echo.Context) error {
+	d := checkData{URL: strings.TrimSpace(c.QueryParam("url"))}
+	if d.URL == "" {
+		return s.render(c, http.StatusOK, "check", "Check a site", d)
+	}
+	fail := func(code int, msg string) error {
+		d.Error = msg
+		return s.render(c, code, "check", "Check a site", d)
+	}
+	ck, ok := s.opts.Harvester.(checker)
+	if !ok {
+		return fail(http.StatusServiceUnavailable, "This tidings cannot check sites.")
+	}
+	ctx := c.Request().Context()
+	root, err := harvest.SiteRoot(d.URL)
+	if err != nil {
+		return fail(http.StatusUnprocessableEntity, capitalize(err.Error())+".")
+	}
+	if err := s.opts.Harvester.CheckAddress(ctx, root); err != nil {
+		return fail(http.StatusUnprocessableEntity, addressMessage(err))
+	}
+	if allowed, _ := s.checks.rates.Allow(c.RealIP()); !allowed {
+		c.Response().Header().Set("Retry-After", "60")
+		return fail(http.StatusTooManyRequests, "You have checked several sites in the last minute. Wait a minute, then check again.")
+	}
+	release, ok := s.checks.acquire()
+	if !ok {
+		c.Response().Header().Set("Retry-After", "30")
+		return fail(http.StatusServiceUnavailable, "tidings is busy checking other sites. Try again in a minute.")
+	}
+	defer release()
+	rep, err := ck.Check(ctx, d.URL, webCheck)
+	var p *harvest.Problem
+	if errors.As(err, &p) {
+		return fail(http.StatusUnprocessableEntity, capitalize(p.Msg)+".")
+	}
+	if errors.Is(err, context.Canceled) {
+		// Whoever asked has gone.
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.opts.Logger.Info("checked site", "site", rep.Site, "followable", rep.Followable, "problems", len(rep.Problems),
+		"documents", len(rep.Fetched)+rep.FetchedMore, "client", c.RealIP())
+	d.Report = rep
+	return s.render(c, http.StatusOK, "check", "Check of "+rep.Site, d)
+}
