@@ -122,13 +122,14 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 		if err := recordOutage(ctx, tx, run); err != nil {
 			return err
 		}
-		if run.Following, run.Pages, err = markFollowing(ctx, tx, run); err != nil {
-			return err
-		}
 		if err := saveFetchStates(ctx, tx, run.SiteID, h.FetchStates); err != nil {
 			return err
 		}
 		if err := savePages(ctx, tx, run.CollectionID, h); err != nil {
+			return err
+		}
+		// After the pages: a page list counts the collection's pages.
+		if run.Following, run.Pages, err = markFollowing(ctx, tx, run); err != nil {
 			return err
 		}
 		if err := saveChecks(ctx, tx, run.CollectionID, h.Checked); err != nil {

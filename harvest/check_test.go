@@ -143,10 +143,12 @@ func TestCheckOfAWellPublishedSiteNamesNoProblem(t *testing.T) {
 	for _, e := range c.Preview {
 		titles = append(titles, e.Title+": "+e.Summary)
 	}
-	// A page updated before tidings first read it shows no text change;
-	// a created one shows its opening lines.
-	if len(titles) != 3 || titles[0] != "Updated: Page B: Page B (updated, 2026-04-30 12:00 UTC)" ||
-		titles[1] != "Created: Page A: Page A (created, 2026-04-29 12:00 UTC) All about a." || !strings.HasPrefix(titles[2], "Updated: Old:") {
+	// The first harvest's entry comes first, dated by the harvest; a page
+	// updated before tidings first read it shows no text change; a
+	// created one shows its opening lines.
+	if len(titles) != 4 || !strings.HasPrefix(titles[0], "Now following "+site.URL+"/shrine/: 3 pages: ") ||
+		titles[1] != "Updated: Page B: Page B (updated, 2026-04-30 12:00 UTC)" ||
+		titles[2] != "Created: Page A: Page A (created, 2026-04-29 12:00 UTC) All about a." || !strings.HasPrefix(titles[3], "Updated: Old:") {
 		t.Errorf("preview, newest first:\n%s", strings.Join(titles, "\n"))
 	}
 }
@@ -158,7 +160,7 @@ func TestCheckOfASiteWithNothingSaysWhy(t *testing.T) {
 	if rep.Followable || len(rep.Problems) != 1 || rep.Problems[0].Code != CheckNothingFound {
 		t.Fatalf("followable %v, problems %+v", rep.Followable, rep.Problems)
 	}
-	if !strings.HasPrefix(rep.Verdict, "tidings cannot follow this site: no change information (ResourceSync, SCP or ARC) was found; tried: ") {
+	if !strings.HasPrefix(rep.Verdict, "tidings cannot follow this site: every page answered 404 Not Found: check the address; tried: ") {
 		t.Errorf("verdict %q", rep.Verdict)
 	}
 	if len(rep.Tried) == 0 {
