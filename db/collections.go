@@ -41,6 +41,7 @@ type Collection struct {
 	Changes  int
 	History  int
 	State    string // the protocol's own state, opaque here
+	Watched  int    // pages watched, for ProtocolPages
 	PublicID string // names it in the web UI's public addresses; random
 }
 
@@ -55,7 +56,8 @@ type CollectionSpec struct {
 const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url, c.title, c.active, c.created_at,
 	c.last_processed_at, c.last_success_at, c.last_harvest_at, c.last_error,
 	(SELECT COALESCE(sum(changes), 0) FROM runs WHERE collection_id = c.id),
-	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state, COALESCE(c.public_id, '')`
+	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state, COALESCE(c.public_id, ''),
+	(SELECT count(*) FROM watched_pages WHERE collection_id = c.id)`
 
 const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
 
@@ -63,7 +65,7 @@ func scanCollection(row scanner) (Collection, error) {
 	var c Collection
 	var processed, success, harvest nullTime
 	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
-		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.History, &c.State, &c.PublicID)
+		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.History, &c.State, &c.PublicID, &c.Watched)
 	c.History -= c.Changes
 	c.LastProcessedAt, c.LastSuccessAt, c.LastHarvestAt = processed.t, success.t, harvest.t
 	return c, err

@@ -101,6 +101,9 @@ type CollectionHarvest struct {
 	Pending SnapshotQueue
 	// Checked records when pages were read to check them (see PageChecks).
 	Checked map[string]time.Time
+	// Watched are the pages a pages collection read (see WatchedPage);
+	// those in Gone stop being watched.
+	Watched []WatchedPage
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -139,6 +142,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := saveSnapshotQueue(ctx, tx, run.SiteID, h.Pending); err != nil {
+			return err
+		}
+		if err := saveWatched(ctx, tx, run.CollectionID, h); err != nil {
 			return err
 		}
 		if h.State != nil {

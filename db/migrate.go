@@ -342,6 +342,22 @@ ALTER TABLE follows ADD COLUMN title TEXT NOT NULL DEFAULT '';
 	`
 ALTER TABLE pages ADD COLUMN checked_at TEXT;
 `,
+	// 15: the pages a "pages" collection watches, each with its distance
+	// in links from where the crawl started (new links are followed only
+	// so far), when it was last read (the oldest are read first), and
+	// whether a person added it by its address (it is watched whatever
+	// the links say). IF NOT EXISTS: tests of earlier steps rewind the
+	// version alone, and this step needs no undoing for them.
+	`
+CREATE TABLE IF NOT EXISTS watched_pages (
+	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
+	url           TEXT NOT NULL,
+	depth         INTEGER NOT NULL DEFAULT 0,
+	checked_at    TEXT NOT NULL,
+	by_hand       INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (collection_id, url)
+);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -60,8 +60,11 @@ func (c Collection) Source() string {
 		return "arc: follows the site's ARC sitemap and its deltas"
 	case ProtocolSitemap:
 		return "sitemap: follows the sitemap, confirmed by reading pages"
-	case "pages":
-		return "pages: watches the site's pages"
+	case ProtocolPages:
+		if c.Watched == 1 {
+			return "pages: the site publishes no change information; tidings watches its 1 page"
+		}
+		return fmt.Sprintf("pages: the site publishes no change information; tidings watches %d of its pages", c.Watched)
 	}
 	return c.Protocol
 }

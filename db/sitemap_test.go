@@ -49,3 +49,21 @@ func TestPageChecks(t *testing.T) {
 // undoPageChecks rewinds the migration of page checks, for tests of
 // earlier ones.
 var undoPageChecks = []string{"ALTER TABLE pages DROP COLUMN checked_at"}
+
+// TestCollectionSource: each collection says how precisely tidings
+// follows it, watched pages with how many.
+func TestCollectionSource(t *testing.T) {
+	for _, tc := range []struct {
+		col  Collection
+		want string
+	}{
+		{Collection{Protocol: ProtocolPages, Watched: 37}, "pages: the site publishes no change information; tidings watches 37 of its pages"},
+		{Collection{Protocol: ProtocolPages, Watched: 1}, "pages: the site publishes no change information; tidings watches its 1 page"},
+		{Collection{Protocol: ProtocolResourceSync}, "resourcesync: follows the site's ResourceSync change list, or compares its resource lists"},
+		{Collection{Protocol: ProtocolSitemap}, "sitemap: follows the sitemap, confirmed by reading pages"},
+	} {
+		if got := tc.col.Source(); got != tc.want {
+			t.Errorf("%s with %d pages: Source() = %q, want %q", tc.col.Protocol, tc.col.Watched, got, tc.want)
+		}
+	}
+}

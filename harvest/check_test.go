@@ -143,7 +143,7 @@ func TestCheckOfAWellPublishedSiteNamesNoProblem(t *testing.T) {
 	for _, e := range c.Preview {
 		titles = append(titles, e.Title+": "+e.Summary)
 	}
-	// The first harvest's entry comes first, dated by the harvest; a page
+	// The first harvest's "now following" entry comes first. A page
 	// updated before tidings first read it shows no text change; a
 	// created one shows its opening lines.
 	if len(titles) != 4 || !strings.HasPrefix(titles[0], "Now following "+site.URL+"/shrine/: 3 pages: ") ||

@@ -20,15 +20,16 @@ import (
 func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, siteSession *session) (db.Run, time.Duration, error) {
 	now := h.opts.Now()
 	s := newSession(h.client, known)
-	s.budget, s.read, s.bodies = siteSession.budget, siteSession.read, siteSession.bodies
+	s.budget, s.read, s.bodies, s.pages = siteSession.budget, siteSession.read, siteSession.bodies, siteSession.pages
+	if siteSession.shots == nil {
+		siteSession.shots = h.newPageShots()
+	}
+	s.shots = siteSession.shots
 	j := &job{
 		h: h, s: s, site: site, col: col, now: now,
 		first: col.LastSuccessAt == nil, cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{},
 	}
 	run := db.Run{SiteID: site.ID, CollectionID: col.ID, StartedAt: now}
-	if siteSession.shots == nil {
-		siteSession.shots = h.newPageShots()
-	}
 	j.shots = siteSession.shots
 	if p, ok := protocols[col.Protocol]; !ok {
 		run.Error = fmt.Sprintf("this tidings does not know the protocol %q of this collection", col.Protocol)
@@ -46,7 +47,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
 		Pages: j.pages, Gone: j.gone, Processed: j.processed, State: j.state,
 		Snapshots: snapshots, Pending: siteSession.shots.queue(col.ID),
-		Checked: j.checked,
+		Checked: j.checked, Watched: j.watched,
 	}
 	// The watermark moves only when every document was read: otherwise a
 	// change in an unread one, older than one read, would be skipped next

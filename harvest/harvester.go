@@ -138,7 +138,10 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 		return nil, err
 	}
 	if site, err := h.store.SiteByURL(ctx, root); err == nil {
-		// Asked to follow it again, tidings looks everywhere again.
+		// Asked to follow it again, tidings looks everywhere again, from
+		// the address given this time: a page of a site whose pages are
+		// watched is then watched too.
+		site.InputURL = input
 		rep, herr := h.harvest(ctx, site, nil, true)
 		return rep, errors.Join(db.ErrAlreadyExists, herr)
 	} else if !errors.Is(err, db.ErrNotFound) {

@@ -96,6 +96,8 @@ type siteDiscovery struct {
 	site      db.Site // zero on a first follow
 	known     map[string]bool
 	wantTitle bool
+	// stored are the site's active collections (none on a first follow).
+	stored []db.Collection
 
 	// quick: between full discoveries, only rechecker protocols look,
 	// and only at what is known; the others' collections are kept.
@@ -354,11 +356,13 @@ type job struct {
 	givenBytes int
 	// shots is the site harvest's page reading, shared by its collections;
 	// snapshots are those an adapter took itself (to confirm a change
-	// before recording it), stored with the rest; checked records when
-	// pages were read to check them.
+	// before recording it, or watched pages read to find their changes),
+	// stored with the rest; checked records when pages were read to check
+	// them; watched, the pages a watched page set read.
 	shots     *pageShots
 	snapshots []db.Snapshot
 	checked   map[string]time.Time
+	watched   []db.WatchedPage
 }
 
 type changeKey struct {

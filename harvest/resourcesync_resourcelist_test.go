@@ -30,7 +30,7 @@ func resource(path, hash string) string {
 // deleted.
 func TestResourceListCompared(t *testing.T) {
 	e := newSMEnv(t, SnapshotSettings{})
-	v := shrine()
+	v := sitemapShrine()
 	e.site.Sitemap("/no-sitemap.xml", false)
 	e.site.Version("", v)
 	publishResourceList(e.site, resource("/a/", "1"), resource("/b/", "2"), resource("/d/", "3"))
@@ -41,7 +41,7 @@ func TestResourceListCompared(t *testing.T) {
 	if got := e.changes(); len(got) != 0 {
 		t.Errorf("the first harvest recorded %v; warnings %q", got, warningsOf(rep))
 	}
-	v2 := shrine2()
+	v2 := sitemapShrine2()
 	e.site.Version("", v2)
 	// /a/'s text changed and its hash with it; /b/'s hash moved with no
 	// change of text (a rebuild); /d/ left; /e/ came.

@@ -41,6 +41,9 @@ type session struct {
 	// shots, shared like read, is what the site harvest read of its
 	// pages' text.
 	shots *pageShots
+	// pages, shared like read, are the pages discovery read whole, by
+	// address, which a first crawl then need not fetch again.
+	pages map[string]*fetch.Response
 	// changeLists are the change lists read whole in this session, whose
 	// fetch state forgetChangeLists can drop.
 	changeLists map[string]bool

@@ -8,6 +8,7 @@ import "flag"
 type ProtocolSettings struct {
 	ResourceSync ResourceSyncSettings
 	SCP          SCPSettings
+	Pages        PagesSettings
 }
 
 // RegisterFlags registers every protocol's flags on fs: the one place a
@@ -15,9 +16,11 @@ type ProtocolSettings struct {
 func (p *ProtocolSettings) RegisterFlags(fs *flag.FlagSet) {
 	p.ResourceSync.RegisterFlags(fs)
 	p.SCP.RegisterFlags(fs)
+	p.Pages.RegisterFlags(fs)
 }
 
 func (p ProtocolSettings) withDefaults() ProtocolSettings {
 	p.SCP = p.SCP.withDefaults()
+	p.Pages = p.Pages.withDefaults()
 	return p
 }

@@ -90,6 +90,7 @@ func (h *Harvester) discover(ctx context.Context, st *siteStep, site db.Site, st
 		}
 	}
 	sd := newSiteDiscovery(st.s, site.URL, site.InputURL, site, keys, site.Title == "")
+	sd.stored = stored
 	st.disc, st.err = sd.run(ctx)
 	st.keep, st.full = sd.keep, true
 }

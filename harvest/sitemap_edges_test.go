@@ -3,6 +3,7 @@ package harvest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -48,7 +49,7 @@ func activeProtocols(t *testing.T, store *db.DB) []string {
 // next full discovery on.
 func TestSitemapTiers(t *testing.T) {
 	both := newSMEnv(t, SnapshotSettings{})
-	both.site.Version("", shrine())
+	both.site.Version("", sitemapShrine())
 	publishResourceSync(both.site)
 	followURL(t, both.h, both.site.URL("/"))
 	if got := activeProtocols(t, both.store); !slices.Equal(got, []string{ProtocolResourceSync}) {
@@ -60,7 +61,7 @@ func TestSitemapTiers(t *testing.T) {
 
 	later := newSMEnv(t, SnapshotSettings{})
 	later.h.opts.DiscoveryInterval = time.Hour
-	later.site.Version("", shrine())
+	later.site.Version("", sitemapShrine())
 	followURL(t, later.h, later.site.URL("/"))
 	if got := activeProtocols(t, later.store); !slices.Equal(got, []string{ProtocolSitemap}) {
 		t.Fatalf("a sitemap-only site is followed by %v", got)
@@ -128,11 +129,11 @@ func TestSitemapNoSnapshots(t *testing.T) {
 // followed; pages that all lead to a login page change nothing.
 func TestSitemapHostilePages(t *testing.T) {
 	e := newSMEnv(t, SnapshotSettings{})
-	v := shrine()
+	v := sitemapShrine()
 	v["/f/"] = sitemapsite.Page{Title: "Still here", Text: "Unlisted later."}
 	e.site.Version("2026-11-20T09:00:00Z", v)
 	followURL(t, e.h, e.site.URL("/"))
-	v2 := shrine()
+	v2 := sitemapShrine()
 	v2["/d/"] = sitemapsite.Page{Title: "Page not found", Text: "Sorry.", Unlisted: true}
 	v2["/f/"] = sitemapsite.Page{Title: "Still here", Text: "Unlisted later.", Unlisted: true}
 	for _, p := range []string{"/", "/a/", "/b/", "/c/"} {
@@ -165,7 +166,7 @@ func TestSitemapHugeIndex(t *testing.T) {
 	e.site.Raw("/sitemap_index.xml", sb.String())
 	e.site.Raw("/s0.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{root}/a/</loc></url></urlset>`)
 	e.site.Sitemap("/none.xml", false)
-	e.site.Version("", shrine())
+	e.site.Version("", sitemapShrine())
 	rep := followURL(t, e.h, e.site.URL("/"))
 	col := rep.Collections[0]
 	read := 0
@@ -232,7 +233,7 @@ func TestFollowFailuresSayWhyFirst(t *testing.T) {
 
 	forbidden := sitemapsite.New()
 	t.Cleanup(forbidden.Close)
-	forbidden.Version("", shrine())
+	forbidden.Version("", sitemapShrine())
 	forbidden.Robots("User-agent: *\nDisallow: /\n")
 	err, _ = failingFollow(t, forbidden.URL("/"))
 	if !strings.HasPrefix(err.Error(), "robots.txt forbids tidings") {
@@ -244,7 +245,14 @@ func TestFollowFailuresSayWhyFirst(t *testing.T) {
 	login.Sitemap("/none.xml", false)
 	login.Version("", map[string]sitemapsite.Page{"/login/": {Title: "Log in", Text: "Log in first."}})
 	login.Srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/login/" && r.URL.Path != "/robots.txt" {
+		if r.URL.Path == "/login/" {
+			// A password field makes it a sign-in page, which no
+			// watched page set follows either.
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, `<title>Log in</title><form method=post><input type=password name=pw></form>`)
+			return
+		}
+		if r.URL.Path != "/robots.txt" {
 			http.Redirect(w, r, "/login/", http.StatusFound)
 			return
 		}

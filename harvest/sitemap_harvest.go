@@ -37,7 +37,7 @@ type smHarvest struct {
 	checks  map[string]time.Time // when each page was last read
 	created map[string]bool      // pages recorded as created in this harvest
 	read    map[string]bool      // pages read, or to be left alone, in this harvest
-	reads   []pageRead           // what reading them said, judged by settle
+	reads   []listedRead         // what reading them said, judged by settle
 }
 
 // harvest compares the sitemap with the pages known (see compare), reads

@@ -39,8 +39,8 @@ func (h *smHarvest) spend(ctx context.Context) bool {
 	return true
 }
 
-// pageRead is one page read in a harvest, to be judged by settle.
-type pageRead struct {
+// listedRead is one page read in a harvest, to be judged by settle.
+type listedRead struct {
 	url     string
 	listed  *db.Page // the sitemap's entry, for a page whose lastmod moved
 	verdict readVerdict
@@ -174,11 +174,11 @@ func (h *smHarvest) recheck(ctx context.Context) error {
 // lends its text diff to the page's change (see takeSnapshots). A page
 // that now leads elsewhere, or says it is not found, keeps its old
 // snapshot.
-func (h *smHarvest) readPage(ctx context.Context, u, kind string, prev map[string]db.Snapshot) pageRead {
+func (h *smHarvest) readPage(ctx context.Context, u, kind string, prev map[string]db.Snapshot) listedRead {
 	p, had := prev[u]
 	h.read[u] = true
 	sh, snap := h.h.takeShot(ctx, h.job, h.shots, u, kind, p, had)
-	r := pageRead{url: u, sh: sh}
+	r := listedRead{url: u, sh: sh}
 	if h.checked == nil {
 		h.checked = map[string]time.Time{}
 	}

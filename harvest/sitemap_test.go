@@ -56,7 +56,7 @@ func (e *smEnv) changes() []string {
 
 // shrine is version 1 of a small generated site: every page's lastmod is
 // the build time, and every page lists every other in its navigation.
-func shrine() map[string]sitemapsite.Page {
+func sitemapShrine() map[string]sitemapsite.Page {
 	return map[string]sitemapsite.Page{
 		"/":   {Title: "The Shrine", Text: "Welcome to my shrine to moths.\nPlease sign the guestbook."},
 		"/a/": {Title: "Luna moth", Text: "The luna moth is pale green.\nIt lives for about a week."},
@@ -68,8 +68,8 @@ func shrine() map[string]sitemapsite.Page {
 
 // shrine2 is version 2: /a/ was edited, /d/ removed, /e/ added; /b/ and
 // /c/ differ only in their navigation and footer, like every page.
-func shrine2() map[string]sitemapsite.Page {
-	v := shrine()
+func sitemapShrine2() map[string]sitemapsite.Page {
+	v := sitemapShrine()
 	v["/a/"] = sitemapsite.Page{Title: "Luna moth", Text: "The luna moth is pale green.\nIt lives for about ten days."}
 	delete(v, "/d/")
 	v["/e/"] = sitemapsite.Page{Title: "Guestbook", Text: "Thank you for visiting."}
@@ -82,7 +82,7 @@ func shrine2() map[string]sitemapsite.Page {
 // first harvest records the pages as seen and floods nothing.
 func TestSitemapTwoVersions(t *testing.T) {
 	e := newSMEnv(t, SnapshotSettings{})
-	e.site.Version("2026-11-20T09:00:00Z", shrine())
+	e.site.Version("2026-11-20T09:00:00Z", sitemapShrine())
 	rep := followURL(t, e.h, e.site.URL("/"))
 	if len(rep.Collections) != 1 {
 		t.Fatalf("collections %+v", rep.Collections)
@@ -105,12 +105,12 @@ func TestSitemapTwoVersions(t *testing.T) {
 		t.Errorf("following the site read its sitemap %d times, want once", n)
 	}
 	// The same version again: nothing changed.
-	e.site.Version("2026-11-21T09:00:00Z", shrine())
+	e.site.Version("2026-11-21T09:00:00Z", sitemapShrine())
 	e.harvest()
 	if got := e.changes(); len(got) != 0 {
 		t.Errorf("a rebuild without edits recorded %v", got)
 	}
-	e.site.Version("2026-11-22T09:00:00Z", shrine2())
+	e.site.Version("2026-11-22T09:00:00Z", sitemapShrine2())
 	rep = e.harvest()
 	want := []string{"created /e/", "deleted /d/", "updated /a/"}
 	if got := e.changes(); !slices.Equal(got, want) {
@@ -271,12 +271,12 @@ func TestSitemapEveryDateMoves(t *testing.T) {
 		}
 		return v
 	}
-	e.site.Version("", build(shrine(), 1))
+	e.site.Version("", build(sitemapShrine(), 1))
 	rep := followURL(t, e.h, e.site.URL("/"))
 	if w := strings.Join(warningsOf(rep), "\n"); strings.Contains(w, stampWarning) {
 		t.Errorf("distinct dates were taken for a build's at the first look: %q", w)
 	}
-	v := build(shrine(), 2)
+	v := build(sitemapShrine(), 2)
 	v["/c/"] = sitemapsite.Page{Title: "Links", Text: "Other moth shrines I like, and one I do not.", Lastmod: v["/c/"].Lastmod}
 	e.site.Version("", v)
 	rep = e.harvest()

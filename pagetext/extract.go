@@ -93,6 +93,11 @@ type Options struct {
 	// fits it clearly better, so that a small edit does not read as the
 	// whole text replaced.
 	Prefer string
+	// WholeBody takes the text of the whole <body>, never readability's
+	// article: the same page then always gives the same lines, which a
+	// caller comparing pages with their neighbours needs, since
+	// readability's pick can change when only the navigation did.
+	WholeBody bool
 }
 
 // Extract snapshots a page with the default options.
@@ -119,7 +124,7 @@ func (o Options) Extract(body []byte, contentType, pageURL string) (*Snapshot, e
 	maxText := orDefault(o.MaxText, DefaultMaxText)
 	switch s.MediaType {
 	case "text/html", "application/xhtml+xml":
-		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit, o.Prefer)
+		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit || o.WholeBody, o.Prefer)
 	case "text/plain", "text/markdown", "text/x-markdown":
 		extractPlain(s, body, contentType, maxText)
 	default:

@@ -115,7 +115,7 @@ func (j *jobs) follow(ctx context.Context, d db.Discovery) (status string, siteI
 	if err != nil {
 		return db.DiscoveryFailed, 0, err.Error()
 	}
-	if site, err := j.s.store.SiteByURL(ctx, root); err == nil {
+	if site, err := j.s.store.SiteByURL(ctx, root); err == nil && !j.addsPage(ctx, site.ID, d.InputURL) {
 		if ok, _ := j.s.store.Follows(ctx, d.UserID, site.ID); ok {
 			return db.DiscoveryAlready, site.ID, "already followed"
 		}
@@ -157,4 +157,12 @@ func (j *jobs) harvesting(siteID int64) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.harvests[siteID]
+}
+
+// addsPage: following the address changes what tidings watches of a site
+// it knows (see addsWatchedPage), so it is fetched. Should that not be
+// known, the site is followed as it is.
+func (j *jobs) addsPage(ctx context.Context, siteID int64, rawURL string) bool {
+	adds, err := j.s.addsWatchedPage(ctx, siteID, rawURL)
+	return err == nil && adds
 }

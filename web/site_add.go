@@ -3,6 +3,7 @@ package web
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 
@@ -40,6 +41,19 @@ func (s *Server) siteAdd(c echo.Context) error {
 		return fail(addressMessage(err))
 	}
 	site, err := s.store.SiteByURL(ctx, root)
+	if err == nil {
+		if adds, aerr := s.addsWatchedPage(ctx, site.ID, d.URL); aerr != nil {
+			return aerr
+		} else if adds {
+			// Discovered like a new site: the page is fetched, and the
+			// site harvested, which is "Harvest now" by another door.
+			if ok, wait := s.harvestNow.allow(site.ID, s.now()); !ok {
+				return fail(fmt.Sprintf("Adding this page reads the site now, and it was read on request moments ago; add it again in %d minute(s).",
+					int(math.Ceil(wait.Minutes()))))
+			}
+			err = db.ErrNotFound
+		}
+	}
 	switch {
 	case err == nil:
 		if err := s.store.Follow(ctx, u.ID, site.ID); errors.Is(err, db.ErrAlreadyExists) {

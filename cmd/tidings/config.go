@@ -269,6 +269,9 @@ func (c *Config) validateHarvest() error {
 	if c.Snapshots.PageFetches <= 0 || c.Snapshots.MaxText <= 0 || c.Snapshots.MaxBody <= 0 {
 		return errors.New("--page-fetches, --snapshot-max-text and --snapshot-max-body must be positive (--no-snapshots turns page snapshots off)")
 	}
+	if c.Protocols.Pages.WatchPages <= 0 {
+		return fmt.Errorf("--watch-pages must be positive, not %d", c.Protocols.Pages.WatchPages)
+	}
 	return nil
 }
 

@@ -1,0 +1,178 @@
+// Package crawl reads what a watched page says about the rest of its
+// site: the links a polite crawl may follow, its canonical address, and
+// the signs that it is no page at all (a sign-in form, a "not found" page
+// answering 200). Bytes in, values out: it fetches nothing.
+package crawl
+
+import (
+	"net/url"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Limits of what one page may make the crawl do.
+const (
+	// MaxLinks is how many links of one page are kept, in document order;
+	// a page of 100,000 links (a generated index, a trap) costs no more.
+	MaxLinks = 500
+	// MaxHTMLBytes is how much of a page is read for its links.
+	MaxHTMLBytes = 4 << 20
+	// MaxURLBytes: a longer link is skipped, as the sitemap protocol's
+	// limit says of any URL tidings keeps.
+	MaxURLBytes = 2048
+	// maxSegments: a deeper path is taken for a trap (relative links that
+	// pile up, /a/a/a/…) rather than a page.
+	maxSegments = 12
+	// maxRepeats: a path naming one segment this often is a trap.
+	maxRepeats = 3
+)
+
+// Scope is the part of a site a watched collection covers: one origin and
+// the pages under one directory.
+type Scope struct {
+	Origin string // scheme://host[:port], canonical
+	Dir    string // a path ending in "/"
+}
+
+// ScopeOf is the scope of a collection started at pageURL: the directory
+// the page is in, so that https://host/shrine/ and
+// https://host/shrine/index.html both cover /shrine/, and https://host/
+// the whole site.
+func ScopeOf(pageURL string) (Scope, bool) {
+	c, ok := Canonical(pageURL, false)
+	if !ok {
+		return Scope{}, false
+	}
+	u, _ := url.Parse(c)
+	dir := u.Path
+	if !strings.HasSuffix(dir, "/") {
+		dir = path.Dir(dir)
+		if !strings.HasSuffix(dir, "/") {
+			dir += "/"
+		}
+	}
+	return Scope{Origin: u.Scheme + "://" + u.Host, Dir: dir}, true
+}
+
+// URL is the scope written as an address: the collection's key.
+func (s Scope) URL() string { return s.Origin + s.Dir }
+
+// Contains reports whether the canonical URL u is in the scope: same
+// scheme, host and port, and a path under its directory.
+func (s Scope) Contains(u string) bool {
+	rest, ok := strings.CutPrefix(u, s.Origin)
+	return ok && strings.HasPrefix(rest, s.Dir)
+}
+
+// Canonical is the one way tidings writes a page's address: an absolute
+// http or https URL with its scheme and host in lower case, without a
+// default port, a fragment or dot segments, and with a directory's index
+// file written as the directory (/x/index.html is /x/). The query is kept
+// only when keepQuery is set, its parameters sorted. ok is false for
+// anything else (mailto:, javascript:, a URL too long to keep).
+func Canonical(raw string, keepQuery bool) (string, bool) {
+	if len(raw) > MaxURLBytes {
+		return "", false
+	}
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil {
+		return "", false
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", false
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	dir := strings.HasSuffix(p, "/")
+	p = path.Clean(p)
+	if dir && p != "/" {
+		p += "/"
+	}
+	for _, index := range []string{"index.html", "index.htm"} {
+		if strings.HasSuffix(p, "/"+index) {
+			p = strings.TrimSuffix(p, index)
+		}
+	}
+	out := u.Scheme + "://" + host + p
+	if keepQuery && u.RawQuery != "" {
+		if q, err := url.ParseQuery(u.RawQuery); err == nil && len(q) > 0 {
+			out += "?" + q.Encode()
+		}
+	}
+	if len(out) > MaxURLBytes {
+		return "", false
+	}
+	return out, true
+}
+
+// AliasKey is what the spellings of one page share: /x, /x/, /x.html and
+// /x/index.html all give /x. Static hosts answer several of them with the
+// same page, so a crawl that has one of them does not fetch the others.
+func AliasKey(canonical string) string {
+	base, query, _ := strings.Cut(canonical, "?")
+	base = strings.TrimSuffix(base, "/")
+	for _, ext := range []string{".html", ".htm"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if query != "" {
+		return base + "?" + query
+	}
+	return base
+}
+
+// Trap reports whether a canonical URL looks like a crawl trap rather
+// than a page: a path too deep, or one naming the same segment again and
+// again (/a/a/a/, which relative links on a misconfigured server make
+// endless).
+func Trap(canonical string) bool {
+	u, err := url.Parse(canonical)
+	if err != nil {
+		return true
+	}
+	segs := strings.FieldsFunc(u.EscapedPath(), func(r rune) bool { return r == '/' })
+	if len(segs) > maxSegments {
+		return true
+	}
+	count := map[string]int{}
+	for _, s := range segs {
+		if count[s]++; count[s] >= maxRepeats {
+			return true
+		}
+	}
+	return false
+}
+
+// skipExt are the extensions of files that are not pages; a crawl that
+// watches pages does not download them to find out.
+var skipExt = []string{
+	".7z", ".apk", ".atom", ".avi", ".bin", ".bmp", ".css", ".csv", ".dmg", ".doc", ".docx",
+	".epub", ".exe", ".flac", ".gif", ".gz", ".ico", ".iso", ".jpeg", ".jpg", ".js", ".json",
+	".m4a", ".mid", ".midi", ".mkv", ".mov", ".mp3", ".mp4", ".odt", ".ogg", ".otf", ".pdf",
+	".png", ".ppt", ".pptx", ".psd", ".rar", ".rss", ".svg", ".swf", ".tar", ".tgz", ".tif",
+	".tiff", ".ttf", ".txt", ".wasm", ".wav", ".webm", ".webp", ".woff", ".woff2", ".xls",
+	".xlsx", ".xml", ".zip",
+}
+
+// notPage reports whether a canonical URL names a file that is no page.
+func notPage(canonical string) bool {
+	u, err := url.Parse(canonical)
+	if err != nil {
+		return true
+	}
+	_, found := slices.BinarySearch(skipExt, strings.ToLower(path.Ext(u.Path)))
+	return found
+}

@@ -1,0 +1,258 @@
+package harvest
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"tidings/crawl"
+	"tidings/db"
+	"tidings/pagetext"
+)
+
+// Bounds of a crawl, beside --watch-pages.
+const (
+	// maxWatchDepth: links are followed this many steps from where the
+	// crawl started.
+	maxWatchDepth = 3
+	// maxQueryVariants: at most this many addresses of one path that
+	// differ by their query string are watched (a calendar's endless
+	// ?month= links).
+	maxQueryVariants = 5
+)
+
+// pageTarget is a page to read in this harvest.
+type pageTarget struct {
+	url    string
+	depth  int
+	byHand bool // a person gave its address
+	known  bool // already watched
+}
+
+// pageRead is a page read with a body in this harvest.
+type pageRead struct {
+	pageTarget
+	id   string // the page's address: its canonical one for a new page
+	snap *pagetext.Snapshot
+	// What is kept of the answer: its body is dropped once read, so that
+	// a harvest holds pages' text, never their markup.
+	finalURL, contentHash, etag, lastModified string
+}
+
+// pagesHarvest is one harvest of a watched page set: the known pages read
+// again, oldest read first, and the links of the pages that answered with
+// a body followed to new pages, within the collection's bounds.
+type pagesHarvest struct {
+	*job
+	scope     crawl.Scope
+	set       *pageSet
+	watchedBy map[string]db.WatchedPage
+	prev      map[string]db.Snapshot
+	first     bool
+	limit     int // pages the collection may hold
+	fetches   int // left for the first crawl; later ones spend --page-fetches
+	knownN    int // pages watched before this harvest
+	newPages  int // queued, not known
+
+	links, rereads []pageTarget
+	has            map[string]bool         // known or queued, and their aliases
+	alternates     map[string][]pageTarget // other spellings of pages queued, by alias
+	sameText       map[string]string       // the page watched with each text, by its hash
+	variants       map[string]int          // query variants queued, by path
+	reads          []pageRead
+	vanished       map[string]bool // known pages the site says are gone
+	checked        map[string]db.WatchedPage
+	history        map[string]bool // created pages stored as already seen
+
+	signIn            map[string]int    // sign-in pages reached by redirect
+	funnel            map[string]int    // addresses redirected to each page
+	moved             map[string]string // known pages that now redirect, to where
+	answered          int               // known pages that answered as themselves
+	overCap, variantN int
+	failed            error // the first read that failed
+}
+
+// harvest reads the collection's pages and records what changed. The
+// first harvest crawls from where the person pointed and records every
+// page found as already seen: a crawl cannot tell which pages are new,
+// and a static host's Last-Modified is its last deploy.
+func (pagesProtocol) harvest(ctx context.Context, j *job) error {
+	j.keepWatermark = true // changes come from reading pages, not from a watermark
+	h, err := newPagesHarvest(ctx, j)
+	if err != nil {
+		return err
+	}
+	h.plan()
+	h.crawl(ctx)
+	return h.finish()
+}
+
+func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
+	scope, ok := crawl.ScopeOf(j.col.Key)
+	if !ok {
+		return nil, problemf("the watched address %s is not one tidings can read", j.col.Key)
+	}
+	known, err := j.pagesKnown(ctx)
+	if err != nil {
+		return nil, err
+	}
+	list, err := j.h.store.WatchedPages(ctx, j.col.ID)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := j.h.store.Snapshots(ctx, j.site.ID, slices.Collect(maps.Keys(known)))
+	if err != nil {
+		return nil, err
+	}
+	h := &pagesHarvest{
+		job: j, scope: scope, set: newPageSet(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
+		first: len(known) == 0, knownN: len(known), limit: j.h.opts.Protocols.Pages.WatchPages,
+		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
+		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
+		funnel: map[string]int{}, moved: map[string]string{}, sameText: map[string]string{},
+		alternates: map[string][]pageTarget{},
+	}
+	for _, w := range list {
+		h.watchedBy[w.URL] = w
+	}
+	// A known page's Hash is the hash of its text (see judge).
+	for u, p := range known {
+		if p.Hash != "" && p.Hash != emptyTextHash {
+			h.sameText[p.Hash] = u
+		}
+	}
+	// Rejected addresses cost a fetch too; twice the pages is plenty.
+	h.fetches = 2 * h.limit
+	return h, nil
+}
+
+// plan queues the pages to read: on the first harvest where the crawl
+// starts; later every known page, the longest unread first; and the
+// address a person gave, when it is in scope and not yet watched.
+func (h *pagesHarvest) plan() {
+	urls := h.set.urls()
+	for _, u := range urls {
+		h.mark(u)
+		if bare, q, _ := strings.Cut(u, "?"); q != "" {
+			h.variants[bare]++
+		}
+	}
+	slices.SortStableFunc(urls, func(a, b string) int {
+		return h.watchedBy[a].CheckedAt.Compare(h.watchedBy[b].CheckedAt)
+	})
+	for _, u := range urls {
+		w := h.watchedBy[u]
+		h.rereads = append(h.rereads, pageTarget{url: u, depth: w.Depth, byHand: w.ByHand, known: true})
+	}
+	if h.first {
+		if start, ok := crawl.Canonical(h.col.SourceURL, true); ok {
+			h.mark(start)
+			h.links = append(h.links, pageTarget{url: start})
+			h.newPages++
+		}
+	}
+	if in, ok := crawl.Canonical(h.site.InputURL, true); ok && h.scope.Contains(in) && !h.has[in] && !h.has[crawl.AliasKey(in)] {
+		h.mark(in)
+		h.links = append(h.links, pageTarget{url: in, byHand: true})
+		h.newPages++
+	}
+}
+
+// mark notes an address as known or queued, with its alias.
+func (h *pagesHarvest) mark(u string) {
+	h.has[u] = true
+	h.has[crawl.AliasKey(u)] = true
+}
+
+// crawl reads the queued pages, new links first, while the budget lasts.
+// Known pages left unread are read first next time.
+func (h *pagesHarvest) crawl(ctx context.Context) {
+	for len(h.links)+len(h.rereads) > 0 && ctx.Err() == nil {
+		var t pageTarget
+		if len(h.links) > 0 {
+			t, h.links = h.links[0], h.links[1:]
+		} else {
+			t, h.rereads = h.rereads[0], h.rereads[1:]
+		}
+		if _, read := h.s.pages[t.url]; (t.known || !read) && !h.spend() {
+			h.links = nil
+			break
+		}
+		h.read(ctx, t)
+	}
+}
+
+// spend takes one fetch from the budgets: the first crawl's own, or the
+// site harvest's page fetches; and the documents of the site harvest.
+func (h *pagesHarvest) spend() bool {
+	ps := h.s.shots
+	if ps.stop {
+		return false
+	}
+	if h.first {
+		if h.fetches <= 0 {
+			return false
+		}
+		h.fetches--
+	} else {
+		if ps.left <= 0 {
+			return false
+		}
+		ps.left--
+	}
+	if err := h.s.spend(); err != nil {
+		if h.failed == nil {
+			h.failed = err
+		}
+		ps.stop = true
+		return false
+	}
+	h.s.documents++
+	return true
+}
+
+// finish records the changes, the pages, and what was read, and says
+// what was left out.
+func (h *pagesHarvest) finish() error {
+	if len(h.reads) == 0 && h.first {
+		for u := range h.signIn {
+			return problemf("the pages of %s lead to a sign-in page (%s); tidings watches only pages anyone can read", h.scope.URL(), u)
+		}
+		if h.failed != nil {
+			return h.failed
+		}
+		return problemf("no page of %s could be watched", h.scope.URL())
+	}
+	if h.answered == 0 && len(h.reads)+len(h.vanished)+len(h.moved) == 0 && h.failed != nil {
+		// No page answered at all: the site is down, or asked for a
+		// pause. That is the harvest's error, not one warning a page.
+		h.warn = warnings{}
+		return h.failed
+	}
+	h.settleMoves()
+	h.judge()
+	h.pages, h.gone = h.set.toStore()
+	for _, u := range slices.Sorted(maps.Keys(h.checked)) {
+		h.watched = append(h.watched, h.checked[u])
+	}
+	for u, n := range h.signIn {
+		h.warn.add("%d address(es) lead to a sign-in page (%s) and are not watched", n, u)
+	}
+	for u, n := range h.funnel {
+		if n >= minFunnel && h.signIn[u] == 0 {
+			h.warn.add("%d addresses redirect to %s (a sign-in page, or where the site sends the pages it does not have); they are not watched apart", n, u)
+		}
+	}
+	if h.overCap > 0 {
+		h.warn.add("the site has more pages than tidings watches (--watch-pages %d); %d more links were not followed", h.limit, h.overCap)
+	}
+	if h.variantN > 0 {
+		h.warn.add("%d links that differ only by their query string (a calendar's next month, a search) were not followed: at most %d of one page are watched", h.variantN, maxQueryVariants)
+	}
+	return nil
+}
+
+// emptyTextHash is the text hash of a page without text: pages that have
+// none are not the same page for it.
+const emptyTextHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -1,0 +1,290 @@
+package harvest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+
+	"tidings/crawl"
+	"tidings/db"
+	"tidings/fetch"
+	"tidings/pagetext"
+)
+
+// read fetches one page, conditionally when it is known, and keeps what
+// it says.
+func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
+	before := len(h.reads)
+	defer func() {
+		if len(h.reads) == before {
+			h.tryAlternate(t)
+		}
+	}()
+	var cond fetch.Conditional
+	if p, ok := h.prev[t.url]; ok && t.known {
+		cond = fetch.Conditional{ETag: p.ETag, LastModified: p.LastModified}
+	}
+	resp, err := h.get(ctx, t, cond)
+	if err != nil {
+		h.readFailed(ctx, t, err)
+		return
+	}
+	if resp.NotModified {
+		h.s.notModified++
+		// Clients send the validators on along redirects, so a page
+		// renamed as it was answers 304 from its new address.
+		if final, ok := crawl.Canonical(resp.URL, strings.Contains(t.url, "?")); ok && isMove(t.url, final) {
+			h.funnel[final]++
+			h.movedTo(t, final)
+			return
+		}
+		h.check(t, t.url)
+		return
+	}
+	page := crawl.Parse(resp.Body, resp.URL, h.scope)
+	id, ok := h.identify(t, resp.URL, page)
+	if !ok {
+		return
+	}
+	snap, ok := h.extract(ctx, t, resp)
+	if !ok {
+		return
+	}
+	if !t.known && page.Canonical != "" && page.Canonical != id {
+		if h.has[page.Canonical] || h.has[crawl.AliasKey(page.Canonical)] {
+			return
+		}
+		id = page.Canonical
+	}
+	if other, ok := h.sameText[snap.TextHash]; ok && !t.known && h.stillThere(other) {
+		// Another address of a page already watched, or what a site
+		// answers for every address it does not have (a single-page
+		// app's fallback to its home page).
+		return
+	}
+	if snap.Text != "" {
+		h.sameText[snap.TextHash] = id
+	}
+	h.mark(id)
+	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap,
+		finalURL: resp.URL, contentHash: pageDigest(resp.Body), etag: resp.ETag, lastModified: lastModified(resp)})
+	h.check(t, id)
+	if t.depth < maxWatchDepth {
+		h.overCap += page.Dropped
+		for _, l := range page.Links {
+			h.offer(l, t.depth+1)
+		}
+	}
+}
+
+// identify says which page an answer is, from where it was finally
+// served: a known page keeps its address unless it now redirects to
+// another page; a new one takes its final address, unless that is out of
+// scope or already watched. A sign-in page is no page.
+func (h *pagesHarvest) identify(t pageTarget, finalURL string, page crawl.Page) (string, bool) {
+	final, ok := crawl.Canonical(finalURL, strings.Contains(t.url, "?"))
+	moved := ok && isMove(t.url, final)
+	if moved {
+		h.funnel[final]++
+	}
+	if page.SignIn && final != t.url {
+		h.signIn[final]++
+		return "", false
+	}
+	if t.known && moved {
+		h.movedTo(t, final)
+		return "", false
+	}
+	if t.known {
+		return t.url, true
+	}
+	if !ok || !h.scope.Contains(final) || (final != t.url && h.has[final]) {
+		return "", false // led elsewhere, or to a page already watched
+	}
+	return final, true
+}
+
+// extract reads a page's text: all of its body (see siteLines). A new
+// page must be HTML; a page saying "not found" while answering 200 is
+// gone.
+func (h *pagesHarvest) extract(ctx context.Context, t pageTarget, resp *fetch.Response) (*pagetext.Snapshot, bool) {
+	// Extraction takes its turn with the snapshots of every harvest (see
+	// extractions).
+	if !extractions.acquire(ctx, h.s.shots.age) {
+		return nil, false
+	}
+	defer extractions.release()
+	ex := h.h.opts.Snapshots.extractor()
+	ex.WholeBody = true
+	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
+	if err != nil {
+		why := problemf("the text of the page %s could not be read", t.url)
+		if errors.Is(err, pagetext.ErrTooLarge) {
+			why = problemf("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body)",
+				t.url, fetch.SizeString(int64(ex.MaxBody)))
+		}
+		if h.failed == nil {
+			h.failed = why
+		}
+		if t.known {
+			h.warn.add("%s; it is read again at the next harvest", why)
+		}
+		return nil, false
+	}
+	if !t.known && !isHTML(snap) {
+		return nil, false
+	}
+	if crawl.NotFound(snap.Title, firstLine(snap.Text)) {
+		h.vanished[t.url] = t.known
+		return nil, false
+	}
+	return snap, true
+}
+
+// readFailed keeps a known page that could not be read, unless the site
+// says it is gone (404, 410): only that deletes a page, or a "not found"
+// page answering 200.
+func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) {
+	h.s.noteRetryAfter(err)
+	var fe *fetch.FetchError
+	if errors.As(err, &fe) && fe.RetryAfter > 0 {
+		h.s.shots.stop = true
+	}
+	if fetch.Gone(err) {
+		h.vanished[t.url] = t.known
+		return
+	}
+	if h.failed == nil {
+		h.failed = roleError("the page", err)
+	}
+	if t.known && ctx.Err() == nil {
+		h.warn.add("%s; it is read again at the next harvest", roleError("the page", err))
+	}
+}
+
+func (h *pagesHarvest) check(t pageTarget, id string) {
+	if t.known {
+		h.answered++
+	}
+	h.checked[id] = db.WatchedPage{URL: id, Depth: t.depth, CheckedAt: h.now, ByHand: t.byHand}
+}
+
+// offer queues a link found on a page read, within the collection's
+// bounds.
+func (h *pagesHarvest) offer(u string, depth int) {
+	if h.has[u] {
+		return
+	}
+	if alias := crawl.AliasKey(u); h.has[alias] {
+		// Another spelling of a page watched or queued, kept in case the
+		// one queued is not there (/about answering 404 where
+		// /about.html is the page).
+		if alts := h.alternates[alias]; len(alts) < maxAlternates && !slices.ContainsFunc(alts, func(t pageTarget) bool { return t.url == u }) {
+			h.alternates[alias] = append(alts, pageTarget{url: u, depth: depth})
+		}
+		return
+	}
+	// The cap first: what is counted then stays as small as the pages.
+	if h.knownN+h.newPages >= h.limit {
+		h.overCap++
+		return
+	}
+	if bare, q, _ := strings.Cut(u, "?"); q != "" {
+		if h.variants[bare] >= maxQueryVariants {
+			h.variantN++
+			return
+		}
+		h.variants[bare]++
+	}
+	h.mark(u)
+	h.newPages++
+	h.links = append(h.links, pageTarget{url: u, depth: depth})
+}
+
+func isHTML(s *pagetext.Snapshot) bool {
+	return s.MediaType == "text/html" || s.MediaType == "application/xhtml+xml"
+}
+
+func firstLine(text string) string {
+	l, _, _ := strings.Cut(text, "\n")
+	return l
+}
+
+// minFunnel: this many addresses redirecting to one page are worth a
+// warning; one or two are a site's renamed pages.
+const minFunnel = 3
+
+// settleMoves deletes the known pages that now redirect to another page:
+// renamed (the new address is watched as a new page) or gone (sent to the
+// home page). When no known page read answered as itself, the whole site
+// moved or put itself behind something, and the pages are kept until
+// they answer again rather than all deleted at once.
+func (h *pagesHarvest) settleMoves() {
+	if len(h.moved) == 0 {
+		return
+	}
+	if h.answered == 0 {
+		for u, to := range h.moved {
+			h.warn.add("every page tidings read redirects elsewhere (%s to %s); they are kept until they answer again", u, to)
+			break
+		}
+		return
+	}
+	for u := range h.moved {
+		h.vanished[u] = true
+	}
+}
+
+// stillThere: a watched page has not vanished nor moved in this harvest
+// (a page renamed keeps its text at its new address).
+func (h *pagesHarvest) stillThere(u string) bool {
+	_, moved := h.moved[u]
+	return !h.vanished[u] && !moved
+}
+
+// isMove: an address answered from another page's, not its own under
+// another spelling.
+func isMove(from, final string) bool {
+	return final != from && crawl.AliasKey(final) != crawl.AliasKey(from)
+}
+
+// movedTo records a known page that now redirects: renamed, or sent
+// elsewhere because it is gone. Where it leads is a page like any other.
+// See settleMoves.
+func (h *pagesHarvest) movedTo(t pageTarget, final string) {
+	h.moved[t.url] = final
+	if h.scope.Contains(final) {
+		h.offer(final, t.depth)
+	}
+}
+
+// get fetches a page, or takes it from what discovery read of it: a first
+// crawl starts at the page discovery has just read.
+func (h *pagesHarvest) get(ctx context.Context, t pageTarget, cond fetch.Conditional) (*fetch.Response, error) {
+	if resp, ok := h.s.pages[t.url]; ok && !t.known {
+		delete(h.s.pages, t.url)
+		return resp, nil
+	}
+	return h.h.client.Get(ctx, t.url, cond)
+}
+
+// maxAlternates bounds the other spellings of one page kept to try.
+const maxAlternates = 3
+
+// tryAlternate queues the next other spelling of a new page that turned
+// out to be no page (not there, a fallback, another page's address).
+func (h *pagesHarvest) tryAlternate(t pageTarget) {
+	if t.known {
+		return
+	}
+	alias := crawl.AliasKey(t.url)
+	alts := h.alternates[alias]
+	if len(alts) == 0 {
+		return
+	}
+	next := alts[0]
+	h.alternates[alias] = alts[1:]
+	h.has[next.url] = true
+	h.links = append(h.links, next)
+}

@@ -1,0 +1,25 @@
+package harvest
+
+import "flag"
+
+// PagesSettings tune watched pages, the source tidings falls back on when
+// a site publishes no change information.
+type PagesSettings struct {
+	// WatchPages bounds the pages one collection watches.
+	WatchPages int
+}
+
+// DefaultWatchPages is how many pages a watched collection holds at most.
+const DefaultWatchPages = 200
+
+// RegisterFlags registers the watched pages' flags on fs.
+func (s *PagesSettings) RegisterFlags(fs *flag.FlagSet) {
+	fs.IntVar(&s.WatchPages, "watch-pages", DefaultWatchPages, "most pages tidings watches in one collection of a site that publishes no change information")
+}
+
+func (s PagesSettings) withDefaults() PagesSettings {
+	if s.WatchPages <= 0 {
+		s.WatchPages = DefaultWatchPages
+	}
+	return s
+}

@@ -1,0 +1,215 @@
+package harvest
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"strings"
+
+	"tidings/db"
+	"tidings/pagetext"
+)
+
+// siteLines are the lines of text most of a site's pages share: its
+// navigation (which lists every page, so adding one changes them all), a
+// "© 2026" footer. A page whose text changed only in them did not change
+// for its readers.
+type siteLines struct {
+	seed maphash.Seed
+	set  map[uint64]bool
+}
+
+// minPagesForSiteLines: with fewer pages, no line is the site's rather
+// than a page's.
+const minPagesForSiteLines = 3
+
+// siteLineEnds: only this many lines at the start and at the end of a
+// page are counted, where navigation and footers are, so that a site of
+// pages with a hundred thousand lines each costs no more memory.
+const siteLineEnds = 200
+
+// siteLines counts, for each line, the pages that have it in their text
+// before or after this harvest, and keeps those more than half of them
+// have. Lines are kept as hashes, and only those near a page's ends are
+// counted (siteLineEnds), so that memory stays small whatever the pages
+// hold.
+func (h *pagesHarvest) siteLines(limit int) siteLines {
+	sl := siteLines{seed: maphash.MakeSeed(), set: map[uint64]bool{}}
+	if h.first {
+		return sl // every page is already seen: nothing is compared
+	}
+	count := map[uint64]int{}
+	pages := 0
+	add := func(texts ...string) {
+		seen := map[uint64]bool{}
+		for _, t := range texts {
+			lines := strings.Split(t, "\n")
+			if len(lines) > 2*siteLineEnds {
+				lines = append(lines[:siteLineEnds:siteLineEnds], lines[len(lines)-siteLineEnds:]...)
+			}
+			for _, l := range lines {
+				if l == "" {
+					continue
+				}
+				if k := maphash.String(sl.seed, l); !seen[k] {
+					seen[k] = true
+					count[k]++
+				}
+			}
+		}
+		pages++
+	}
+	fresh := map[string]string{}
+	for _, r := range h.reads {
+		fresh[r.id] = r.snap.Text
+	}
+	for _, u := range h.set.urls() {
+		if h.vanished[u] {
+			continue
+		}
+		old := ""
+		if p, ok := h.prev[u]; ok && p.Text != nil {
+			// An unreadable snapshot counts as empty; the page's own
+			// comparison says so.
+			old, _ = pagetext.Decompress(p.Text, limit)
+		}
+		add(old, fresh[u])
+		delete(fresh, u)
+	}
+	for _, t := range fresh {
+		add(t)
+	}
+	if pages < minPagesForSiteLines {
+		return sl
+	}
+	for k, n := range count {
+		if n*2 > pages {
+			sl.set[k] = true
+		}
+	}
+	return sl
+}
+
+// drop returns text without the site's lines.
+func (sl siteLines) drop(text string) string {
+	if len(sl.set) == 0 {
+		return text
+	}
+	var kept []string
+	for _, l := range strings.Split(text, "\n") {
+		if !sl.set[maphash.String(sl.seed, l)] {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}
+
+// judge compares each page read with its snapshot, the site's lines left
+// out, and records the changes through the page-set differ: a page whose
+// text changed is updated, a new page created (already seen on the first
+// harvest, or when a person added it), and a known page that is gone (404,
+// 410, a "not found" page) deleted. A page that answered with its text
+// unchanged, or was not read, is still there, linked to or not.
+func (h *pagesHarvest) judge() {
+	limit := max(h.h.opts.Snapshots.MaxText, pagetext.DefaultMaxText) * 4
+	sl := h.siteLines(limit)
+	shots := map[string]*shot{}
+	for _, r := range h.reads {
+		sh := h.compare(r, sl, limit)
+		shots[r.id] = sh
+		h.s.shots.taken[r.id] = sh
+		h.snapshots = append(h.snapshots, h.snapshotOf(r))
+	}
+	doc := h.set.read(h.now, pageRules{Complete: true, Compare: func(_, p db.Page) pageVerdict {
+		if sh := shots[p.URL]; sh != nil && sh.textChange == db.TextChanged {
+			return pageRevised
+		}
+		return pageSame
+	}})
+	for _, u := range h.set.urls() {
+		if !h.vanished[u] {
+			doc.list(u)
+		}
+	}
+	for _, r := range h.reads {
+		if c, ok := doc.add(db.Page{URL: r.id, Hash: r.snap.TextHash, Title: r.snap.Title}); ok {
+			h.recordPage(c, shots[r.id])
+		}
+	}
+	for _, c := range doc.commit() {
+		h.recordPage(c, nil)
+	}
+	for i := range h.changes {
+		if c := &h.changes[i]; c.Kind == "created" && h.history[c.URL] {
+			c.History = true
+		}
+	}
+}
+
+// compare says what a page read gained and lost since its snapshot, the
+// site's lines left out. A new page shows its opening text as added,
+// unless it is already seen (the first harvest's, or one a person
+// added). A known page read for the first time is the baseline.
+func (h *pagesHarvest) compare(r pageRead, sl siteLines, limit int) *shot {
+	sh := &shot{title: r.snap.Title}
+	if !r.known {
+		if r.byHand || h.first {
+			h.history[r.id] = true
+		} else if r.snap.HasText() {
+			sh.textChange, sh.diff = textDiff("", sl.drop(r.snap.Text))
+		}
+		return sh
+	}
+	prev, had := h.prev[r.id]
+	if !had || prev.Text == nil || !r.snap.HasText() {
+		return sh
+	}
+	if known, ok := h.set.stored[r.id]; ok && known.Hash == r.snap.TextHash {
+		sh.textChange = db.TextUnchanged
+		return sh
+	}
+	old, err := pagetext.Decompress(prev.Text, limit)
+	if err != nil {
+		return sh
+	}
+	if old == r.snap.Text {
+		sh.textChange = db.TextUnchanged
+		return sh
+	}
+	sh.textChange, sh.diff = textDiff(sl.drop(old), sl.drop(r.snap.Text))
+	return sh
+}
+
+// textDiff is what a page's text gained and lost, in the stored form.
+func textDiff(old, new string) (string, string) {
+	d := pagetext.Compare(old, new)
+	if d.Unchanged() {
+		return db.TextUnchanged, ""
+	}
+	b, err := json.Marshal(d)
+	if err != nil {
+		return db.TextUnknown, ""
+	}
+	return db.TextChanged, string(b)
+}
+
+func (h *pagesHarvest) recordPage(c pageChange, sh *shot) {
+	ch := db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: c.Page.URL, Title: c.Page.Title}
+	if sh != nil {
+		ch.TextChange, ch.Diff = sh.textChange, sh.diff
+	}
+	h.record(ch)
+}
+
+// snapshotOf is the snapshot stored of a page read: the next harvest's
+// baseline and validators.
+func (h *pagesHarvest) snapshotOf(r pageRead) db.Snapshot {
+	s := db.Snapshot{
+		URL: r.id, FinalURL: r.finalURL, ContentType: clipText(r.snap.MediaType, maxContentType),
+		Title: r.snap.Title, Size: int64(r.snap.Size), ContentHash: r.contentHash, Method: r.snap.Method,
+		ETag: r.etag, LastModified: r.lastModified, FetchedAt: h.now,
+	}
+	if r.snap.HasText() {
+		s.Text = pagetext.Compress(r.snap.Text)
+	}
+	return s
+}

@@ -1,0 +1,36 @@
+package web
+
+import (
+	"context"
+
+	"tidings/db"
+	"tidings/harvest"
+)
+
+// addsWatchedPage reports whether following rawURL on a site tidings
+// already knows changes what it watches of the site's pages: a page
+// inside a watched scope that is not watched yet (a link crawl may never
+// reach it), or another directory of a site whose pages are watched (a
+// collection of its own). Such an address is followed, which fetches it,
+// rather than the site just added to the person's sites.
+func (s *Server) addsWatchedPage(ctx context.Context, siteID int64, rawURL string) (bool, error) {
+	cols, err := s.store.Collections(ctx, db.CollectionFilter{SiteID: siteID, ActiveOnly: true})
+	if err != nil {
+		return false, err
+	}
+	watched := false
+	for _, c := range cols {
+		if c.Protocol != db.ProtocolPages {
+			continue
+		}
+		watched = true
+		list, err := s.store.WatchedPages(ctx, c.ID)
+		if err != nil {
+			return false, err
+		}
+		if inScope, adds := harvest.PageToWatch(c, list, rawURL); inScope {
+			return adds, nil
+		}
+	}
+	return watched, nil
+}
