@@ -168,8 +168,9 @@ func checkWatchedFeed(t *testing.T, env map[string]string) {
 			t.Errorf("no entry %q among %d", title, len(f.Items))
 		}
 	}
-	if len(f.Items) != 4 {
-		t.Errorf("%d entries, want 4 (the first harvest's pages are already seen)", len(f.Items))
+	// And the first harvest's entry: its pages are already seen.
+	if len(f.Items) != 5 {
+		t.Errorf("%d entries, want 5 (the first harvest's pages are already seen, its entry names them)", len(f.Items))
 	}
 	if cats := items["Updated: Cats"]; cats != nil && !strings.Contains(cats.Content, "Tabby sleeps<ins> all day</ins>.") {
 		t.Errorf("the update's entry does not show the words added: %s", cats.Content)
@@ -200,7 +201,8 @@ func TestWatchPagesSetting(t *testing.T) {
 			t.Errorf("env %q, flags %q: %d pages watched, want %d", tc.env, tc.flags, len(got), tc.want)
 		}
 	}
-	r := tidings(t, newEnv(t, "TIDINGS_WATCH_PAGES", "0"), "feeds")
+	// harvest has the setting (feeds does not read it).
+	r := tidings(t, newEnv(t, "TIDINGS_WATCH_PAGES", "0"), "harvest")
 	if r.code == 0 || !strings.Contains(r.stderr, "--watch-pages must be positive, not 0") {
 		t.Errorf("--watch-pages 0: exit %d, %s", r.code, r.stderr)
 	}
