@@ -3,6 +3,7 @@ package harvest
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -55,8 +56,12 @@ func nothingFound(err error, fetched []CheckFetch) CheckProblem {
 			"or an SCP sitemap, or an ARC sitemap, where the places above are looked at."}
 	var ae *fetch.AddressError
 	answered := slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != 0 })
+	allGone := len(fetched) > 0 && !slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != http.StatusNotFound })
 	_, robots := robotsProblem(fetched)
 	switch {
+	case allGone:
+		p.Fix = "Check the address: every document tidings asked for answered 404 Not Found. If it is right, " +
+			"publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one for a static site)."
 	case robots:
 		p.Fix = "Let tidings read the change information: the site's robots.txt forbids it (see " + CheckRobots + ")."
 	case errors.As(err, &ae):
