@@ -125,9 +125,6 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 		if err := recordOutage(ctx, tx, run); err != nil {
 			return err
 		}
-		if run.Following, run.Pages, err = markFollowing(ctx, tx, run); err != nil {
-			return err
-		}
 		if err := saveFetchStates(ctx, tx, run.SiteID, h.FetchStates); err != nil {
 			return err
 		}
@@ -144,6 +141,10 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := saveWatched(ctx, tx, run.CollectionID, h); err != nil {
+			return err
+		}
+		// After the pages: the "now following" entry counts them.
+		if run.Following, run.Pages, err = markFollowing(ctx, tx, run); err != nil {
 			return err
 		}
 		if h.State != nil {
@@ -184,11 +185,13 @@ func markFollowing(ctx context.Context, tx *sql.Tx, run Run) (bool, int, error) 
 	if !first {
 		return false, 0, nil
 	}
-	// Protocols that keep a page list (SCP, ARC) know their pages; for
-	// change lists, a page is a URL whose latest change did not delete it.
+	// Protocols that keep a page list (SCP, ARC, sitemaps, watched
+	// pages) know their pages; for change lists, a page is a URL whose
+	// latest change did not delete it.
 	var pages int
 	err := tx.QueryRowContext(ctx, `
 SELECT max((SELECT count(*) FROM pages WHERE collection_id = ?1),
+	(SELECT count(*) FROM watched_pages WHERE collection_id = ?1),
 	(SELECT count(*) FROM (SELECT kind, max(datetime) FROM changes WHERE collection_id = ?1 GROUP BY url) WHERE kind <> 'deleted'))`,
 		run.CollectionID).Scan(&pages)
 	if err != nil {

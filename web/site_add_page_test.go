@@ -39,7 +39,7 @@ func TestAddWatchedPage(t *testing.T) {
 	if x := a.waitDiscovery(t, id); x.Status != db.DiscoveryFollowed {
 		t.Fatalf("discovery ended %s: %s", x.Status, x.Message)
 	}
-	if body := c.get(sitePathOf(t, a.store, 1)).Body.String(); !strings.Contains(body, "watches 2 pages") {
+	if body := c.get(sitePathOf(t, a.store, 1)).Body.String(); !strings.Contains(body, "watches 2 of its pages") {
 		t.Errorf("the site page does not say how many pages are watched:\n%s", body)
 	}
 
@@ -49,7 +49,7 @@ func TestAddWatchedPage(t *testing.T) {
 		t.Fatalf("discovery ended %s (site %d): %s", x.Status, x.SiteID, x.Message)
 	}
 	a.settle(t)
-	if body := c.get(sitePathOf(t, a.store, 1)).Body.String(); !strings.Contains(body, "watches 3 pages") {
+	if body := c.get(sitePathOf(t, a.store, 1)).Body.String(); !strings.Contains(body, "watches 3 of its pages") {
 		t.Errorf("the page added is not watched:\n%s", body)
 	}
 	for _, again := range []string{site.URL + "/hidden.html", site.URL + "/"} {
