@@ -24,7 +24,7 @@ func FollowingHTML(collection string, items []DigestItem) string {
 	fmt.Fprintf(&b, "<p>tidings now follows %s. This feed gains an entry each time a harvest finds pages changed.</p>",
 		html.EscapeString(collectionName(collection)))
 	if len(items) == 0 {
-		b.WriteString("<p>The site has published no change yet.</p>")
+		b.WriteString("<p>No change to its pages is known yet.</p>")
 		return b.String()
 	}
 	b.WriteString("<p>The most recent changes:</p>")

@@ -3,6 +3,7 @@ package harvest
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ const (
 	CheckARCInvalid       = "arc-invalid"
 	CheckARCPageInvalid   = "arc-page-invalid"
 	CheckRobots           = "robots-disallowed"
+	CheckBuildStamped     = "build-stamped"
 )
 
 // covered tells, for the codes whose problem says what a harvest warning
@@ -55,8 +57,12 @@ func nothingFound(err error, fetched []CheckFetch) CheckProblem {
 			"or an SCP sitemap, or an ARC sitemap, where the places above are looked at."}
 	var ae *fetch.AddressError
 	answered := slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != 0 })
+	allGone := len(fetched) > 0 && !slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != http.StatusNotFound })
 	_, robots := robotsProblem(fetched)
 	switch {
+	case allGone:
+		p.Fix = "Check the address: every document tidings asked for answered 404 Not Found. If it is right, " +
+			"publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one for a static site)."
 	case robots:
 		p.Fix = "Let tidings read the change information: the site's robots.txt forbids it (see " + CheckRobots + ")."
 	case errors.As(err, &ae):
@@ -113,6 +119,8 @@ func (h *Harvester) sortWarnings(rep *CheckReport, srep *SiteReport) {
 	for _, w := range warnings {
 		if p, ok := arcPageProblem(w); ok {
 			rep.Problems = append(rep.Problems, p)
+		} else if w == stampWarning {
+			rep.Problems = append(rep.Problems, stampProblem(rep))
 		} else if !explained(w, rep.Problems) {
 			rep.Warnings = append(rep.Warnings, w)
 		}
@@ -185,6 +193,22 @@ func namesInvalid(msg string, invalid []CheckProblem) bool {
 		}
 	}
 	return false
+}
+
+// stampProblem is a sitemap whose every lastmod is the build time: it
+// still works, at the cost of reading every page to confirm a change.
+func stampProblem(rep *CheckReport) CheckProblem {
+	var doc string
+	for _, c := range rep.Collections {
+		if c.Protocol == ProtocolSitemap {
+			doc = c.Source
+			break
+		}
+	}
+	return CheckProblem{Code: CheckBuildStamped, Doc: doc,
+		Problem: "the sitemap's lastmod is the build time on (nearly) every page, so it cannot say which pages changed",
+		Fix: "Give each <url> the date its page's content last changed, or leave lastmod out; better, publish a ResourceSync change list " +
+			"(tidings publish writes one). Meanwhile tidings reads the pages to confirm each change."}
 }
 
 // arcPageProblem turns the warning about an invalid ARC page entry ("in

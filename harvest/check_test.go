@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"tidings/fetch"
 	"tidings/internal/checksite"
 	"tidings/internal/scpsite"
+	"tidings/internal/sitemapsite"
 	"tidings/rsync"
 )
 
@@ -271,5 +273,30 @@ func TestCheckSaysWhenRobotsTxtKeepsTidingsOut(t *testing.T) {
 	}
 	if p := got[CheckRobots]; len(p) != 1 || !strings.Contains(p[0].Problem, "keeps tidings from") || !strings.Contains(p[0].Fix, "Allow the user agent tidings") {
 		t.Errorf("robots problems %+v", p)
+	}
+}
+
+// TestCheckNamesABuildStampedSitemap: a sitemap whose every lastmod is
+// the build time is followable, and the check says what to fix.
+func TestCheckNamesABuildStampedSitemap(t *testing.T) {
+	site := sitemapsite.New()
+	t.Cleanup(site.Close)
+	site.Version("2026-04-30T09:00:00Z", sitemapShrine())
+	_, h := checkHarvester(t)
+	rep := runCheck(t, h, site.URL("/"))
+	if !rep.Followable {
+		t.Fatalf("not followable: %s", rep.Verdict)
+	}
+	var stamped []CheckProblem
+	for _, p := range rep.Problems {
+		if p.Code == CheckBuildStamped {
+			stamped = append(stamped, p)
+		}
+	}
+	if len(stamped) != 1 || stamped[0].Doc != site.URL("/sitemap.xml") || !strings.Contains(stamped[0].Fix, "tidings publish") {
+		t.Errorf("problems %+v; want one %s of %s", rep.Problems, CheckBuildStamped, site.URL("/sitemap.xml"))
+	}
+	if slices.Contains(rep.Warnings, stampWarning) {
+		t.Errorf("the build stamp is also among the warnings: %q", rep.Warnings)
 	}
 }

@@ -20,24 +20,19 @@ type Fleet struct {
 	sites []*site
 	cycle int
 	log   io.Writer // every request as a line, when set
+	// revised are the URLs of the pages the last revise changed.
+	revised []string
 
 	mu    sync.Mutex
 	stats Stats
 }
 
-// Stats counts the requests a fleet answered.
-type Stats struct {
-	Requests    int         `json:"requests"`
-	NotModified int         `json:"not_modified"`
-	Bytes       int64       `json:"bytes"`
-	ByStatus    map[int]int `json:"by_status"`
-	Pages       int         `json:"pages"` // requests for HTML pages, among Requests
-}
-
 type site struct {
-	base string
-	srv  *http.Server
-	ln   net.Listener
+	base  string
+	srv   *http.Server
+	ln    net.Listener
+	kind  Kind
+	plain *plainSite // a sitemap or pages site's pages; nil for ResourceSync
 
 	mu       sync.RWMutex
 	gen      int
@@ -54,7 +49,7 @@ type doc struct {
 
 // StartFleet listens on n loopback ports and serves a site on each.
 func StartFleet(seed int64, n int, sh Shape, log io.Writer) (*Fleet, error) {
-	f := &Fleet{seed: seed, shape: sh, log: log, stats: Stats{ByStatus: map[int]int{}}}
+	f := &Fleet{seed: seed, shape: sh, log: log, stats: newStats()}
 	for i := range n {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -62,7 +57,14 @@ func StartFleet(seed int64, n int, sh Shape, log io.Writer) (*Fleet, error) {
 			return nil, fmt.Errorf("fleetsim: listen for site %d: %w", i, err)
 		}
 		s := &site{base: "http://" + ln.Addr().String(), ln: ln, versions: map[pageKey]int{}}
-		s.render(seed, i, sh)
+		var j int
+		s.kind, j = sh.Mix.kindOf(i)
+		if s.kind == KindResourceSync {
+			s.render(seed, i, sh)
+		} else {
+			s.plain = newPlainFor(seed, i, j, s.kind, sh)
+			s.docs = s.plain.plainDocs(s.kind, s.base, sh.epoch())
+		}
 		s.srv = &http.Server{Handler: f.handler(s, i), ReadHeaderTimeout: 10 * time.Second}
 		f.sites = append(f.sites, s)
 		go s.srv.Serve(ln)
@@ -74,20 +76,53 @@ func (s *site) render(seed int64, i int, sh Shape) {
 	docs := map[string]doc{}
 	mod := sh.epoch().Add(time.Duration(s.gen+len(s.revs)) * time.Hour)
 	for p, body := range siteDocs(seed, i, s.gen, sh, s.base, s.revs) {
-		docs[p] = doc{body: body, etag: fmt.Sprintf(`"%x"`, sha256.Sum256(body))[:18] + `"`, modtime: mod}
+		docs[p] = doc{body: body, etag: contentETag(body), modtime: mod}
 	}
 	s.mu.Lock()
 	s.docs = docs
 	s.mu.Unlock()
 }
 
-// URLs returns every site's root URL, in order.
+func contentETag(body []byte) string {
+	return fmt.Sprintf(`"%x"`, sha256.Sum256(body))[:18] + `"`
+}
+
+// URLs returns the address to follow of every site, in order: its root,
+// or for a site under a path, that path.
 func (f *Fleet) URLs() []string {
 	out := make([]string, len(f.sites))
 	for i, s := range f.sites {
 		out[i] = s.base + "/"
+		if s.plain != nil {
+			out[i] = s.base + s.plain.scope
+		}
 	}
 	return out
+}
+
+// Lines returns the line fleetsim prints for each site: its URL, and in a
+// fleet not only of ResourceSync sites, what the site is: "URL KIND
+// VARIANT validators|no-validators PAGES", VARIANT "-" where a kind has
+// none and PAGES the HTML pages it serves.
+func (f *Fleet) Lines() []string {
+	urls := f.URLs()
+	if f.shape.Mix.pureResourceSync() {
+		return urls
+	}
+	for i, s := range f.sites {
+		variant, validators, pages := "-", "validators", f.shape.Collections*f.shape.Pages
+		if ps := s.plain; ps != nil {
+			if s.kind == KindSitemap {
+				variant = ps.variant.name
+			}
+			if !ps.validators {
+				validators = "no-validators"
+			}
+			pages = len(ps.pages)
+		}
+		urls[i] = fmt.Sprintf("%s %s %s %s %d", urls[i], s.kind, variant, validators, pages)
+	}
+	return urls
 }
 
 // Mutate runs one mutation cycle: round(sites × rate) sites, chosen from
@@ -98,30 +133,17 @@ func (f *Fleet) Mutate(rate float64) []int {
 	idx := mutated(f.seed, f.cycle, len(f.sites), rate)
 	for _, i := range idx {
 		s := f.sites[i]
+		if s.plain != nil {
+			// A plain site has no change list to grow: one of its
+			// articles is edited instead.
+			f.revisePlain(s, i, -1)
+			continue
+		}
 		s.gen++
 		s.render(f.seed, i, f.shape)
 	}
 	sort.Ints(idx)
 	return idx
-}
-
-// Stats returns the counts since the last Reset.
-func (f *Fleet) Stats() Stats {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	st := f.stats
-	st.ByStatus = map[int]int{}
-	for k, v := range f.stats.ByStatus {
-		st.ByStatus[k] = v
-	}
-	return st
-}
-
-// Reset zeroes the counts.
-func (f *Fleet) Reset() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.stats = Stats{ByStatus: map[int]int{}}
 }
 
 // Close stops every site.
@@ -134,40 +156,44 @@ func (f *Fleet) Close() {
 func (f *Fleet) handler(s *site, i int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		cw := &countingWriter{ResponseWriter: w, status: http.StatusOK}
-		s.mu.RLock()
-		d, ok := s.docs[r.URL.Path]
-		s.mu.RUnlock()
-		pk, isPage := f.pageOf(r.URL.Path)
-		if isPage {
-			f.servePage(cw, r, s, i, pk)
-		} else if !ok {
-			http.NotFound(cw, r)
+		var isPage, isSitemap bool
+		if s.plain != nil {
+			isPage, isSitemap = f.servePlain(cw, r, s, i)
 		} else {
-			cw.Header().Set("ETag", d.etag)
-			cw.Header().Set("Content-Type", contentType(r.URL.Path))
-			// ServeContent answers If-None-Match and If-Modified-Since.
-			http.ServeContent(cw, r, "", d.modtime, bytes.NewReader(d.body))
+			isPage = f.serveResourceSync(cw, r, s, i)
 		}
-		f.mu.Lock()
-		f.stats.Requests++
-		f.stats.Bytes += cw.n
-		f.stats.ByStatus[cw.status]++
-		if isPage {
-			f.stats.Pages++
-		}
-		if cw.status == http.StatusNotModified {
-			f.stats.NotModified++
-		}
-		if f.log != nil {
-			fmt.Fprintf(f.log, "%s %s %s %d %d\n", s.base, r.Method, r.URL.Path, cw.status, cw.n)
-		}
-		f.mu.Unlock()
+		f.count(s, r, cw, isPage, isSitemap)
 	})
 }
 
+// serveResourceSync answers for a ResourceSync site's document or page,
+// and says whether it was a page.
+func (f *Fleet) serveResourceSync(w http.ResponseWriter, r *http.Request, s *site, i int) bool {
+	s.mu.RLock()
+	d, ok := s.docs[r.URL.Path]
+	s.mu.RUnlock()
+	pk, isPage := f.pageOf(r.URL.Path)
+	if isPage {
+		f.servePage(w, r, s, i, pk)
+	} else if !ok {
+		http.NotFound(w, r)
+	} else {
+		w.Header().Set("ETag", d.etag)
+		w.Header().Set("Content-Type", contentType(r.URL.Path))
+		// ServeContent answers If-None-Match and If-Modified-Since.
+		http.ServeContent(w, r, "", d.modtime, bytes.NewReader(d.body))
+	}
+	return isPage
+}
+
 func contentType(path string) string {
-	if strings.HasSuffix(path, ".txt") {
+	switch {
+	case strings.HasSuffix(path, ".txt"):
 		return "text/plain; charset=utf-8"
+	case strings.HasSuffix(path, ".gz"):
+		return "application/gzip"
+	case strings.HasSuffix(path, ".css"):
+		return "text/css; charset=utf-8"
 	}
 	return "application/xml"
 }

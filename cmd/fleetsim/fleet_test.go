@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,9 @@ func TestMutateRate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	if !slices.Equal(f.Lines(), f.URLs()) {
+		t.Errorf("a fleet of ResourceSync sites printed %v, not its bare URLs", f.Lines()[:2])
+	}
 	before := snapshot(f)
 	changed := f.Mutate(0.25)
 	if len(changed) != 5 {

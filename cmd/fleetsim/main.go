@@ -1,14 +1,24 @@
-// Command fleetsim serves N synthetic ResourceSync sites on loopback, each
-// on its own port, for benchmarking tidings. The documents follow from
-// --seed alone. It prints one site URL a line, then "ready", and reads
-// commands on standard input, one a line:
+// Command fleetsim serves N synthetic sites on loopback, each on its own
+// port, for benchmarking tidings: ResourceSync sites and, with --kinds,
+// static sites with a plain sitemap (sitemap) or with none (pages). The
+// documents follow from --seed alone. It prints one site a line, then
+// "ready", and reads commands on standard input, one a line:
 //
 //	mutate [RATE]  change round(N × RATE) sites (default --mutate)
-//	revise RATE    with --pages, change the text of round(pages × RATE) of
-//	               every site's pages, each with an updated entry
+//	revise RATE    change the text of round(pages × RATE) of every site's
+//	               pages: on ResourceSync sites (with --pages) each with an
+//	               updated entry, on the others in a new build of the site
+//	revised        print the URLs of the pages the last revise changed, as
+//	               one JSON array
 //	stats          print the request/byte counts as one JSON object
 //	reset          zero the counts
 //	quit           stop (as does the end of input or an interrupt)
+//
+// A site's line is the URL to follow; in a fleet not only of ResourceSync
+// sites, followed by its kind, its sitemap's variant (or "-"), whether its
+// server sends validators and how many HTML pages it has:
+//
+//	http://127.0.0.1:40001/project/ sitemap mkdocs-project validators 112
 package main
 
 import (
@@ -48,13 +58,28 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.IntVar(&sh.Entries, "entries", 200, "entries per change list")
 	fs.IntVar(&sh.RobotsBytes, "robots-bytes", 0, "pad every robots.txt with Disallow rules to at least this many bytes")
 	fs.IntVar(&sh.Pages, "pages", 0, "HTML pages (about 20 KiB each) each collection serves, which its change lists name in turn; 0 for none")
-	recent := fs.Bool("recent", false, "date the change lists in the days before today rather than from 2026-01-01, so that a first harvest takes them as new")
+	kinds := fs.String("kinds", "resourcesync", "kinds of site and their weights, taken in turn: resourcesync, sitemap, pages; e.g. resourcesync=1,sitemap=2,pages=2")
+	sitePages := fs.String("site-pages", "30-200", "MIN-MAX HTML pages of each sitemap or pages site, drawn from the seed")
+	fs.Float64Var(&sh.NoValidators, "no-validators", 0.1, "fraction of sitemap and pages sites whose server sends no ETag or Last-Modified")
+	recent := fs.Bool("recent", false, "date the change lists, and the first build of the other sites, in the days before today rather than from 2026-01-01, so that a first harvest takes them as new; each revise then dates a build a day later")
 	verbose := fs.Bool("log", false, "print every request (site, method, path, status, bytes) on standard error")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *n < 1 || sh.Collections < 1 || sh.Lists < 1 || sh.Entries < 1 || *rate < 0 || *rate > 1 || sh.RobotsBytes < 0 || sh.RobotsBytes > 64<<20 || sh.Pages < 0 || sh.Pages > 1e6 {
 		return fmt.Errorf("fleetsim: --sites, --collections, --lists and --entries must be positive, --mutate within [0, 1], --robots-bytes within [0, 64 MiB] and --pages within [0, 1000000]")
+	}
+	var err error
+	if sh.Mix, err = parseMix(*kinds); err != nil {
+		return err
+	}
+	lo, hi, _ := strings.Cut(*sitePages, "-")
+	sh.MinPages, err = strconv.Atoi(lo)
+	if err == nil {
+		sh.MaxPages, err = strconv.Atoi(hi)
+	}
+	if err != nil || sh.MinPages < 10 || sh.MaxPages < sh.MinPages || sh.MaxPages > 10000 || sh.NoValidators < 0 || sh.NoValidators > 1 {
+		return fmt.Errorf("fleetsim: --site-pages must be MIN-MAX within [10, 10000] and --no-validators within [0, 1]")
 	}
 	if *recent {
 		// A day to spare before the lists, so none is dated in the future.
@@ -69,8 +94,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer f.Close()
-	for _, u := range f.URLs() {
-		fmt.Fprintln(stdout, u)
+	for _, line := range f.Lines() {
+		fmt.Fprintln(stdout, line)
 	}
 	fmt.Fprintln(stdout, "ready")
 	lines := make(chan string)
@@ -122,6 +147,8 @@ func command(f *Fleet, line string, rate float64, stdout io.Writer) (bool, error
 			return false, nil
 		}
 		fmt.Fprintf(stdout, "revised %d\n", f.Revise(r))
+	case "revised":
+		return false, json.NewEncoder(stdout).Encode(f.Revised())
 	case "stats":
 		return false, printStats(stdout, f)
 	case "reset":

@@ -101,10 +101,14 @@ func pageHTML(seed int64, i, c, p, v int, base string) []byte {
 
 // paraVersion is the latest of versions 1..v that rewrote paragraph k, or
 // 0. Version u rewrites paragraphs u×7 and u×7+3, modulo paraSpan.
-func paraVersion(k, v int) int {
+func paraVersion(k, v int) int { return paraVersionIn(k, v, paraSpan) }
+
+// paraVersionIn is paraVersion for a page of span paragraphs, so that
+// every revision of a short page rewrites paragraphs it has.
+func paraVersionIn(k, v, span int) int {
 	for u := v; u > 0; u-- {
 		for j := range revisedParas {
-			if (u*7+j*3)%paraSpan == k {
+			if (u*7+j*3)%span == k {
 				return u
 			}
 		}

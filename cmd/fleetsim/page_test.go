@@ -83,6 +83,9 @@ func TestPagesServedAndRevised(t *testing.T) {
 	if n := f.Revise(0.25); n != 3*10 {
 		t.Errorf("revise 0.25 of 40 pages on 3 sites changed %d, want 30", n)
 	}
+	if urls := f.Revised(); len(urls) != 30 || !strings.HasPrefix(urls[0], f.sites[0].base+"/c") {
+		t.Errorf("revised pages %v", urls)
+	}
 	revised := 0
 	for p := range 20 {
 		for c := range 2 {

@@ -15,6 +15,9 @@ import (
 // With Pages, each collection also serves that many HTML pages, which its
 // change lists name in turn (created, then updated), and Epoch, when set,
 // dates the lists instead of the fixed epoch.
+// Mix makes some sites sitemap or pages sites instead (see Kind), each of
+// between MinPages and MaxPages pages; NoValidators is the fraction of
+// those whose server sends no ETag or Last-Modified.
 type Shape struct {
 	Collections int
 	Lists       int
@@ -22,6 +25,11 @@ type Shape struct {
 	RobotsBytes int
 	Pages       int
 	Epoch       time.Time
+
+	Mix          Mix
+	MinPages     int
+	MaxPages     int
+	NoValidators float64
 }
 
 func (sh Shape) epoch() time.Time {

@@ -117,6 +117,23 @@ func mergeBenchmarks(old string, sel scenarios, how string, rows []Row) string {
 	return b.String()
 }
 
+// afterTable returns what follows the table of the BENCHMARKS.md old,
+// from its first line that is no row, without leading blank lines.
+func afterTable(old string) string {
+	_, body, ok := strings.Cut(old, tableHead)
+	if !ok {
+		return ""
+	}
+	at := 0
+	for line := range strings.Lines(body) {
+		if !strings.HasPrefix(line, "| ") {
+			return strings.TrimLeft(body[at:], "\n")
+		}
+		at += len(line)
+	}
+	return ""
+}
+
 // scenarioOf reads the number a table row's scenario starts with, or 0.
 func scenarioOf(cell string) int {
 	end := strings.IndexFunc(cell, func(r rune) bool { return r < '0' || r > '9' })

@@ -71,3 +71,16 @@ func TestScenarioOf(t *testing.T) {
 		}
 	}
 }
+
+func TestAfterTable(t *testing.T) {
+	section := "## Plain sitemaps (`go test -bench`)\n\nHow.\n\n| benchmark | figure | target | result |\n| --- | --- | --- | --- |\n| 50,000-URL sitemap | 0.4 s | < 0.5 s | pass |\n"
+	old := "# Benchmarks\n\nrun.\n\n" + tableHead + "| 1. big change list | 0.66 s | < 0.5 s | fail |\n| 2. fleet cycle | 30.5 s | < 60 s | pass |\n\n" + section
+	if got := afterTable(old); got != section {
+		t.Errorf("got\n%q\nwant\n%q", got, section)
+	}
+	for _, none := range []string{"# Benchmarks\n\n" + tableHead + "| 1. x | y | z | pass |\n", "no table\n"} {
+		if got := afterTable(none); got != "" {
+			t.Errorf("afterTable(%q) = %q", none, got)
+		}
+	}
+}

@@ -84,11 +84,12 @@ func TestCheckOfASiteThatCannotBeFollowed(t *testing.T) {
 	t.Parallel()
 	empty := newCheckSite(t, map[string]string{})
 	r := tidings(t, newEnv(t), "check", empty.URL)
+	// A site where every page is missing is said to be so first.
 	want := "tidings: cannot follow this site: every page answered 404 Not Found: check the address; tried: "
 	if r.code != 1 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
 		t.Errorf("exit %d, stderr:\n%s\nwant one line starting %q", r.code, r.stderr, want)
 	}
-	if !strings.Contains(r.stdout, "[nothing-found]") || !strings.Contains(r.stdout, "Fix: Publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one") {
+	if !strings.Contains(r.stdout, "[nothing-found]") || !strings.Contains(r.stdout, "Fix: Check the address: every document tidings asked for answered 404 Not Found. If it is right, publish a ResourceSync Source Description") {
 		t.Errorf("output:\n%s", r.stdout)
 	}
 
