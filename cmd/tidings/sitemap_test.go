@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -65,23 +64,8 @@ func TestFollowPlainSitemap(t *testing.T) {
 		t.Errorf("export changes: %v, want %v", got, want)
 	}
 
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, "--no-scheduler"}, func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
-	waitHealthy(t, "http://"+addr+"/healthz")
-	feed, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.atom?entries=page")))
+	base := strings.TrimSuffix(serveInProcess(t, env, "--no-scheduler"), "/")
+	feed, err := gofeed.NewParser().ParseString(fetchBody(t, base+public(t, env["TIDINGS_DB"], "/feeds/1.atom?entries=page")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -41,25 +40,10 @@ func TestServedFeedsSayWhatChanged(t *testing.T) {
 			entry("/shrine/cats.html", "updated", "1m")+entry("/shrine/friends.html", "updated", "1m")+"</urlset>", 1))
 	mustSucceed(t, tidings(t, env, "harvest", "--all"))
 
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, "--no-scheduler"}, func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
-	waitHealthy(t, "http://"+addr+"/healthz")
+	base := strings.TrimSuffix(serveInProcess(t, env, "--no-scheduler"), "/")
 
 	for _, ext := range []string{"atom", "rss", "json"} {
-		f, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.")+ext+"?entries=page"))
+		f, err := gofeed.NewParser().ParseString(fetchBody(t, base+public(t, env["TIDINGS_DB"], "/feeds/1.")+ext+"?entries=page"))
 		if err != nil {
 			t.Fatalf("%s: %v", ext, err)
 		}
@@ -84,7 +68,7 @@ func TestServedFeedsSayWhatChanged(t *testing.T) {
 			t.Errorf("%s: the created page's entry lacks its opening text", ext)
 		}
 	}
-	digest, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.atom")))
+	digest, err := gofeed.NewParser().ParseString(fetchBody(t, base+public(t, env["TIDINGS_DB"], "/feeds/1.atom")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/mmcdole/gofeed"
 )
@@ -136,23 +134,8 @@ func TestWatchedPagesThroughTheCLI(t *testing.T) {
 // second version's changes, the update's with the words changed.
 func checkWatchedFeed(t *testing.T, env map[string]string) {
 	t.Helper()
-	addr := freeAddr(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	var stdout, stderr syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--addr", addr, "--no-scheduler"}, func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
-	waitHealthy(t, "http://"+addr+"/healthz")
-	f, err := gofeed.NewParser().ParseString(fetchBody(t, "http://"+addr+public(t, env["TIDINGS_DB"], "/feeds/1.atom?entries=page")))
+	base := strings.TrimSuffix(serveInProcess(t, env, "--no-scheduler"), "/")
+	f, err := gofeed.NewParser().ParseString(fetchBody(t, base+public(t, env["TIDINGS_DB"], "/feeds/1.atom?entries=page")))
 	if err != nil {
 		t.Fatal(err)
 	}
