@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/url"
 	"strings"
+	"tidings/hints"
 
 	"golang.org/x/net/html"
 )
@@ -47,7 +48,7 @@ func Parse(body []byte, pageURL string, scope Scope) Page {
 		}
 		if tt == html.StartTagToken || tt == html.SelfClosingTagToken {
 			name, more := z.TagName()
-			p.tag(string(name), attrs(z, more))
+			p.tag(string(name), hints.Attrs(z, more))
 		}
 	}
 	return p.page()
@@ -76,7 +77,7 @@ func (p *linkScan) tag(name string, a map[string]string) {
 			}
 		}
 	case "a", "area":
-		if href, ok := a["href"]; ok && !hasToken(a["rel"], "nofollow") {
+		if href, ok := a["href"]; ok && !hints.HasToken(a["rel"], "nofollow") {
 			p.link(href)
 		}
 	case "frame", "iframe":
@@ -85,7 +86,7 @@ func (p *linkScan) tag(name string, a map[string]string) {
 			p.link(src)
 		}
 	case "link":
-		if hasToken(a["rel"], "canonical") && p.canonical == "" {
+		if hints.HasToken(a["rel"], "canonical") && p.canonical == "" {
 			if u, ok := p.resolve(a["href"], false); ok && p.scope.Contains(u) {
 				p.canonical = u
 			}
@@ -147,29 +148,6 @@ func (p *linkScan) page() Page {
 		links = links[:MaxLinks]
 	}
 	return Page{Links: links, Dropped: dropped, Canonical: p.canonical, SignIn: p.signIn}
-}
-
-// attrs collects a tag's attributes, names lower-cased by the tokenizer;
-// the first of a repeated name wins, as in browsers.
-func attrs(z *html.Tokenizer, more bool) map[string]string {
-	m := map[string]string{}
-	for more {
-		var k, v []byte
-		k, v, more = z.TagAttr()
-		if _, seen := m[string(k)]; !seen {
-			m[string(k)] = string(v)
-		}
-	}
-	return m
-}
-
-func hasToken(list, tok string) bool {
-	for _, f := range strings.Fields(list) {
-		if strings.EqualFold(f, tok) {
-			return true
-		}
-	}
-	return false
 }
 
 // NotFound reports whether a page that answered 200 says it is not there

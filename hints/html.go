@@ -103,15 +103,15 @@ func (h *headScan) startTag(z *html.Tokenizer, name string, hasAttr bool) bool {
 			h.inTitle = true
 		}
 	case "base":
-		if href, ok := attrs(z, hasAttr)["href"]; ok && !h.seenBase {
+		if href, ok := Attrs(z, hasAttr)["href"]; ok && !h.seenBase {
 			h.seenBase = true
 			if u, ok := resolveHTTP(parseBaseURL(h.base), href); ok {
 				h.base = u
 			}
 		}
 	case "link":
-		a := attrs(z, hasAttr)
-		if hasToken(a["rel"], "resourcesync") && h.links.len() < MaxHintURLs {
+		a := Attrs(z, hasAttr)
+		if HasToken(a["rel"], "resourcesync") && h.links.len() < MaxHintURLs {
 			if u, ok := resolveHTTP(parseBaseURL(h.base), a["href"]); ok {
 				h.links.add(u)
 			}
@@ -127,9 +127,9 @@ func (h *headScan) endTitle() {
 	}
 }
 
-// attrs collects the current tag's attributes; the first of a repeated
-// name wins, as in browsers.
-func attrs(z *html.Tokenizer, more bool) map[string]string {
+// Attrs collects the current tag's attributes (more: the tokenizer said
+// the tag has some); the first of a repeated name wins, as in browsers.
+func Attrs(z *html.Tokenizer, more bool) map[string]string {
 	m := map[string]string{}
 	for more {
 		var k, v []byte
@@ -141,9 +141,9 @@ func attrs(z *html.Tokenizer, more bool) map[string]string {
 	return m
 }
 
-// hasToken reports whether the space-separated list holds tok, ignoring
-// case.
-func hasToken(list, tok string) bool {
+// HasToken reports whether the space-separated list holds tok, ignoring
+// case, as rel attributes are read.
+func HasToken(list, tok string) bool {
 	for _, f := range strings.Fields(list) {
 		if strings.EqualFold(f, tok) {
 			return true

@@ -17,7 +17,7 @@ func LinkHeader(values []string, base, rel string) []string {
 			if out.len() >= MaxHintURLs {
 				return out.list
 			}
-			if !hasToken(l.rel, rel) {
+			if !HasToken(l.rel, rel) {
 				continue
 			}
 			if u, ok := resolveHTTP(b, l.target); ok {
