@@ -2,38 +2,19 @@ package web
 
 import (
 	"net/http"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"tidings/db"
+	"tidings/internal/feedpaths"
 )
 
-var numericFeed = regexp.MustCompile(`(feeds|sites)/(\d+)\b`)
-
-// public rewrites the numeric feed addresses in s ("/feeds/1.atom",
-// "sites/2") to the public-id ones the store gives those feeds, for tests
-// that only need "the feed of collection 1".
+// public rewrites the numeric feed addresses in s to the public-id ones
+// the store gives those feeds.
 func public(t testing.TB, store *db.DB, s string) string {
 	t.Helper()
-	return numericFeed.ReplaceAllStringFunc(s, func(m string) string {
-		sub := numericFeed.FindStringSubmatch(m)
-		id, _ := strconv.ParseInt(sub[2], 10, 64)
-		if sub[1] == "feeds" {
-			col, err := store.CollectionByID(t.Context(), id)
-			if err != nil {
-				t.Fatalf("collection %d: %v", id, err)
-			}
-			return "feeds/" + col.PublicID
-		}
-		site, err := store.SiteByID(t.Context(), id)
-		if err != nil {
-			t.Fatalf("site %d: %v", id, err)
-		}
-		return "sites/" + site.PublicID
-	})
+	return feedpaths.Public(t, store, s)
 }
 
 // TestOldFeedAddressesRedirect: the numeric feed addresses of before

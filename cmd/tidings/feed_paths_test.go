@@ -1,14 +1,11 @@
 package main
 
 import (
-	"regexp"
-	"strconv"
 	"testing"
 
 	"tidings/db"
+	"tidings/internal/feedpaths"
 )
-
-var numericFeed = regexp.MustCompile(`(feeds|sites)/(\d+)\b`)
 
 // public rewrites the numeric feed addresses in s ("feeds/1.atom",
 // "sites/2") to the public-id ones the database at dbPath gives those
@@ -20,20 +17,5 @@ func public(t testing.TB, dbPath, s string) string {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	return numericFeed.ReplaceAllStringFunc(s, func(m string) string {
-		sub := numericFeed.FindStringSubmatch(m)
-		id, _ := strconv.ParseInt(sub[2], 10, 64)
-		if sub[1] == "feeds" {
-			col, err := store.CollectionByID(t.Context(), id)
-			if err != nil {
-				t.Fatalf("collection %d: %v", id, err)
-			}
-			return "feeds/" + col.PublicID
-		}
-		site, err := store.SiteByID(t.Context(), id)
-		if err != nil {
-			t.Fatalf("site %d: %v", id, err)
-		}
-		return "sites/" + site.PublicID
-	})
+	return feedpaths.Public(t, store, s)
 }
