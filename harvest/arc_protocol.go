@@ -174,7 +174,11 @@ func (d *arcDiscovery) tryKnown(ctx context.Context, u string) bool {
 func (d *arcDiscovery) accept(ctx context.Context, u string, resp *fetch.Response) bool {
 	sm, err := arc.Parse(bytes.NewReader(resp.Body), arc.DetectFormat(resp.ContentType, u, resp.Body))
 	if err != nil {
-		noteARCInvalid(ctx, u, err)
+		if arcCandidate(u) {
+			// Any page is tried as a pasted ARC sitemap; only a document
+			// where one is looked for, or named like one, was meant as one.
+			noteRejected(ctx, ProtocolARC, "ARC sitemap", u, err)
+		}
 		d.triedf("%s is not an ARC sitemap: %s", u, trimARC(err))
 		if d.isKnown(u) {
 			// Followed before: its harvest will say what is wrong with it.

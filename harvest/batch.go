@@ -65,7 +65,7 @@ func (h *Harvester) FollowAll(ctx context.Context, urls []string, b Batch) error
 	var todo []string
 	var hosts []string
 	for _, u := range urls {
-		root, _, err := normalizeInput(u)
+		root, _, err := NormalizeAddress(u)
 		if err != nil {
 			done(u, nil, err)
 			continue

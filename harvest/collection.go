@@ -64,7 +64,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 		}
 	}
 	if ctx.Err() != nil && run.Error != "" {
-		if !errors.Is(context.Cause(ctx), errSiteTimeout) {
+		if !errors.Is(context.Cause(ctx), ErrSiteTimeout) {
 			return run, 0, ctx.Err()
 		}
 		// The site took too long: say so, and store what was read.

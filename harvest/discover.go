@@ -22,13 +22,13 @@ type Discovery struct {
 // SiteRoot returns the root URL of the site that rawURL belongs to, or a
 // message a person can act on.
 func SiteRoot(rawURL string) (string, error) {
-	root, _, err := normalizeInput(rawURL)
+	root, _, err := NormalizeAddress(rawURL)
 	return root, err
 }
 
-// normalizeInput accepts what a person types: an address with or without
+// NormalizeAddress accepts what a person types: an address with or without
 // its scheme. It returns the site's root and the full input URL.
-func normalizeInput(rawURL string) (root, input string, err error) {
+func NormalizeAddress(rawURL string) (root, input string, err error) {
 	s := strings.TrimSpace(rawURL)
 	if s == "" {
 		return "", "", problemf("no address was given")

@@ -133,7 +133,7 @@ func (r *SiteReport) Changes() int {
 // followed, the returned error is a *Problem listing what was tried, and
 // nothing is stored.
 func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, error) {
-	root, input, err := normalizeInput(rawURL)
+	root, input, err := NormalizeAddress(rawURL)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +147,18 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 	} else if !errors.Is(err, db.ErrNotFound) {
 		return nil, err
 	}
+	rep, _, err := h.FollowNew(ctx, root, input)
+	return rep, err
+}
+
+// FollowNew discovers a site that is not stored yet, records it and runs
+// its first harvest. The discovery says where tidings looked, also when
+// nothing could be followed (the error is then a *Problem and nothing is
+// stored). A site stored meanwhile by another follow is harvested as it
+// is, and db.ErrAlreadyExists returned alongside its report. The
+// discovery is nil when the error is the store's rather than the site's.
+// The site check runs it on a throwaway store.
+func (h *Harvester) FollowNew(ctx context.Context, root, input string) (*SiteReport, *Discovery, error) {
 	started := h.opts.Now()
 	defer h.client.HoldRobots(root)()
 	s := newSession(h.client, nil)
@@ -154,18 +166,32 @@ func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, err
 	sd := newSiteDiscovery(s, root, input, db.Site{}, nil, true)
 	disc, err := sd.run(ctx)
 	if err != nil {
-		return nil, err
+		return nil, disc, err
 	}
 	site, err := h.store.CreateSite(ctx, db.Site{URL: root, InputURL: input, SourceURL: disc.SourceURL, Title: disc.SiteTitle})
 	if errors.Is(err, db.ErrAlreadyExists) {
 		// Followed concurrently: harvest what is stored.
 		rep, herr := h.harvest(ctx, site, nil, true)
-		return rep, errors.Join(db.ErrAlreadyExists, herr)
+		return rep, disc, errors.Join(db.ErrAlreadyExists, herr)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return h.harvest(ctx, site, &siteStep{s: s, started: started, disc: disc, keep: sd.keep, full: true}, false)
+	rep, err := h.harvest(ctx, site, &siteStep{s: s, started: started, disc: disc, keep: sd.keep, full: true}, false)
+	if rep == nil {
+		return nil, nil, err
+	}
+	return rep, disc, err
+}
+
+// Options returns the options the harvester runs with, defaults filled in.
+func (h *Harvester) Options() Options { return h.opts }
+
+// WithStore returns a harvester over another store, sharing this one's
+// client (its address policy, pacing and robots.txt): a dry run harvests
+// into a throwaway database with it.
+func (h *Harvester) WithStore(store *db.DB, o Options) *Harvester {
+	return New(h.client, store, o)
 }
 
 // HarvestSite harvests every collection of a site now. Between two full
@@ -207,9 +233,10 @@ func (h *Harvester) nextHarvest(started time.Time, failed bool, failuresBefore i
 // maxRetryAfter caps how long a Retry-After may postpone a site.
 const maxRetryAfter = 7 * 24 * time.Hour
 
-// errSiteTimeout is the cause of a site harvest's context ending because
-// the site took longer than Options.SiteTimeout.
-var errSiteTimeout = errors.New("harvest: the site took too long")
+// ErrSiteTimeout is the cause of a site harvest's context ending because
+// the site took longer than Options.SiteTimeout; a caller bounding a
+// harvest itself gives it as its context's cause to be reported the same.
+var ErrSiteTimeout = errors.New("harvest: the site took too long")
 
 // newBudget is the document budget of one site harvest.
 func (h *Harvester) newBudget() *atomic.Int64 {

@@ -40,7 +40,9 @@ func heldSize(c *db.Change) int {
 // ahead of the harvest would sit on top of the feed for ever.
 var minChangeTime = time.Date(1991, 1, 1, 0, 0, 0, 0, time.UTC)
 
-const maxClockSkew = 24 * time.Hour
+// MaxClockSkew is how far ahead of the harvest a date may be: the site
+// check names a change list whose newest change is further.
+const MaxClockSkew = 24 * time.Hour
 
 // changeCap keeps the oldest changes of a harvest up to a limit, so that
 // the watermark can move to the newest one kept and the next harvest goes
@@ -172,7 +174,7 @@ type refusedDates struct {
 }
 
 // believable reports whether a change dated at may be recorded: not before
-// 1991, not more than maxClockSkew after the harvest began. A later one is
+// 1991, not more than MaxClockSkew after the harvest began. A later one is
 // refused rather than dated now: the next harvest would date it anew, and
 // every harvest would add it to the feed again.
 func (j *job) believable(at time.Time) bool {
@@ -180,7 +182,7 @@ func (j *job) believable(at time.Time) bool {
 	switch {
 	case at.Before(minChangeTime):
 		d.early++
-	case at.After(j.now.Add(maxClockSkew)):
+	case at.After(j.now.Add(MaxClockSkew)):
 		d.late++
 		if at.After(d.latest) {
 			d.latest = at

@@ -102,7 +102,7 @@ func PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (in
 	if col.Protocol != ProtocolPages {
 		return false, false
 	}
-	_, input, err := normalizeInput(rawURL)
+	_, input, err := NormalizeAddress(rawURL)
 	if err != nil {
 		return false, false
 	}

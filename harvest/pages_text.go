@@ -204,7 +204,7 @@ func (h *pagesHarvest) recordPage(c pageChange, sh *shot) {
 // baseline and validators.
 func (h *pagesHarvest) snapshotOf(r pageRead) db.Snapshot {
 	s := db.Snapshot{
-		URL: r.id, FinalURL: r.finalURL, ContentType: clipText(r.snap.MediaType, maxContentType),
+		URL: r.id, FinalURL: r.finalURL, ContentType: pagetext.Clip(r.snap.MediaType, maxContentType),
 		Title: r.snap.Title, Size: int64(r.snap.Size), ContentHash: r.contentHash, Method: r.snap.Method,
 		ETag: r.etag, LastModified: r.lastModified, FetchedAt: h.now,
 	}

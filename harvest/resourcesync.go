@@ -127,7 +127,7 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 		d.triedf("%s is not a ResourceSync document: %s", u, trimRsync(err))
 		return
 	}
-	noteDoc(ctx, doc)
+	noteParsed(ctx, doc)
 	d.keepDescription(resp, doc)
 	d.classify(ctx, doc, u, hops)
 }
@@ -225,7 +225,7 @@ func (d *rsDiscovery) fromPage(ctx context.Context) {
 	}
 	if doc, err := rsync.Parse(bytes.NewReader(resp.Body), resp.URL); err == nil {
 		d.seen[d.input] = true
-		noteDoc(ctx, doc)
+		noteParsed(ctx, doc)
 		d.keepDescription(resp, doc)
 		d.classify(ctx, doc, d.input, 0)
 		return

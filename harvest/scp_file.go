@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/pagetext"
 	"tidings/scpbridge"
 )
 
@@ -115,7 +114,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 			break
 		}
 		if err != nil {
-			noteSCPRejected(ctx, role, it.URL, err)
+			noteRejected(ctx, ProtocolSCP, role, it.URL, err)
 			h.reject(role, it.URL, err.Error())
 			h.j.h.opts.Logger.Info("scp file rejected", "url", it.URL, "error", err.Error(),
 				"compressed", r.Stats().Compressed, "decompressed", r.Stats().Decompressed)
@@ -157,7 +156,7 @@ func (h *scpHarvest) checkMeta(st *scpStaged, m *scpbridge.Meta) string {
 func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
 	mod := p.Modified
 	c, ok := st.doc.add(db.Page{URL: p.URL, Modified: &mod, Hash: p.Hash,
-		Title: clipText(p.Title, maxSCPTitle), Summary: clipText(p.Description, maxSCPSummary)})
+		Title: pagetext.Clip(p.Title, maxSCPTitle), Summary: pagetext.Clip(p.Description, maxSCPSummary)})
 	if !ok {
 		return
 	}
@@ -169,7 +168,7 @@ func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
 	h.j.give(p)
 	st.changes = append(st.changes, db.Change{
 		URL: p.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
-		Title: c.Page.Title, Summary: c.Page.Summary, Author: clipText(p.Author, maxSCPTitle), Language: p.Language,
+		Title: c.Page.Title, Summary: c.Page.Summary, Author: pagetext.Clip(p.Author, maxSCPTitle), Language: p.Language,
 	})
 }
 
@@ -191,18 +190,4 @@ func (h *scpHarvest) commit(st *scpStaged) {
 		h.j.record(db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
 			Title: c.Page.Title, Summary: c.Page.Summary})
 	}
-}
-
-// clipText collapses white space and cuts s to at most max bytes, on a
-// character boundary, marking the cut.
-func clipText(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) <= max {
-		return s
-	}
-	cut := max - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -145,7 +145,7 @@ func (s *session) docEach(ctx context.Context, role, url string, each func(*rsyn
 	if err != nil {
 		return nil, roleError(role, err)
 	}
-	noteDoc(ctx, d)
+	noteParsed(ctx, d)
 	if each != nil && !d.IsIndex() {
 		// Its entries are gone: it is remembered as a change list is.
 		s.keepChangeList(url, resp, digest)

@@ -23,7 +23,7 @@ type siteStep struct {
 // harvest harvests a site: the site-level step (given by Follow, else run
 // here), then every collection. rediscover asks for a full discovery.
 func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, rediscover bool) (*SiteReport, error) {
-	ctx, cancel := context.WithTimeoutCause(ctx, h.opts.SiteTimeout, errSiteTimeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, h.opts.SiteTimeout, ErrSiteTimeout)
 	defer cancel()
 	defer h.client.HoldRobots(site.URL)()
 	// What was read is stored even when the site ran out of time.
@@ -163,7 +163,7 @@ func (h *Harvester) harvestCollections(ctx context.Context, rep *SiteReport, col
 	allFailed := len(cols) > 0
 	for _, c := range cols {
 		if err := ctx.Err(); err != nil {
-			if !errors.Is(context.Cause(ctx), errSiteTimeout) {
+			if !errors.Is(context.Cause(ctx), ErrSiteTimeout) {
 				return true, wait, err
 			}
 			// The collections left wait for the next try, soon.

@@ -25,9 +25,9 @@ type sitemapState struct {
 	Stamped bool `json:"stamped,omitempty"`
 }
 
-// stampWarning says, on the site's page and in `tidings check`, why
+// StampWarning says, on the site's page and in `tidings check`, why
 // every page is read.
-const stampWarning = "this sitemap's dates change with every build; changes are confirmed by reading the pages"
+const StampWarning = "this sitemap's dates change with every build; changes are confirmed by reading the pages"
 
 // smHarvest is one harvest of a sitemap collection.
 type smHarvest struct {
@@ -87,7 +87,7 @@ func (h *smHarvest) finish(ctx context.Context, listed []db.Page, complete, read
 		}
 	}
 	if h.st.Stamped {
-		h.warn.add("%s", stampWarning)
+		h.warn.add("%s", StampWarning)
 	}
 	// The budget goes to the pages whose date moved (read by compare),
 	// then to the new pages, then to the pages checked longest ago.

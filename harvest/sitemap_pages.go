@@ -199,7 +199,7 @@ func (h *smHarvest) readPage(ctx context.Context, u, kind string, prev map[strin
 		return r
 	}
 	if titleSaysNotFound(snap.Title) {
-		h.warn.add("the page %s says it is not found (%q); it was not compared", u, clipText(snap.Title, 80))
+		h.warn.add("the page %s says it is not found (%q); it was not compared", u, pagetext.Clip(snap.Title, 80))
 		r.verdict = readElsewhere
 		return r
 	}

@@ -94,7 +94,7 @@ func TestSitemapTwoVersions(t *testing.T) {
 	if got := e.changes(); len(got) != 0 {
 		t.Errorf("the first harvest recorded %v; want the pages recorded as seen", got)
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, stampWarning) {
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, StampWarning) {
 		t.Errorf("warnings %q lack the build-stamp one", w)
 	}
 	pages, err := e.store.Pages(context.Background(), col.ID)
@@ -166,7 +166,7 @@ func TestSitemapTrustedLastmod(t *testing.T) {
 	if got := e.changes(); !slices.Equal(got, want) {
 		t.Errorf("changes %v, want %v; warnings %q", got, want, warningsOf(rep))
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); strings.Contains(w, stampWarning) {
+	if w := strings.Join(warningsOf(rep), "\n"); strings.Contains(w, StampWarning) {
 		t.Errorf("a sitemap with the pages' own dates was taken for build-stamped: %q", w)
 	}
 }
@@ -273,7 +273,7 @@ func TestSitemapEveryDateMoves(t *testing.T) {
 	}
 	e.site.Version("", build(sitemapShrine(), 1))
 	rep := followURL(t, e.h, e.site.URL("/"))
-	if w := strings.Join(warningsOf(rep), "\n"); strings.Contains(w, stampWarning) {
+	if w := strings.Join(warningsOf(rep), "\n"); strings.Contains(w, StampWarning) {
 		t.Errorf("distinct dates were taken for a build's at the first look: %q", w)
 	}
 	v := build(sitemapShrine(), 2)
@@ -283,7 +283,7 @@ func TestSitemapEveryDateMoves(t *testing.T) {
 	if got := e.changes(); !slices.Equal(got, []string{"updated /c/"}) {
 		t.Errorf("changes %v, want only /c/; warnings %q", got, warningsOf(rep))
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, stampWarning) {
+	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, StampWarning) {
 		t.Errorf("every date moved, but the harvest did not say so: %q", w)
 	}
 }

@@ -356,7 +356,7 @@ func (h *Harvester) readShot(j *job, resp *fetch.Response, url, kind, bodyHash s
 	sh.title = snap.Title
 	sh.textChange, sh.diff = compareText(kind, prev, had, snap, max(opts.MaxText, pagetext.DefaultMaxText)*4)
 	stored := &db.Snapshot{
-		URL: url, FinalURL: resp.URL, ContentType: clipText(snap.MediaType, maxContentType),
+		URL: url, FinalURL: resp.URL, ContentType: pagetext.Clip(snap.MediaType, maxContentType),
 		Title: snap.Title, Size: int64(snap.Size), ContentHash: bodyHash,
 		Method: snap.Method, ETag: resp.ETag, LastModified: lastModified(resp), FetchedAt: j.now,
 	}

@@ -36,7 +36,7 @@ func (j *job) give(p *scpbridge.Page) {
 	if j.given == nil {
 		j.given = map[string]givenPage{}
 	}
-	j.given[p.URL] = givenPage{title: clipText(p.Title, maxSCPTitle), text: text}
+	j.given[p.URL] = givenPage{title: pagetext.Clip(p.Title, maxSCPTitle), text: text}
 	j.givenBytes += len(text)
 }
 

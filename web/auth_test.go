@@ -22,6 +22,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/sitecheck"
 )
 
 // uiApp is a Server over its own database, driven through its handler.
@@ -45,6 +46,9 @@ func newUIApp(t *testing.T, store *db.DB, o Options) *uiApp {
 	}
 	if o.Harvester == nil {
 		o.Harvester = harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
+	}
+	if h, ok := o.Harvester.(*harvest.Harvester); ok && o.Checker == nil {
+		o.Checker = sitecheck.New(h)
 	}
 	s, err := New(store, o)
 	if err != nil {

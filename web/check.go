@@ -12,11 +12,12 @@ import (
 	"golang.org/x/time/rate"
 
 	"tidings/harvest"
+	"tidings/sitecheck"
 )
 
-// checker is what the public check page needs of the harvester.
-type checker interface {
-	Check(ctx context.Context, rawURL string, o harvest.CheckOptions) (*harvest.CheckReport, error)
+// Checker checks a site for its owner (sitecheck.Checker).
+type Checker interface {
+	Check(ctx context.Context, rawURL string, o sitecheck.Options) (*sitecheck.Report, error)
 }
 
 // Bounds of the public check page. It needs no account, so each address
@@ -29,7 +30,7 @@ const (
 
 // webCheck bounds one check started from the page: its answer must come
 // well within the server's write timeout.
-var webCheck = harvest.CheckOptions{Timeout: 40 * time.Second, MaxDocuments: 100, PageFetches: 5, PreviewEntries: 5}
+var webCheck = sitecheck.Options{Timeout: 40 * time.Second, MaxDocuments: 100, PageFetches: 5, PreviewEntries: 5}
 
 // checkGate holds the rate per address and the slots of running checks.
 type checkGate struct {
@@ -59,7 +60,7 @@ func (g *checkGate) acquire() (release func(), ok bool) {
 type checkData struct {
 	URL    string
 	Error  string
-	Report *harvest.CheckReport
+	Report *sitecheck.Report
 }
 
 // checkPage shows the form, and with ?url= the check of that site, so that
@@ -73,8 +74,8 @@ func (s *Server) checkPage(c echo.Context) error {
 		d.Error = msg
 		return s.render(c, code, "check", "Check a site", d)
 	}
-	ck, ok := s.opts.Harvester.(checker)
-	if !ok {
+	ck := s.opts.Checker
+	if ck == nil {
 		return fail(http.StatusServiceUnavailable, "This tidings cannot check sites.")
 	}
 	ctx := c.Request().Context()

@@ -12,6 +12,7 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/checksite"
+	"tidings/sitecheck"
 )
 
 func checkPath(u string) string { return "/check?url=" + url.QueryEscape(u) }
@@ -33,8 +34,8 @@ func TestCheckPageNamesEachProblemAndStoresNothing(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d\n%s", rec.Code, body)
 	}
-	for _, code := range []string{harvest.CheckNoDescribes, harvest.CheckNoUp, harvest.CheckNoDatetime, harvest.CheckUnknownChange,
-		harvest.CheckFuture, harvest.CheckNoChange, harvest.CheckSCPInvalid, harvest.CheckARCInvalid} {
+	for _, code := range []string{sitecheck.CodeNoDescribes, sitecheck.CodeNoUp, sitecheck.CodeNoDatetime, sitecheck.CodeUnknownChange,
+		sitecheck.CodeFuture, sitecheck.CodeNoChange, sitecheck.CodeSCPInvalid, sitecheck.CodeARCInvalid} {
 		if !strings.Contains(body, `data-code="`+code+`"`) {
 			t.Errorf("the page names no %s problem", code)
 		}

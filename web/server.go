@@ -33,6 +33,9 @@ type Options struct {
 	Logger       *slog.Logger
 	// Harvester discovers and harvests sites added through the UI.
 	Harvester Harvester
+	// Checker answers the public check page; without one the page says
+	// this tidings cannot check sites.
+	Checker Checker
 	// AuthRate is how many sign-in and sign-up attempts one IP may make per
 	// minute; 0 = DefaultAuthRate.
 	AuthRate float64

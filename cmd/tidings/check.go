@@ -12,6 +12,7 @@ import (
 
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/sitecheck"
 )
 
 // notForCheck are the global flags a check has no use for: it opens no
@@ -50,7 +51,7 @@ func cmdCheck(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	// A check stores nothing: the harvester has no database of its own.
 	h := harvest.New(fetch.NewClient(cfg.clientOptions()), nil, cfg.harvestOptions(log))
-	rep, err := h.Check(ctx, fs.Arg(0), harvest.CheckOptions{})
+	rep, err := sitecheck.New(h).Check(ctx, fs.Arg(0), sitecheck.Options{})
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func cmdCheck(ctx context.Context, args []string, getenv func(string) string, st
 // printCheck writes a check's report: what was looked at and fetched,
 // the collections, the problems with their fixes, what else the harvest
 // noted, the preview of the feeds, and the verdict.
-func printCheck(w io.Writer, rep *harvest.CheckReport, window time.Duration) {
+func printCheck(w io.Writer, rep *sitecheck.Report, window time.Duration) {
 	fmt.Fprintf(w, "Checked %s", rep.Site)
 	if rep.Title != "" {
 		fmt.Fprintf(w, " (%s)", rep.Title)
@@ -110,7 +111,7 @@ func printCheck(w io.Writer, rep *harvest.CheckReport, window time.Duration) {
 	fmt.Fprintf(w, "\n%s\n", rep.Verdict)
 }
 
-func printProblems(w io.Writer, problems []harvest.CheckProblem) {
+func printProblems(w io.Writer, problems []sitecheck.Problem) {
 	if len(problems) == 0 {
 		fmt.Fprintln(w, "\nNo problems found.")
 		return
@@ -126,7 +127,7 @@ func printProblems(w io.Writer, problems []harvest.CheckProblem) {
 	}
 }
 
-func printPreview(w io.Writer, cols []harvest.CheckCollection) {
+func printPreview(w io.Writer, cols []sitecheck.Collection) {
 	header := false
 	for _, c := range cols {
 		if len(c.Preview) == 0 {

@@ -15,6 +15,7 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/metrics"
+	"tidings/sitecheck"
 	"tidings/web"
 )
 
@@ -117,7 +118,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	a.harvester = harvest.New(client, a.store, ho)
 	var sched *harvest.Scheduler
 	opts := web.Options{
-		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Registration: so.registration,
+		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Checker: sitecheck.New(a.harvester), Registration: so.registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
 		Metrics: m, MetricsToken: so.metricsToken, TrustedProxies: so.proxies,
 		MaxPendingDiscoveries: so.maxPending,

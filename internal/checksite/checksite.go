@@ -21,7 +21,7 @@ type Site struct {
 }
 
 // Serve starts a site serving docs by path; "{{base}}" in them becomes
-// the site's URL. Paths ending in .html are served as HTML, .json as JSON,
+// the site's URL. Paths ending in .html or / are served as HTML, .json as JSON,
 // .scp as JSON Lines, the rest as XML; others answer 404.
 func Serve(docs map[string]string) *Site {
 	s := &Site{docs: map[string]string{}}
@@ -41,7 +41,7 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case strings.HasSuffix(r.URL.Path, ".html"):
+	case strings.HasSuffix(r.URL.Path, ".html"), strings.HasSuffix(r.URL.Path, "/"):
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	case strings.HasSuffix(r.URL.Path, ".json"):
 		w.Header().Set("Content-Type", "application/json")

@@ -1,4 +1,4 @@
-package harvest
+package sitecheck
 
 import (
 	"errors"
@@ -9,62 +9,63 @@ import (
 	"time"
 
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/rsync"
 )
 
 // Codes of the problems a check names.
 const (
-	CheckNothingFound     = "nothing-found"
-	CheckCollectionFailed = "collection-failed"
-	CheckNoUp             = "no-up"
-	CheckNoDescribes      = "no-describes"
-	CheckNoDatetime       = "no-datetime"
-	CheckNoChange         = "no-change"
-	CheckUnknownChange    = "unknown-change"
-	CheckBadDatetime      = "bad-datetime"
-	CheckNoFrom           = "no-from"
-	CheckFuture           = "future-dates"
-	CheckSCPInvalid       = "scp-invalid"
-	CheckARCInvalid       = "arc-invalid"
-	CheckARCPageInvalid   = "arc-page-invalid"
-	CheckRobots           = "robots-disallowed"
-	CheckBuildStamped     = "build-stamped"
+	CodeNothingFound     = "nothing-found"
+	CodeCollectionFailed = "collection-failed"
+	CodeNoUp             = "no-up"
+	CodeNoDescribes      = "no-describes"
+	CodeNoDatetime       = "no-datetime"
+	CodeNoChange         = "no-change"
+	CodeUnknownChange    = "unknown-change"
+	CodeBadDatetime      = "bad-datetime"
+	CodeNoFrom           = "no-from"
+	CodeFuture           = "future-dates"
+	CodeSCPInvalid       = "scp-invalid"
+	CodeARCInvalid       = "arc-invalid"
+	CodeARCPageInvalid   = "arc-page-invalid"
+	CodeRobots           = "robots-disallowed"
+	CodeBuildStamped     = "build-stamped"
 )
 
 // covered tells, for the codes whose problem says what a harvest warning
 // says, which warnings those are: once the problem is named, with its
 // fix, the warning is not repeated.
 var covered = map[string]func(w string) bool{
-	CheckNoDescribes: func(w string) bool { return strings.Contains(w, `rel="describes"`) },
-	CheckNoDatetime: func(w string) bool {
+	CodeNoDescribes: func(w string) bool { return strings.Contains(w, `rel="describes"`) },
+	CodeNoDatetime: func(w string) bool {
 		return strings.HasPrefix(w, "ignored ") && strings.HasSuffix(w, ": no datetime")
 	},
-	CheckNoChange: func(w string) bool { return strings.HasSuffix(w, ": no rs:md change attribute") },
-	CheckUnknownChange: func(w string) bool {
+	CodeNoChange: func(w string) bool { return strings.HasSuffix(w, ": no rs:md change attribute") },
+	CodeUnknownChange: func(w string) bool {
 		return strings.HasPrefix(w, "skipped ") && strings.Contains(w, ": unknown change ")
 	},
-	CheckFuture: func(w string) bool { return strings.Contains(w, "dated more than a day after this harvest") },
-	CheckBadDatetime: func(w string) bool {
+	CodeFuture: func(w string) bool { return strings.Contains(w, "dated more than a day after this harvest") },
+	CodeBadDatetime: func(w string) bool {
 		return strings.Contains(w, `: datetime "`) && strings.HasSuffix(w, " is not a W3C datetime")
 	},
 }
 
 // nothingFound is the problem of a site where discovery found nothing to
 // follow; fetched says what answered.
-func nothingFound(err error, fetched []CheckFetch) CheckProblem {
-	p := CheckProblem{Code: CheckNothingFound, Blocking: true, Problem: err.Error(),
+func nothingFound(err error, fetched []Fetch) Problem {
+	p := Problem{Code: CodeNothingFound, Blocking: true, Problem: err.Error(),
 		Fix: "Publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one for a static site), " +
 			"or an SCP sitemap, or an ARC sitemap, where the places above are looked at."}
 	var ae *fetch.AddressError
-	answered := slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != 0 })
-	allGone := len(fetched) > 0 && !slices.ContainsFunc(fetched, func(f CheckFetch) bool { return f.Status != http.StatusNotFound })
+	answered := slices.ContainsFunc(fetched, func(f Fetch) bool { return f.Status != 0 })
+	allGone := len(fetched) > 0 && !slices.ContainsFunc(fetched, func(f Fetch) bool { return f.Status != http.StatusNotFound })
 	_, robots := robotsProblem(fetched)
 	switch {
 	case allGone:
 		p.Fix = "Check the address: every document tidings asked for answered 404 Not Found. If it is right, " +
 			"publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one for a static site)."
 	case robots:
-		p.Fix = "Let tidings read the change information: the site's robots.txt forbids it (see " + CheckRobots + ")."
+		p.Fix = "Let tidings read the change information: the site's robots.txt forbids it (see " + CodeRobots + ")."
 	case errors.As(err, &ae):
 		p.Fix = "Give the site's public address: tidings does not fetch from " + ae.Address + ", " + ae.Kind + "."
 	case !answered:
@@ -75,9 +76,9 @@ func nothingFound(err error, fetched []CheckFetch) CheckProblem {
 
 // judge names the problems, sorts the warnings no rule explains, and
 // says whether the site can be followed.
-func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
+func judge(rep *Report, log *checkLog, srep *harvest.SiteReport, strictDatetime bool) {
 	for _, d := range log.docs {
-		rep.Problems = append(rep.Problems, h.docProblems(d, rep.Checked)...)
+		rep.Problems = append(rep.Problems, docProblems(d, rep.Checked, strictDatetime)...)
 	}
 	rep.Problems = append(rep.Problems, log.invalid...)
 	if p, ok := robotsProblem(rep.Fetched); ok {
@@ -88,14 +89,14 @@ func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
 		if c.Error == "" {
 			ok++
 		} else if !namesInvalid(c.Error, log.invalid) {
-			rep.Problems = append(rep.Problems, CheckProblem{Code: CheckCollectionFailed, Doc: c.Source, Blocking: true,
+			rep.Problems = append(rep.Problems, Problem{Code: CodeCollectionFailed, Doc: c.Source, Blocking: true,
 				Problem: c.Error, Fix: "Until this is fixed, tidings cannot harvest the collection " + c.Title + "."})
 		}
 	}
 	if srep != nil {
-		h.sortWarnings(rep, srep)
+		sortWarnings(rep, srep)
 	}
-	slices.SortStableFunc(rep.Problems, func(a, b CheckProblem) int {
+	slices.SortStableFunc(rep.Problems, func(a, b Problem) int {
 		switch {
 		case a.Blocking == b.Blocking:
 			return 0
@@ -111,7 +112,7 @@ func (h *Harvester) judge(rep *CheckReport, log *checkLog, srep *SiteReport) {
 // sortWarnings turns the warnings of discovery and the harvest that a
 // rule reads into problems, drops those a problem already says, and keeps
 // the rest as they are.
-func (h *Harvester) sortWarnings(rep *CheckReport, srep *SiteReport) {
+func sortWarnings(rep *Report, srep *harvest.SiteReport) {
 	warnings := slices.Clone(srep.Run.Warnings)
 	for _, cr := range srep.Collections {
 		warnings = append(warnings, cr.Run.Warnings...)
@@ -119,7 +120,7 @@ func (h *Harvester) sortWarnings(rep *CheckReport, srep *SiteReport) {
 	for _, w := range warnings {
 		if p, ok := arcPageProblem(w); ok {
 			rep.Problems = append(rep.Problems, p)
-		} else if w == stampWarning {
+		} else if w == harvest.StampWarning {
 			rep.Problems = append(rep.Problems, stampProblem(rep))
 		} else if !explained(w, rep.Problems) {
 			rep.Warnings = append(rep.Warnings, w)
@@ -127,7 +128,7 @@ func (h *Harvester) sortWarnings(rep *CheckReport, srep *SiteReport) {
 	}
 }
 
-func verdict(rep *CheckReport) string {
+func verdict(rep *Report) string {
 	cols := fmt.Sprintf("%d %s", len(rep.Collections), plural(len(rep.Collections), "collection", "collections"))
 	switch {
 	case !rep.Followable && len(rep.Collections) == 1:
@@ -155,7 +156,7 @@ func plural(n int, one, many string) string {
 
 // robotsProblem names the documents the site's robots.txt kept tidings
 // from, in one problem.
-func robotsProblem(fetched []CheckFetch) (CheckProblem, bool) {
+func robotsProblem(fetched []Fetch) (Problem, bool) {
 	var first string
 	n := 0
 	for _, f := range fetched {
@@ -167,15 +168,15 @@ func robotsProblem(fetched []CheckFetch) (CheckProblem, bool) {
 		}
 	}
 	if n == 0 {
-		return CheckProblem{}, false
+		return Problem{}, false
 	}
-	return CheckProblem{Code: CheckRobots, Doc: first, Blocking: true,
+	return Problem{Code: CodeRobots, Doc: first, Blocking: true,
 		Problem: fmt.Sprintf("the site's robots.txt keeps tidings from %s (the first is named here).", plural(n, "1 document", fmt.Sprintf("%d documents", n))),
 		Fix:     "Allow the user agent tidings to fetch the change information in robots.txt (an Allow: line for its path); tidings obeys robots.txt."}, true
 }
 
 // explained reports whether a problem already named says what w says.
-func explained(w string, problems []CheckProblem) bool {
+func explained(w string, problems []Problem) bool {
 	for _, p := range problems {
 		if match, ok := covered[p.Code]; ok && match(w) {
 			return true
@@ -186,7 +187,7 @@ func explained(w string, problems []CheckProblem) bool {
 
 // namesInvalid reports whether a collection's error is about a document
 // already named as invalid.
-func namesInvalid(msg string, invalid []CheckProblem) bool {
+func namesInvalid(msg string, invalid []Problem) bool {
 	for _, p := range invalid {
 		if strings.Contains(msg, p.Doc) {
 			return true
@@ -197,15 +198,15 @@ func namesInvalid(msg string, invalid []CheckProblem) bool {
 
 // stampProblem is a sitemap whose every lastmod is the build time: it
 // still works, at the cost of reading every page to confirm a change.
-func stampProblem(rep *CheckReport) CheckProblem {
+func stampProblem(rep *Report) Problem {
 	var doc string
 	for _, c := range rep.Collections {
-		if c.Protocol == ProtocolSitemap {
+		if c.Protocol == harvest.ProtocolSitemap {
 			doc = c.Source
 			break
 		}
 	}
-	return CheckProblem{Code: CheckBuildStamped, Doc: doc,
+	return Problem{Code: CodeBuildStamped, Doc: doc,
 		Problem: "the sitemap's lastmod is the build time on (nearly) every page, so it cannot say which pages changed",
 		Fix: "Give each <url> the date its page's content last changed, or leave lastmod out; better, publish a ResourceSync change list " +
 			"(tidings publish writes one). Meanwhile tidings reads the pages to confirm each change."}
@@ -213,36 +214,36 @@ func stampProblem(rep *CheckReport) CheckProblem {
 
 // arcPageProblem turns the warning about an invalid ARC page entry ("in
 // <sitemap>, page 3 (<url>) lacks …; it was skipped") into a problem.
-func arcPageProblem(w string) (CheckProblem, bool) {
+func arcPageProblem(w string) (Problem, bool) {
 	body, ok := strings.CutPrefix(w, "in ")
 	if !ok {
-		return CheckProblem{}, false
+		return Problem{}, false
 	}
 	body, ok = strings.CutSuffix(body, "; it was skipped")
 	doc, entry, found := strings.Cut(body, ", page ")
 	var n int
 	if !ok || !found || doc == "" {
-		return CheckProblem{}, false
+		return Problem{}, false
 	}
 	if _, err := fmt.Sscanf(entry, "%d", &n); err != nil {
-		return CheckProblem{}, false
+		return Problem{}, false
 	}
-	return CheckProblem{Code: CheckARCPageInvalid, Doc: doc, Where: fmt.Sprintf("page %d", n),
+	return Problem{Code: CodeARCPageInvalid, Doc: doc, Where: fmt.Sprintf("page %d", n),
 		Problem: "the page entry is not valid: page " + entry,
 		Fix:     "Correct the entry so that it validates against the ARC sitemap schema; tidings skips it until then."}, true
 }
 
 // docProblems are the problems of one ResourceSync document.
-func (h *Harvester) docProblems(d checkedDoc, now time.Time) []CheckProblem {
-	var out []CheckProblem
+func docProblems(d checkedDoc, now time.Time, strictDatetime bool) []Problem {
+	var out []Problem
 	for _, f := range d.findings {
-		if p, ok := h.findingProblem(d, f); ok {
+		if p, ok := findingProblem(d, f, strictDatetime); ok {
 			p.Doc = d.url
 			out = append(out, p)
 		}
 	}
-	if n := d.newest; n != nil && n.At.After(now.Add(maxClockSkew)) {
-		out = append(out, CheckProblem{Code: CheckFuture, Doc: d.url, Where: "entry <" + n.URL + ">",
+	if n := d.newest; n != nil && n.At.After(now.Add(harvest.MaxClockSkew)) {
+		out = append(out, Problem{Code: CodeFuture, Doc: d.url, Where: "entry <" + n.URL + ">",
 			Problem: fmt.Sprintf("the change list has changes dated in the future: the latest, %s, on %s.", n.URL, n.At.UTC().Format(time.RFC3339)),
 			Fix: "Date each change when it was made, and check the clock and time zone of whatever writes the list: " +
 				"tidings ignores changes dated more than a day ahead, which would otherwise stay on top of the feed."})
@@ -251,50 +252,50 @@ func (h *Harvester) docProblems(d checkedDoc, now time.Time) []CheckProblem {
 }
 
 // findingProblem phrases one finding of a document for its owner.
-func (h *Harvester) findingProblem(d checkedDoc, f rsync.Finding) (CheckProblem, bool) {
+func findingProblem(d checkedDoc, f rsync.Finding, strictDatetime bool) (Problem, bool) {
 	switch f.Code {
 	case rsync.FindNoUp:
 		above := "the Source Description"
 		if d.capability == rsync.CapChangeList {
 			above = "its capability list"
 		}
-		return CheckProblem{Code: CheckNoUp,
+		return Problem{Code: CodeNoUp,
 			Problem: fmt.Sprintf("the %s has no <rs:ln rel=\"up\"> link to %s.", capabilityName(d.capability), above),
 			Fix:     fmt.Sprintf("Add <rs:ln rel=\"up\" href=\"…\"/> naming %s: IFCC-0001 requires it, so that whoever is given this document can find what it belongs to.", above)}, true
 	case rsync.FindNoDescribes:
 		if f.Loc != "" {
-			return CheckProblem{Code: CheckNoDescribes, Where: entryWhere(f),
+			return Problem{Code: CodeNoDescribes, Where: entryWhere(f),
 				Problem: fmt.Sprintf("the Source Description's entry for the capability list %s has no <rs:ln rel=\"describes\">.", f.Loc),
 				Fix:     "Add <rs:ln rel=\"describes\" href=\"…\"/> to that <url>, naming the collection's home page, as IFCC-0001 requires."}, true
 		}
-		return CheckProblem{Code: CheckNoDescribes, Problem: "the capability list has no <rs:ln rel=\"describes\"> naming its collection.",
+		return Problem{Code: CodeNoDescribes, Problem: "the capability list has no <rs:ln rel=\"describes\"> naming its collection.",
 			Fix: "Add <rs:ln rel=\"describes\" href=\"…\"/> naming the collection's home page: IFCC-0001 requires it, and it is the collection's identity. " +
 				"Meanwhile tidings identifies the collection by the Source Description's describes link, else by the capability list's own address, so that moving the list would start a new feed."}, true
 	case rsync.FindNoDatetime:
 		then := "tidings dates these entries by their lastmod meanwhile (and ignores those without one)."
-		if h.opts.Protocols.ResourceSync.StrictDatetime {
+		if strictDatetime {
 			then = "this tidings (--strict-datetime) ignores entries without it."
 		}
-		return CheckProblem{Code: CheckNoDatetime, Where: entryWhere(f),
+		return Problem{Code: CodeNoDatetime, Where: entryWhere(f),
 			Problem: fmt.Sprintf("%s of the change list %s no datetime.", entriesWord(f.Count), hasWord(f.Count)),
 			Fix:     "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and " + then}, true
 	case rsync.FindNoChange:
-		return CheckProblem{Code: CheckNoChange, Where: entryWhere(f),
+		return Problem{Code: CodeNoChange, Where: entryWhere(f),
 			Problem: fmt.Sprintf("%s of the change list %s no change attribute.", entriesWord(f.Count), hasWord(f.Count)),
 			Fix:     "Add change=\"created\", \"updated\" or \"deleted\" to each entry's rs:md; tidings skips entries without it."}, true
 	case rsync.FindBadDatetime:
-		return CheckProblem{Code: CheckBadDatetime, Where: entryWhere(f),
+		return Problem{Code: CodeBadDatetime, Where: entryWhere(f),
 			Problem: fmt.Sprintf("%s of the change list %s a datetime that is not a W3C datetime.", entriesWord(f.Count), hasWord(f.Count)),
 			Fix:     "Write each datetime as a W3C datetime, such as 2024-05-01 or 2024-05-01T12:00:00Z; tidings skips these entries rather than guess when they changed."}, true
 	case rsync.FindNoFrom:
-		return CheckProblem{Code: CheckNoFrom, Problem: "the change list's rs:md has no from attribute.",
+		return Problem{Code: CodeNoFrom, Problem: "the change list's rs:md has no from attribute.",
 			Fix: "Add from=\"…\" to the change list's own rs:md, the time from which it lists changes, as IFCC-0001 requires."}, true
 	case rsync.FindUnknownChange:
-		return CheckProblem{Code: CheckUnknownChange, Where: entryWhere(f),
+		return Problem{Code: CodeUnknownChange, Where: entryWhere(f),
 			Problem: fmt.Sprintf("%s of the change list %s change=%q, which is not a change IFCC-0001 knows.", entriesWord(f.Count), hasWord(f.Count), f.Value),
 			Fix:     "Use change=\"created\", \"updated\" or \"deleted\"; tidings skips these entries."}, true
 	}
-	return CheckProblem{}, false
+	return Problem{}, false
 }
 
 func capabilityName(c string) string {

@@ -1,4 +1,4 @@
-package harvest
+package sitecheck
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"tidings/feedbuild"
 	"tidings/feeds"
+	"tidings/pagetext"
 )
 
 // maxPreviewSummary bounds the text of one preview entry, in bytes.
@@ -16,13 +17,13 @@ const maxPreviewSummary = 400
 
 // preview builds the newest entries of a collection's feed, one per
 // change, from the throwaway store, as feedbuild builds them for readers.
-func (h *Harvester) preview(ctx context.Context, collectionID int64, n int) ([]PreviewEntry, error) {
+func (c *collector) preview(ctx context.Context, collectionID int64, n int) ([]PreviewEntry, error) {
 	if n <= 0 {
 		n = DefaultPreviewEntries
 	}
 	// The entries link to the site's pages; ids and feed links, which
 	// name this tidings, are not shown.
-	b, err := feedbuild.New(h.store, feedbuild.Options{BaseURL: "http://tidings.invalid/", FeedEntries: n})
+	b, err := feedbuild.New(c.store, feedbuild.Options{BaseURL: "http://tidings.invalid/", FeedEntries: n})
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +31,7 @@ func (h *Harvester) preview(ctx context.Context, collectionID int64, n int) ([]P
 	if err != nil {
 		return nil, err
 	}
-	stamp, err := h.store.Stamp(ctx, spec.Scope)
+	stamp, err := c.store.Stamp(ctx, spec.Scope)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +45,7 @@ func (h *Harvester) preview(ctx context.Context, collectionID int64, n int) ([]P
 		if sum == "" {
 			sum = htmlText(e.ContentHTML)
 		}
-		out = append(out, PreviewEntry{Title: e.Title, Link: e.Link, Updated: e.Updated, Summary: clipText(sum, maxPreviewSummary)})
+		out = append(out, PreviewEntry{Title: e.Title, Link: e.Link, Updated: e.Updated, Summary: pagetext.Clip(sum, maxPreviewSummary)})
 	}
 	return out, nil
 }

@@ -1,4 +1,4 @@
-package harvest
+package sitecheck
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/internal/checksite"
 	"tidings/internal/scpsite"
 	"tidings/internal/sitemapsite"
@@ -29,15 +30,15 @@ func newCheckSite(t *testing.T, docs map[string]string) *checksite.Site {
 	return s
 }
 
-func checkHarvester(t *testing.T) (*db.DB, *Harvester) {
+func checkHarvester(t *testing.T) (*db.DB, *Checker) {
 	t.Helper()
-	return testHarvester(t, Options{Now: func() time.Time { return checkNow }})
+	return testChecker(t, harvest.Options{Now: func() time.Time { return checkNow }})
 }
 
-func runCheck(t *testing.T, h *Harvester, u string) *CheckReport {
+func runCheck(t *testing.T, h *Checker, u string) *Report {
 	t.Helper()
 	dir := t.TempDir()
-	rep, err := h.Check(context.Background(), u, CheckOptions{TempDir: dir})
+	rep, err := h.Check(context.Background(), u, Options{TempDir: dir})
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
@@ -48,8 +49,8 @@ func runCheck(t *testing.T, h *Harvester, u string) *CheckReport {
 }
 
 // problemsByCode maps each code to its problems.
-func problemsByCode(rep *CheckReport) map[string][]CheckProblem {
-	out := map[string][]CheckProblem{}
+func problemsByCode(rep *Report) map[string][]Problem {
+	out := map[string][]Problem{}
 	for _, p := range rep.Problems {
 		out[p.Code] = append(out[p.Code], p)
 	}
@@ -71,16 +72,16 @@ func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
 	want := []struct {
 		code, doc, where, problem, fix string
 	}{
-		{CheckNoDescribes, site.URL + "/.well-known/resourcesync", "entry 1 <" + caps + "> on line 4", "has no <rs:ln rel=\"describes\">", "naming the collection's home page"},
-		{CheckNoDescribes, caps, "", "capability list has no <rs:ln rel=\"describes\">", "capability list's own address"},
-		{CheckNoUp, caps, "", "capability list has no <rs:ln rel=\"up\"> link to the Source Description", "Add <rs:ln rel=\"up\""},
-		{CheckNoUp, changes, "", "change list has no <rs:ln rel=\"up\"> link to its capability list", "Add <rs:ln rel=\"up\""},
-		{CheckNoDatetime, changes, "entry 2 <" + site.URL + "/shrine/b.html> on line 5", "1 entry of the change list has no datetime", "IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile"},
-		{CheckUnknownChange, changes, "entry 3 <" + site.URL + "/shrine/c.html> on line 6", `change="renamed"`, `Use change="created", "updated" or "deleted"`},
-		{CheckSCPInvalid, site.URL + "/scp/blog.scp", "line 2", "the SCP snapshot is not valid: the line is not valid JSON", "rejects the whole file"},
-		{CheckARCInvalid, site.URL + "/.well-known/arc-sitemap.json", "line 4", "the ARC sitemap is not valid: invalid JSON", "Appendix E"},
-		{CheckNoChange, changes, "entry 5 <" + site.URL + "/shrine/e.html> on line 8", "1 entry of the change list has no change attribute", "tidings skips entries without it"},
-		{CheckFuture, changes, "entry <" + site.URL + "/shrine/d.html>", "dated in the future: the latest, " + site.URL + "/shrine/d.html, on 2026-05-04T12:00:00Z", "more than a day ahead"},
+		{CodeNoDescribes, site.URL + "/.well-known/resourcesync", "entry 1 <" + caps + "> on line 4", "has no <rs:ln rel=\"describes\">", "naming the collection's home page"},
+		{CodeNoDescribes, caps, "", "capability list has no <rs:ln rel=\"describes\">", "capability list's own address"},
+		{CodeNoUp, caps, "", "capability list has no <rs:ln rel=\"up\"> link to the Source Description", "Add <rs:ln rel=\"up\""},
+		{CodeNoUp, changes, "", "change list has no <rs:ln rel=\"up\"> link to its capability list", "Add <rs:ln rel=\"up\""},
+		{CodeNoDatetime, changes, "entry 2 <" + site.URL + "/shrine/b.html> on line 5", "1 entry of the change list has no datetime", "IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile"},
+		{CodeUnknownChange, changes, "entry 3 <" + site.URL + "/shrine/c.html> on line 6", `change="renamed"`, `Use change="created", "updated" or "deleted"`},
+		{CodeSCPInvalid, site.URL + "/scp/blog.scp", "line 2", "the SCP snapshot is not valid: the line is not valid JSON", "rejects the whole file"},
+		{CodeARCInvalid, site.URL + "/.well-known/arc-sitemap.json", "line 4", "the ARC sitemap is not valid: invalid JSON", "Appendix E"},
+		{CodeNoChange, changes, "entry 5 <" + site.URL + "/shrine/e.html> on line 8", "1 entry of the change list has no change attribute", "tidings skips entries without it"},
+		{CodeFuture, changes, "entry <" + site.URL + "/shrine/d.html>", "dated in the future: the latest, " + site.URL + "/shrine/d.html, on 2026-05-04T12:00:00Z", "more than a day ahead"},
 	}
 	got := problemsByCode(rep)
 	n := 0
@@ -119,7 +120,7 @@ func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
 
 func TestCheckOfAWellPublishedSiteNamesNoProblem(t *testing.T) {
 	site := newCheckSite(t, checksite.Good(checkNow))
-	_, h := testHarvester(t, Options{Now: func() time.Time { return checkNow }, Snapshots: SnapshotSettings{PageFetches: 10}})
+	_, h := testChecker(t, harvest.Options{Now: func() time.Time { return checkNow }, Snapshots: harvest.SnapshotSettings{PageFetches: 10}})
 	rep := runCheck(t, h, site.URL)
 	if !rep.Followable || len(rep.Problems) != 0 || len(rep.Warnings) != 0 {
 		t.Fatalf("followable %v, problems %+v, warnings %q", rep.Followable, rep.Problems, rep.Warnings)
@@ -159,7 +160,7 @@ func TestCheckOfASiteWithNothingSaysWhy(t *testing.T) {
 	site := newCheckSite(t, map[string]string{})
 	_, h := checkHarvester(t)
 	rep := runCheck(t, h, site.URL)
-	if rep.Followable || len(rep.Problems) != 1 || rep.Problems[0].Code != CheckNothingFound {
+	if rep.Followable || len(rep.Problems) != 1 || rep.Problems[0].Code != CodeNothingFound {
 		t.Fatalf("followable %v, problems %+v", rep.Followable, rep.Problems)
 	}
 	if !strings.HasPrefix(rep.Verdict, "tidings cannot follow this site: every page answered 404 Not Found: check the address; tried: ") {
@@ -171,17 +172,16 @@ func TestCheckOfASiteWithNothingSaysWhy(t *testing.T) {
 }
 
 func TestCheckNamesTheLineOfAnInvalidSCPFile(t *testing.T) {
-	e := newSCPEnv(t, Options{})
-	snap := snapshotAt("/c/blog.scp.zst", "blog", base.Add(-time.Hour))
-	e.publish(snap)
-	e.site.Set("/c/blog.scp.zst", scpsite.Zstd(scpsite.File(meta(snap), 0,
-		e.page("/blog/a", "A", base.Add(-2*time.Hour)), `{"url": "x", "title": `)))
-	rep := runCheck(t, e.h, e.site.URL)
+	site := scpSection(t, "/c/blog.scp.zst", checkNow.Add(-time.Hour), func(site *scpsite.Site) []any {
+		return []any{scpsite.NewPage(site.URL+"/blog/a", "A", "About A", checkNow.Add(-2*time.Hour)), `{"url": "x", "title": `}
+	})
+	_, h := checkHarvester(t)
+	rep := runCheck(t, h, site.URL)
 	if rep.Followable {
 		t.Errorf("followable with its one collection failing: %s", rep.Verdict)
 	}
-	got := problemsByCode(rep)[CheckSCPInvalid]
-	if len(got) != 1 || got[0].Doc != e.site.URL+"/c/blog.scp.zst" || got[0].Where != "line 3" ||
+	got := problemsByCode(rep)[CodeSCPInvalid]
+	if len(got) != 1 || got[0].Doc != site.URL+"/c/blog.scp.zst" || got[0].Where != "line 3" ||
 		!strings.Contains(got[0].Problem, "not valid JSON") || !strings.Contains(got[0].Fix, "rejects the whole file") {
 		t.Errorf("SCP problems %+v", got)
 	}
@@ -207,7 +207,7 @@ func TestCheckThatRunsOutOfTimeStillReports(t *testing.T) {
 	})
 	_, h := checkHarvester(t)
 	start := time.Now()
-	rep, err := h.Check(context.Background(), site.URL, CheckOptions{TempDir: t.TempDir(), Timeout: 500 * time.Millisecond})
+	rep, err := h.Check(context.Background(), site.URL, Options{TempDir: t.TempDir(), Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("check: %v", err)
 	}
@@ -230,10 +230,10 @@ func TestCheckNamesBadDatetimesAndAMissingFrom(t *testing.T) {
 	rep := runCheck(t, h, site.URL)
 	got := problemsByCode(rep)
 	changes := site.URL + "/shrine/changes.xml"
-	if p := got[CheckNoFrom]; len(p) != 1 || p[0].Doc != changes || !strings.Contains(p[0].Fix, `Add from="…"`) {
+	if p := got[CodeNoFrom]; len(p) != 1 || p[0].Doc != changes || !strings.Contains(p[0].Fix, `Add from="…"`) {
 		t.Errorf("no-from problems %+v", p)
 	}
-	if p := got[CheckBadDatetime]; len(p) != 1 || p[0].Where != "entry 4 <"+site.URL+"/shrine/x.html> on line 8" || !strings.Contains(p[0].Fix, "W3C datetime") {
+	if p := got[CodeBadDatetime]; len(p) != 1 || p[0].Where != "entry 4 <"+site.URL+"/shrine/x.html> on line 8" || !strings.Contains(p[0].Fix, "W3C datetime") {
 		t.Errorf("bad-datetime problems %+v", p)
 	}
 	if len(rep.Problems) != 2 || len(rep.Warnings) != 0 {
@@ -243,22 +243,19 @@ func TestCheckNamesBadDatetimesAndAMissingFrom(t *testing.T) {
 
 func TestCheckLogKeepsABoundedRecord(t *testing.T) {
 	l := &checkLog{}
-	ctx := withCheckLog(context.Background(), l)
 	for i := range maxCheckFetches + 5 {
 		l.heard(fetch.Fetched{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Bytes: 10})
 	}
 	for i := range maxCheckDocs + 5 {
-		noteDoc(ctx, &rsync.Document{URL: fmt.Sprintf("https://example.org/%d.xml", i)})
+		l.Parsed(&rsync.Document{URL: fmt.Sprintf("https://example.org/%d.xml", i)})
 	}
-	noteDoc(ctx, &rsync.Document{URL: "https://example.org/0.xml"})
+	l.Parsed(&rsync.Document{URL: "https://example.org/0.xml"})
 	if len(l.fetched) != maxCheckFetches || l.more != 5 || l.fetched[0].Outcome != "200 OK, 10 bytes" {
 		t.Errorf("kept %d requests and counted %d more; the first %+v", len(l.fetched), l.more, l.fetched[0])
 	}
 	if len(l.docs) != maxCheckDocs {
 		t.Errorf("kept %d documents, want %d", len(l.docs), maxCheckDocs)
 	}
-	// An ordinary harvest carries no log, and pays nothing for one.
-	noteDoc(context.Background(), &rsync.Document{URL: "https://example.org/x.xml"})
 }
 
 func TestCheckSaysWhenRobotsTxtKeepsTidingsOut(t *testing.T) {
@@ -268,10 +265,10 @@ func TestCheckSaysWhenRobotsTxtKeepsTidingsOut(t *testing.T) {
 	_, h := checkHarvester(t)
 	rep := runCheck(t, h, site.URL)
 	got := problemsByCode(rep)
-	if rep.Followable || len(got[CheckNothingFound]) != 1 || !strings.Contains(got[CheckNothingFound][0].Fix, "robots.txt forbids it") {
-		t.Errorf("followable %v, nothing-found %+v", rep.Followable, got[CheckNothingFound])
+	if rep.Followable || len(got[CodeNothingFound]) != 1 || !strings.Contains(got[CodeNothingFound][0].Fix, "robots.txt forbids it") {
+		t.Errorf("followable %v, nothing-found %+v", rep.Followable, got[CodeNothingFound])
 	}
-	if p := got[CheckRobots]; len(p) != 1 || !strings.Contains(p[0].Problem, "keeps tidings from") || !strings.Contains(p[0].Fix, "Allow the user agent tidings") {
+	if p := got[CodeRobots]; len(p) != 1 || !strings.Contains(p[0].Problem, "keeps tidings from") || !strings.Contains(p[0].Fix, "Allow the user agent tidings") {
 		t.Errorf("robots problems %+v", p)
 	}
 }
@@ -287,16 +284,16 @@ func TestCheckNamesABuildStampedSitemap(t *testing.T) {
 	if !rep.Followable {
 		t.Fatalf("not followable: %s", rep.Verdict)
 	}
-	var stamped []CheckProblem
+	var stamped []Problem
 	for _, p := range rep.Problems {
-		if p.Code == CheckBuildStamped {
+		if p.Code == CodeBuildStamped {
 			stamped = append(stamped, p)
 		}
 	}
 	if len(stamped) != 1 || stamped[0].Doc != site.URL("/sitemap.xml") || !strings.Contains(stamped[0].Fix, "tidings publish") {
-		t.Errorf("problems %+v; want one %s of %s", rep.Problems, CheckBuildStamped, site.URL("/sitemap.xml"))
+		t.Errorf("problems %+v; want one %s of %s", rep.Problems, CodeBuildStamped, site.URL("/sitemap.xml"))
 	}
-	if slices.Contains(rep.Warnings, stampWarning) {
+	if slices.Contains(rep.Warnings, harvest.StampWarning) {
 		t.Errorf("the build stamp is also among the warnings: %q", rep.Warnings)
 	}
 }

@@ -1,4 +1,4 @@
-package harvest
+package sitecheck
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/harvest"
 )
 
-// CheckReport is what a check of a site found, for its owner: each place
+// Report is what a check of a site found, for its owner: each place
 // tidings looked and each document it fetched, the collections it would
 // follow, every problem with its fix, and the entries the feeds would
 // show. Nothing of it is stored.
-type CheckReport struct {
+type Report struct {
 	Site    string // the site's root
 	Title   string
 	Checked time.Time
@@ -24,10 +25,10 @@ type CheckReport struct {
 	Tried []string
 	// Fetched lists the requests made, in order; FetchedMore counts those
 	// past the list's bound.
-	Fetched     []CheckFetch
+	Fetched     []Fetch
 	FetchedMore int
-	Collections []CheckCollection
-	Problems    []CheckProblem
+	Collections []Collection
+	Problems    []Problem
 	// Warnings are what discovery and the harvest noted that no rule of
 	// the check explains; shown as they are.
 	Warnings []string
@@ -38,17 +39,17 @@ type CheckReport struct {
 	Verdict string
 }
 
-// CheckFetch is one request of a check.
-type CheckFetch struct {
+// Fetch is one request of a check.
+type Fetch struct {
 	URL     string
 	Status  int // 0 when no answer came
 	OK      bool
 	Outcome string // "200 OK, 1234 bytes", "returned 404 Not Found", "was refused: …"
 }
 
-// CheckCollection is one collection a check found, with what its first
+// Collection is one collection a check found, with what its first
 // harvest would read and show.
-type CheckCollection struct {
+type Collection struct {
 	Protocol  string
 	Key       string
 	Title     string
@@ -65,14 +66,14 @@ type CheckCollection struct {
 	Preview []PreviewEntry
 }
 
-// CheckEntry names one entry of a document.
-type CheckEntry struct {
+// Entry names one entry of a document.
+type Entry struct {
 	URL string
 	At  time.Time
 }
 
-// CheckProblem is one thing a site's owner should fix.
-type CheckProblem struct {
+// Problem is one thing a site's owner should fix.
+type Problem struct {
 	Code    string // one of the Check* codes, stable for scripts and tests
 	Doc     string // the document it is in, "" for the site as a whole
 	Where   string // the line, page or entry, when known
@@ -91,8 +92,8 @@ type PreviewEntry struct {
 	Summary string // plain text
 }
 
-// CheckOptions bound one check; zero fields take the defaults below.
-type CheckOptions struct {
+// Options bound one check; zero fields take the defaults below.
+type Options struct {
 	// Timeout bounds the whole check; 0 = the harvester's SiteTimeout.
 	Timeout time.Duration
 	// MaxDocuments bounds the documents fetched; 0 = the harvester's.
@@ -108,7 +109,7 @@ type CheckOptions struct {
 	TempDir string
 }
 
-// Defaults of CheckOptions.
+// Defaults of Options.
 const (
 	DefaultCheckPageFetches = 10
 	DefaultPreviewEntries   = 5
@@ -119,55 +120,73 @@ const (
 // newest ones even when a first harvest would put none in the feed.
 const checkWindow = 100 * 365 * 24 * time.Hour
 
-// Check looks at the site rawURL belongs to as Follow would, and runs a
+// Checker checks sites with a harvester's client and settings.
+type Checker struct {
+	h *harvest.Harvester
+}
+
+// New returns a Checker that runs its dry runs as h would harvest.
+func New(h *harvest.Harvester) *Checker { return &Checker{h: h} }
+
+// Check looks at the site rawURL belongs to as a follow would, and runs a
 // first harvest of every collection it finds, without storing anything:
 // the harvest goes into a throwaway database, removed before Check
 // returns. What the site gets wrong is in the report, with how to fix it.
 // The error is for an address that cannot be checked at all, or for a
 // failure of tidings itself; a site that cannot be followed is a report
 // whose Followable is false.
-func (h *Harvester) Check(ctx context.Context, rawURL string, o CheckOptions) (*CheckReport, error) {
-	root, input, err := normalizeInput(rawURL)
+func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report, error) {
+	root, input, err := harvest.NormalizeAddress(rawURL)
 	if err != nil {
 		return nil, err
 	}
 	dir, err := os.MkdirTemp(o.TempDir, "tidings-check-")
 	if err != nil {
-		return nil, fmt.Errorf("harvest: check: %w", err)
+		return nil, fmt.Errorf("sitecheck: %w", err)
 	}
 	defer os.RemoveAll(dir)
 	store, err := db.Open(ctx, filepath.Join(dir, "check.db"))
 	if err != nil {
-		return nil, fmt.Errorf("harvest: check: %w", err)
+		return nil, fmt.Errorf("sitecheck: %w", err)
 	}
 	defer store.Close()
-	dry := New(h.client, store, h.checkOptions(o))
+	opts := ck.dryOptions(o)
+	dry := ck.h.WithStore(store, opts)
 	log := &checkLog{}
-	ctx = withCheckLog(ctx, log)
+	ctx = log.attach(ctx)
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, errSiteTimeout)
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, harvest.ErrSiteTimeout)
 		defer cancel()
 	}
-	rep := &CheckReport{Site: root, Checked: dry.opts.Now().UTC()}
-	srep, err := dry.checkHarvest(ctx, rep, root, input)
-	if err != nil {
-		return nil, err
+	rep := &Report{Site: root, Checked: opts.Now().UTC()}
+	srep, disc, err := dry.FollowNew(ctx, root, input)
+	if disc != nil {
+		rep.Tried = disc.Tried
+		rep.Title = disc.SiteTitle
 	}
-	if srep != nil {
+	switch {
+	case srep == nil && disc != nil && err != nil:
+		// Nothing could be followed: the report says why.
+		rep.Warnings = append(rep.Warnings, disc.Warnings...)
+		rep.Problems = append(rep.Problems, nothingFound(err, log.fetchList()))
+	case err != nil:
+		return nil, err
+	default:
 		// What was read is reported even when the check ran out of time.
-		if err := dry.checkCollections(context.WithoutCancel(ctx), rep, srep, h.opts.InitialWindow, o); err != nil {
+		c := collector{store: store, window: ck.h.Options().InitialWindow, o: o}
+		if err := c.collections(context.WithoutCancel(ctx), rep, srep); err != nil {
 			return nil, err
 		}
 	}
 	rep.Fetched, rep.FetchedMore = log.fetches()
-	h.judge(rep, log, srep)
+	judge(rep, log, srep, opts.Protocols.ResourceSync.StrictDatetime)
 	return rep, nil
 }
 
-// checkOptions are the options of a check's dry-run harvester.
-func (h *Harvester) checkOptions(o CheckOptions) Options {
-	opts := h.opts
+// dryOptions are the options of a check's dry-run harvester.
+func (ck *Checker) dryOptions(o Options) harvest.Options {
+	opts := ck.h.Options()
 	opts.InitialWindow = checkWindow
 	opts.AfterHarvest = nil
 	// The check is reported, not logged as a harvest.
@@ -189,38 +208,21 @@ func (h *Harvester) checkOptions(o CheckOptions) Options {
 	return opts
 }
 
-// checkHarvest discovers the site as Follow does, keeping what was tried,
-// and harvests what it found into the throwaway store. A nil report means
-// nothing could be followed; rep then says why.
-func (h *Harvester) checkHarvest(ctx context.Context, rep *CheckReport, root, input string) (*SiteReport, error) {
-	started := h.opts.Now()
-	defer h.client.HoldRobots(root)()
-	s := newSession(h.client, nil)
-	s.budget = h.newBudget()
-	sd := newSiteDiscovery(s, root, input, db.Site{}, nil, true)
-	disc, derr := sd.run(ctx)
-	rep.Tried = disc.Tried
-	rep.Title = disc.SiteTitle
-	if derr != nil {
-		rep.Warnings = append(rep.Warnings, disc.Warnings...)
-		rep.Problems = append(rep.Problems, nothingFound(derr, checkLogOf(ctx).fetchList()))
-		return nil, nil
-	}
-	site, err := h.store.CreateSite(ctx, db.Site{URL: root, InputURL: input, SourceURL: disc.SourceURL, Title: disc.SiteTitle})
-	if err != nil {
-		return nil, err
-	}
-	return h.harvest(ctx, site, &siteStep{s: s, started: started, disc: disc, keep: sd.keep, full: true}, false)
+// collector reads a check's throwaway store back.
+type collector struct {
+	store  *db.DB
+	window time.Duration
+	o      Options
 }
 
 // checkCollections fills in each collection: what its harvest read, how
 // many changes a first harvest puts in its feed, and its preview.
-func (h *Harvester) checkCollections(ctx context.Context, rep *CheckReport, srep *SiteReport, window time.Duration, o CheckOptions) error {
+func (c *collector) collections(ctx context.Context, rep *Report, srep *harvest.SiteReport) error {
 	inFeed := map[int64]int{}
-	since := rep.Checked.Add(-window)
-	err := h.store.ExportChanges(ctx, db.ExportFilter{SiteURL: srep.Site.URL}, func(c db.ExportedChange) error {
-		if !c.Datetime.Before(since) {
-			inFeed[c.CollectionID]++
+	since := rep.Checked.Add(-c.window)
+	err := c.store.ExportChanges(ctx, db.ExportFilter{SiteURL: srep.Site.URL}, func(ch db.ExportedChange) error {
+		if !ch.Datetime.Before(since) {
+			inFeed[ch.CollectionID]++
 		}
 		return nil
 	})
@@ -228,10 +230,10 @@ func (h *Harvester) checkCollections(ctx context.Context, rep *CheckReport, srep
 		return err
 	}
 	for _, cr := range srep.Collections {
-		c := cr.Collection
-		cc := CheckCollection{Protocol: c.Protocol, Key: c.Key, Title: c.Title, Source: c.SourceURL,
-			Documents: cr.Run.Documents, Changes: cr.Run.Changes + cr.Run.Backfilled, InFeed: inFeed[c.ID], Error: cr.Run.Error}
-		if cc.Preview, err = h.preview(ctx, c.ID, o.PreviewEntries); err != nil {
+		col := cr.Collection
+		cc := Collection{Protocol: col.Protocol, Key: col.Key, Title: col.Title, Source: col.SourceURL,
+			Documents: cr.Run.Documents, Changes: cr.Run.Changes + cr.Run.Backfilled, InFeed: inFeed[col.ID], Error: cr.Run.Error}
+		if cc.Preview, err = c.preview(ctx, col.ID, c.o.PreviewEntries); err != nil {
 			return err
 		}
 		rep.Collections = append(rep.Collections, cc)

@@ -1,4 +1,4 @@
-package harvest
+package sitecheck
 
 import (
 	"context"
@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"tidings/arc"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/rsync"
 	"tidings/scpbridge"
 )
@@ -20,18 +22,18 @@ import (
 // so ordinary harvests, which carry none, pay one lookup per document.
 type checkLog struct {
 	mu       sync.Mutex
-	fetched  []CheckFetch
+	fetched  []Fetch
 	more     int // requests past maxCheckFetches
 	docs     []checkedDoc
 	seenDocs map[string]bool
-	invalid  []CheckProblem
+	invalid  []Problem
 }
 
 // checkedDoc is what a check keeps of one ResourceSync document.
 type checkedDoc struct {
 	url, capability string
 	findings        []rsync.Finding
-	newest          *CheckEntry
+	newest          *Entry
 }
 
 // Bounds of what one check keeps, whatever the site serves.
@@ -41,16 +43,9 @@ const (
 	maxCheckInvalid = 50
 )
 
-type checkLogKey struct{}
-
-func withCheckLog(ctx context.Context, l *checkLog) context.Context {
-	ctx = context.WithValue(ctx, checkLogKey{}, l)
-	return fetch.WithObserver(ctx, l.heard)
-}
-
-func checkLogOf(ctx context.Context) *checkLog {
-	l, _ := ctx.Value(checkLogKey{}).(*checkLog)
-	return l
+// attach returns a context whose requests and harvests l hears.
+func (l *checkLog) attach(ctx context.Context) context.Context {
+	return fetch.WithObserver(harvest.WithNotes(ctx, l), l.heard)
 }
 
 // heard records one request.
@@ -61,18 +56,18 @@ func (l *checkLog) heard(f fetch.Fetched) {
 		l.more++
 		return
 	}
-	l.fetched = append(l.fetched, CheckFetch{URL: f.URL, Status: f.Status, OK: f.Err == nil, Outcome: outcome(f)})
+	l.fetched = append(l.fetched, Fetch{URL: f.URL, Status: f.Status, OK: f.Err == nil, Outcome: outcome(f)})
 }
 
 // fetches returns the requests heard so far, and how many more were
 // heard than kept.
-func (l *checkLog) fetches() ([]CheckFetch, int) {
+func (l *checkLog) fetches() ([]Fetch, int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.fetched), l.more
 }
 
-func (l *checkLog) fetchList() []CheckFetch {
+func (l *checkLog) fetchList() []Fetch {
 	f, _ := l.fetches()
 	return f
 }
@@ -93,13 +88,9 @@ func outcome(f fetch.Fetched) string {
 	return fmt.Sprintf("%d %s", f.Status, http.StatusText(f.Status))
 }
 
-// noteDoc records a ResourceSync document parsed during a check; once per
+// Parsed records a ResourceSync document parsed during a check; once per
 // URL.
-func noteDoc(ctx context.Context, d *rsync.Document) {
-	l := checkLogOf(ctx)
-	if l == nil || d == nil {
-		return
-	}
+func (l *checkLog) Parsed(d *rsync.Document) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.seenDocs[d.URL] || len(l.docs) >= maxCheckDocs {
@@ -111,13 +102,24 @@ func noteDoc(ctx context.Context, d *rsync.Document) {
 	l.seenDocs[d.URL] = true
 	cd := checkedDoc{url: d.URL, capability: d.Capability, findings: d.Findings}
 	if d.Newest != nil {
-		cd.newest = &CheckEntry{URL: d.NewestLoc, At: *d.Newest}
+		cd.newest = &Entry{URL: d.NewestLoc, At: *d.Newest}
 	}
 	l.docs = append(l.docs, cd)
 }
 
-// noteInvalid records a document that failed validation during a check.
-func (l *checkLog) noteInvalid(p CheckProblem) {
+// Rejected records a document that failed validation during a check,
+// with the line that made it invalid when its parser says.
+func (l *checkLog) Rejected(source, role, u string, err error) {
+	var p Problem
+	switch source {
+	case harvest.ProtocolSCP:
+		p = scpRejected(role, u, err)
+	case harvest.ProtocolARC:
+		p = arcRejected(u, err)
+	default:
+		p = Problem{Code: CodeCollectionFailed, Doc: u, Blocking: true, Problem: fmt.Sprintf("the %s is not valid: %s", role, err),
+			Fix: "Correct it so that it follows its specification; until it does, tidings cannot follow it."}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if len(l.invalid) < maxCheckInvalid {
@@ -125,14 +127,8 @@ func (l *checkLog) noteInvalid(p CheckProblem) {
 	}
 }
 
-// noteSCPRejected records an SCP file rejected during a check, with the
-// line that made it invalid.
-func noteSCPRejected(ctx context.Context, role, u string, err error) {
-	l := checkLogOf(ctx)
-	if l == nil {
-		return
-	}
-	p := CheckProblem{Code: CheckSCPInvalid, Doc: u, Blocking: true, Problem: fmt.Sprintf("the SCP %s is not valid: %s", role, err)}
+func scpRejected(role, u string, err error) Problem {
+	p := Problem{Code: CodeSCPInvalid, Doc: u, Blocking: true, Problem: fmt.Sprintf("the SCP %s is not valid: %s", role, err)}
 	var se *scpbridge.Error
 	if errors.As(err, &se) {
 		p.Problem = fmt.Sprintf("the SCP %s is not valid: %s", role, se.Msg)
@@ -141,19 +137,11 @@ func noteSCPRejected(ctx context.Context, role, u string, err error) {
 		}
 	}
 	p.Fix = "Correct it (and whatever writes it) so that every line is a page as the SCP specification describes; tidings rejects the whole file until then, and none of its changes reach the feed."
-	l.noteInvalid(p)
+	return p
 }
 
-// noteARCInvalid records a document offered as an ARC sitemap that failed
-// validation during a check.
-func noteARCInvalid(ctx context.Context, u string, err error) {
-	l := checkLogOf(ctx)
-	if l == nil || !arcCandidate(u) {
-		// Any page is tried as a pasted ARC sitemap; only a document
-		// where one is looked for, or named like one, was meant as one.
-		return
-	}
-	p := CheckProblem{Code: CheckARCInvalid, Doc: u, Blocking: true, Problem: "the ARC sitemap is not valid: " + trimARC(err)}
+func arcRejected(u string, err error) Problem {
+	p := Problem{Code: CodeARCInvalid, Doc: u, Blocking: true, Problem: "the ARC sitemap is not valid: " + strings.TrimPrefix(err.Error(), "arc: ")}
 	var ae *arc.Error
 	if errors.As(err, &ae) {
 		p.Problem = "the ARC sitemap is not valid: " + ae.Msg
@@ -162,5 +150,5 @@ func noteARCInvalid(ctx context.Context, u string, err error) {
 		}
 	}
 	p.Fix = "Correct it so that it validates against the ARC sitemap schema (Appendix E); until it does, tidings cannot follow it."
-	l.noteInvalid(p)
+	return p
 }
