@@ -16,18 +16,23 @@ import (
 	"tidings/rsync"
 )
 
-// readmeSection returns the README's section under the heading, up to the
-// next heading of its level.
-func readmeSection(t *testing.T, heading string) string {
+// siteOwnersPage is the documentation page that holds the publisher
+// recipes, from the module's root.
+const siteOwnersPage = "docs/site-owners.md"
+
+// docSection returns the section of the documentation page (a path from
+// the module's root) under the heading, up to the next heading of its
+// level.
+func docSection(t *testing.T, page, heading string) string {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(page)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := string(data)
 	i := strings.Index(s, "\n"+heading+"\n")
 	if i < 0 {
-		t.Fatalf("the README has no %q", heading)
+		t.Fatalf("%s has no %q", page, heading)
 	}
 	s = s[i+1+len(heading):]
 	if j := strings.Index(s, "\n## "); j >= 0 {
@@ -36,7 +41,7 @@ func readmeSection(t *testing.T, heading string) string {
 	return s
 }
 
-// codeBlock is a fenced block of the README.
+// codeBlock is a fenced block of a documentation page.
 type codeBlock struct{ lang, text string }
 
 func codeBlocks(section string) []codeBlock {
@@ -47,7 +52,7 @@ func codeBlocks(section string) []codeBlock {
 	return out
 }
 
-// recipeStep is a step of the README's GitHub Actions recipe.
+// recipeStep is a step of the GitHub Actions recipe for site owners.
 type recipeStep struct {
 	Name string            `yaml:"name"`
 	Uses string            `yaml:"uses"`
@@ -112,18 +117,18 @@ func changeLines(doc *rsync.Document) []string {
 	return out
 }
 
-// The README's recipes are run as written against temporary folders: the
-// GitHub Actions steps that run commands (building tidings from its
-// source, then publishing) in a git checkout with history, and the
-// Neocities command up to the upload.
-func TestPublishRecipesInTheREADME(t *testing.T) {
+// The recipes of the page for site owners are run as written against
+// temporary folders: the GitHub Actions steps that run commands (building
+// tidings from its source, then publishing) in a git checkout with
+// history, and the Neocities command up to the upload.
+func TestPublishRecipesForSiteOwners(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}
-	section := readmeSection(t, "## Publish your site's changes")
+	section := docSection(t, siteOwnersPage, "## Publish your site's changes")
 	var yamlBlock, neocities, robots string
 	for _, b := range codeBlocks(section) {
 		switch {
