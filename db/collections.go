@@ -9,17 +9,10 @@ import (
 	"time"
 )
 
-// The protocols a collection is followed by, as the store names them. A
-// ResourceSync collection's key is the page its capability list describes;
-// the others' keys name documents (an SCP sitemap section, an ARC sitemap).
-const (
-	ProtocolResourceSync = "resourcesync"
-	ProtocolSCP          = "scp"
-	ProtocolARC          = "arc"
-)
-
 // Collection is one feed: for ResourceSync, a capability list, keyed by its
-// rs:ln rel="describes" URL.
+// rs:ln rel="describes" URL. Protocol names the source it is followed by,
+// as the source registry (package source) knows it; the store treats it
+// as an opaque name.
 type Collection struct {
 	ID              int64
 	SiteID          int64
@@ -41,7 +34,7 @@ type Collection struct {
 	Changes  int
 	History  int
 	State    string // the protocol's own state, opaque here
-	Watched  int    // pages watched, for ProtocolPages
+	Watched  int    // pages watched, for a source that watches pages
 	PublicID string // names it in the web UI's public addresses; random
 }
 

@@ -7,11 +7,6 @@ import (
 	"time"
 )
 
-// ProtocolSitemap names the collections followed by comparing successive
-// plain sitemaps, keyed by their scope: the site's root, or the path the
-// site was given with ("https://user.github.io/project/").
-const ProtocolSitemap = "sitemap"
-
 // PageChecks returns when each of a collection's pages was last read to
 // check it, by URL; pages never checked are absent. Sources that cannot
 // trust a page's own dates re-read the oldest checks first.
@@ -45,26 +40,4 @@ func saveChecks(ctx context.Context, tx *sql.Tx, collectionID int64, checked map
 		}
 	}
 	return nil
-}
-
-// Source says, for people, how tidings follows the collection and so how
-// precise its changes are: the protocol's name, then what that means.
-// It reads "sitemap: follows the sitemap, confirmed by reading pages".
-func (c Collection) Source() string {
-	switch c.Protocol {
-	case ProtocolResourceSync:
-		return "resourcesync: follows the site's ResourceSync change list, or compares its resource lists"
-	case ProtocolSCP:
-		return "scp: follows the site's SCP snapshots and deltas"
-	case ProtocolARC:
-		return "arc: follows the site's ARC sitemap and its deltas"
-	case ProtocolSitemap:
-		return "sitemap: follows the sitemap, confirmed by reading pages"
-	case ProtocolPages:
-		if c.Watched == 1 {
-			return "pages: the site publishes no change information; tidings watches its 1 page"
-		}
-		return fmt.Sprintf("pages: the site publishes no change information; tidings watches %d of its pages", c.Watched)
-	}
-	return c.Protocol
 }

@@ -16,7 +16,7 @@ func TestPageChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cols, err := d.SyncCollections(ctx, site.ID, []CollectionSpec{{Protocol: ProtocolSitemap, Key: "https://example.org/shrine/", SourceURL: "https://example.org/shrine/sitemap.xml"}})
+	cols, err := d.SyncCollections(ctx, site.ID, []CollectionSpec{{Protocol: "sitemap", Key: "https://example.org/shrine/", SourceURL: "https://example.org/shrine/sitemap.xml"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,20 +50,3 @@ func TestPageChecks(t *testing.T) {
 // earlier ones.
 var undoPageChecks = []string{"ALTER TABLE pages DROP COLUMN checked_at"}
 
-// TestCollectionSource: each collection says how precisely tidings
-// follows it, watched pages with how many.
-func TestCollectionSource(t *testing.T) {
-	for _, tc := range []struct {
-		col  Collection
-		want string
-	}{
-		{Collection{Protocol: ProtocolPages, Watched: 37}, "pages: the site publishes no change information; tidings watches 37 of its pages"},
-		{Collection{Protocol: ProtocolPages, Watched: 1}, "pages: the site publishes no change information; tidings watches its 1 page"},
-		{Collection{Protocol: ProtocolResourceSync}, "resourcesync: follows the site's ResourceSync change list, or compares its resource lists"},
-		{Collection{Protocol: ProtocolSitemap}, "sitemap: follows the sitemap, confirmed by reading pages"},
-	} {
-		if got := tc.col.Source(); got != tc.want {
-			t.Errorf("%s with %d pages: Source() = %q, want %q", tc.col.Protocol, tc.col.Watched, got, tc.want)
-		}
-	}
-}

@@ -7,12 +7,6 @@ import (
 	"time"
 )
 
-// ProtocolPages names the collections tidings builds itself where a site
-// publishes no change information: a polite crawl finds the pages, and
-// re-reading them finds the changes. Its key is the scope it watches (a
-// directory URL such as https://example.org/shrine/).
-const ProtocolPages = "pages"
-
 // WatchedPage is one page a pages collection watches.
 type WatchedPage struct {
 	URL       string

@@ -92,8 +92,8 @@ func TestURLScheme(t *testing.T) {
 		{UserFeedPath("tok"), "u/tok.atom"},
 		{InFormat(testBase+"feeds/12.atom", feeds.RSS), testBase + "feeds/12.rss"},
 		{InFormat("sites/3.atom", feeds.JSON), "sites/3.json"},
-		{CollectionHome(db.Collection{Protocol: db.ProtocolResourceSync, Key: "https://a.example/docs/", SiteURL: "https://a.example/"}), "https://a.example/docs/"},
-		{CollectionHome(db.Collection{Protocol: db.ProtocolARC, Key: "https://a.example/arc.json", SiteURL: "https://a.example/"}), "https://a.example/"},
+		{CollectionHome(db.Collection{Protocol: "resourcesync", Key: "https://a.example/docs/", SiteURL: "https://a.example/"}), "https://a.example/docs/"},
+		{CollectionHome(db.Collection{Protocol: "arc", Key: "https://a.example/arc.json", SiteURL: "https://a.example/"}), "https://a.example/"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("got %q, want %q", tt.got, tt.want)

@@ -7,6 +7,7 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
+	"tidings/source"
 )
 
 // Spec is one feed, whatever its format and page: what it holds and how
@@ -148,19 +149,12 @@ func (b *Builder) collectionMap(ctx context.Context, f db.CollectionFilter) (map
 // collectionSubtitle says how precise a collection's feed is: one not
 // built from change information the site publishes says how it is made.
 func collectionSubtitle(col db.Collection) string {
-	switch col.Protocol {
-	case db.ProtocolResourceSync, db.ProtocolSCP, db.ProtocolARC:
-		return "Changes to " + col.Key + ", as the site's change information tells them"
-	}
-	return "Changes to " + col.Key + " (" + col.Source() + ")"
+	return source.Subtitle(col.Protocol, col.Key, col.Watched)
 }
 
-// CollectionHome is the web page a collection stands for: a ResourceSync
-// collection's describes URL; for SCP sections and ARC sitemaps, whose keys
-// name documents rather than pages, the site itself.
+// CollectionHome is the web page a collection stands for: its key where
+// its source keys collections by a page (a ResourceSync collection's
+// describes URL, a sitemap's scope), else the site.
 func CollectionHome(col db.Collection) string {
-	if col.Protocol == db.ProtocolResourceSync || col.Protocol == db.ProtocolSitemap {
-		return col.Key
-	}
-	return col.SiteURL
+	return source.Home(col.Protocol, col.Key, col.SiteURL)
 }

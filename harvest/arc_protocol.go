@@ -10,11 +10,12 @@ import (
 	"tidings/arc"
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/source"
 )
 
 // ProtocolARC names ARC sitemap collections in the store: one ARC sitemap
 // is one collection, keyed by its URL.
-const ProtocolARC = db.ProtocolARC
+const ProtocolARC = "arc"
 
 // arcWellKnown are the places Appendix E.5 names, relative to the root.
 var arcWellKnown = []string{".well-known/arc-sitemap.json", "arc-sitemap.json"}
@@ -22,7 +23,10 @@ var arcWellKnown = []string{".well-known/arc-sitemap.json", "arc-sitemap.json"}
 // maxARCCandidates bounds the robots.txt lines and JSON-LD links tried.
 const maxARCCandidates = 10
 
-func init() { register(arcProtocol{}) }
+func init() {
+	register(arcProtocol{}, source.Info{Tier: 0, Rank: 1, Help: "ARC sitemaps", Published: true,
+		Follows: func(int) string { return "follows the site's ARC sitemap and its deltas" }})
+}
 
 // arcProtocol follows ARC sitemaps (Appendix E) and their daily delta
 // feeds.

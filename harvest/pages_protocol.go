@@ -10,23 +10,29 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/hints"
+	"tidings/source"
 )
 
 // ProtocolPages names watched page sets in the store: where a site
 // publishes no change information, tidings finds its pages by a polite
 // crawl and its changes by reading them again. One collection watches
 // one scope (a directory of the site), keyed by its URL.
-const ProtocolPages = db.ProtocolPages
+const ProtocolPages = "pages"
 
-func init() { register(pagesProtocol{}) }
+// Watched pages are the least precise source, asked only when nothing
+// else was found.
+func init() {
+	register(pagesProtocol{}, source.Info{Tier: 2, Help: "watched pages",
+		Follows: func(n int) string {
+			return "the site publishes no change information; tidings watches " + source.Watches(n)
+		}})
+}
 
 // pagesProtocol watches pages. It is the least precise source, asked
 // only when nothing else was found.
 type pagesProtocol struct{}
 
 func (pagesProtocol) name() string { return ProtocolPages }
-
-func (pagesProtocol) tier() int { return 2 }
 
 // discover keeps the site's watched scopes, and adds the scope of the
 // address given when it is in none of them: the directory of the page it

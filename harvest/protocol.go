@@ -5,18 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/hints"
+	"tidings/source"
 )
 
-// protocol is one kind of change information a site may publish. A new
-// protocol is a parsing package (no I/O) plus one adapter file in this
-// package that implements protocol and registers itself in an init func.
+// protocol is one kind of change information a site may publish: the
+// adapter of a source the registry (package source) describes.
 type protocol interface {
 	// name is stored as the collection's protocol.
 	name() string
@@ -48,41 +47,32 @@ var errRediscover = errors.New("harvest: what was known of the site is gone; dis
 
 var protocols = map[string]protocol{}
 
-func register(p protocol) { protocols[p.name()] = p }
-
-// fallback is a protocol less precise than what a site may publish
-// (DESIGN.md, "Sources of change"): it is asked only when every protocol
-// of a lower tier found nothing, so a site that offers a more precise
-// source is always followed by it. Protocols that are no fallback are
-// tier 0.
-type fallback interface {
-	tier() int
+// register adds a source's adapter, and its description to the registry
+// every package that names sources to people asks.
+func register(p protocol, info source.Info) {
+	info.Name = p.name()
+	source.Register(info)
+	protocols[p.name()] = p
 }
 
+// tierOf is how precise a source is (DESIGN.md, "Sources of change"): a
+// less precise one is asked only when every one of a lower tier found
+// nothing, so a site that offers a more precise source is always followed
+// by it.
 func tierOf(name string) int {
-	if f, ok := protocols[name].(fallback); ok {
-		return f.tier()
-	}
-	return 0
+	i, _ := source.Lookup(name)
+	return i.Tier
 }
 
-// protocolNames lists the registered protocols by tier, ResourceSync
-// first within the most precise, so discovery and reports keep a stable
-// order.
+// protocolNames lists the registered protocols by tier and rank, so
+// discovery and reports keep a stable order.
 func protocolNames() []string {
-	names := make([]string, 0, len(protocols))
-	for n := range protocols {
-		names = append(names, n)
+	var names []string
+	for _, n := range source.Names() {
+		if protocols[n] != nil {
+			names = append(names, n)
+		}
 	}
-	sort.Slice(names, func(i, j int) bool {
-		if ti, tj := tierOf(names[i]), tierOf(names[j]); ti != tj {
-			return ti < tj
-		}
-		if (names[i] == ProtocolResourceSync) != (names[j] == ProtocolResourceSync) {
-			return names[i] == ProtocolResourceSync
-		}
-		return names[i] < names[j]
-	})
 	return names
 }
 

@@ -26,10 +26,6 @@ func (r *SiteReport) Warnings() int {
 	return n
 }
 
-// Protocols lists the protocols tidings harvests, by the names stored as
-// collections' protocol, ResourceSync first.
-func Protocols() []string { return protocolNames() }
-
 // Failure says what went wrong in the harvest, for the log: the
 // site-level problem, and each failed collection's, by title; "" when
 // nothing failed.

@@ -9,16 +9,22 @@ import (
 	"tidings/fetch"
 	"tidings/hints"
 	"tidings/rsync"
+	"tidings/source"
 )
 
 // ProtocolResourceSync names ResourceSync collections in the store.
-const ProtocolResourceSync = db.ProtocolResourceSync
+const ProtocolResourceSync = "resourcesync"
 
 // maxUpHops bounds how far rel="up" links are followed from a capability
 // list, change list or resource list towards the Source Description.
 const maxUpHops = 3
 
-func init() { register(resourceSync{}) }
+func init() {
+	register(resourceSync{}, source.Info{Tier: 0, Rank: 0, Help: "ResourceSync change lists", Published: true, KeyIsHome: true,
+		Follows: func(int) string {
+			return "follows the site's ResourceSync change list, or compares its resource lists"
+		}})
+}
 
 // resourceSync follows IFCC-0001: Source Description → capability lists →
 // change lists.

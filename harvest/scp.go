@@ -10,17 +10,21 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/scpbridge"
+	"tidings/source"
 )
 
 // ProtocolSCP names SCP collections in the store: one per section of a
 // sitemap, keyed by the sitemap's URL, "#" and the section's name.
-const ProtocolSCP = db.ProtocolSCP
+const ProtocolSCP = "scp"
 
 // maxSitemapChildren bounds the child sitemaps of a sitemap index looked
 // at during discovery.
 const maxSitemapChildren = 20
 
-func init() { register(scp{}) }
+func init() {
+	register(scp{}, source.Info{Tier: 0, Rank: 2, Help: "SCP collections", Published: true,
+		Follows: func(int) string { return "follows the site's SCP snapshots and deltas" }})
+}
 
 // scp follows the Site Content Protocol: sections advertised in
 // sitemap.xml, each with snapshots and deltas.

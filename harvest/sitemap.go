@@ -10,16 +10,22 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/sitemap"
+	"tidings/source"
 )
 
 // ProtocolSitemap names the collections followed by comparing a site's
 // successive plain sitemaps, one per scope.
-const ProtocolSitemap = db.ProtocolSitemap
+const ProtocolSitemap = "sitemap"
 
 // maxSitemapCandidates bounds the sitemaps discovery looks into.
 const maxSitemapCandidates = 10
 
-func init() { register(sitemapProtocol{}) }
+// A plain sitemap is asked only when the site publishes no ResourceSync,
+// SCP or ARC; it is more precise than watching pages.
+func init() {
+	register(sitemapProtocol{}, source.Info{Tier: 1, Help: "plain sitemaps", KeyIsHome: true,
+		Follows: func(int) string { return "follows the sitemap, confirmed by reading pages" }})
+}
 
 // sitemapProtocol follows a plain sitemap (DESIGN.md, "Sources of change",
 // tier 2): each harvest compares the pages it lists with those it listed
@@ -28,10 +34,6 @@ func init() { register(sitemapProtocol{}) }
 type sitemapProtocol struct{}
 
 func (sitemapProtocol) name() string { return ProtocolSitemap }
-
-// tier: a plain sitemap is asked only when the site publishes no
-// ResourceSync, SCP or ARC; it is more precise than watching pages.
-func (sitemapProtocol) tier() int { return 1 }
 
 // sitemapScope is the part of the site a collection covers: the directory
 // of the address given ("https://user.github.io/project/" for

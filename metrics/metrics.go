@@ -16,6 +16,7 @@ import (
 
 	"tidings/db"
 	"tidings/harvest"
+	"tidings/source"
 )
 
 // OverdueAfter is how long a site may stay due before the metrics count it
@@ -102,7 +103,7 @@ func (m *Metrics) initSeries() {
 	}
 	m.documents.WithLabelValues(discoveryProtocol)
 	m.notModified.WithLabelValues(discoveryProtocol)
-	for _, p := range harvest.Protocols() {
+	for _, p := range source.Names() {
 		m.runs.WithLabelValues(p, "ok")
 		m.runs.WithLabelValues(p, "error")
 		m.documents.WithLabelValues(p)

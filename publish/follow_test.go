@@ -136,7 +136,7 @@ func TestTidingsFollowsAPublishedSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cols) != 1 || cols[0].Key != f.url || cols[0].Title != "Ann's site" || cols[0].Protocol != db.ProtocolResourceSync {
+	if len(cols) != 1 || cols[0].Key != f.url || cols[0].Title != "Ann's site" || cols[0].Protocol != harvest.ProtocolResourceSync {
 		t.Fatalf("collections: %+v", cols)
 	}
 

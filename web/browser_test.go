@@ -29,6 +29,7 @@ import (
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
 	"tidings/opml"
+	"tidings/sitecheck"
 	"tidings/web"
 )
 
@@ -166,10 +167,12 @@ func startBrowserApp(t *testing.T) *browserApp {
 	var once sync.Once
 	app := &browserApp{base: "http://" + ln.Addr().String() + "/", store: store, site: site, release: func() { once.Do(func() { close(gate) }) }}
 	client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true, UserAgent: "tidings-browser-test"})
+	h := harvest.New(client, store, harvest.Options{})
 	srv, err := web.New(store, web.Options{
 		BaseURL:      app.base,
 		Registration: accounts.RegistrationInvite,
-		Harvester:    gatedHarvester{harvest.New(client, store, harvest.Options{}), gate},
+		Harvester:    gatedHarvester{h, gate},
+		Checker:      sitecheck.New(h),
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

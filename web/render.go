@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
+	"tidings/source"
 	"tidings/templates"
 )
 
@@ -37,6 +38,9 @@ func parsePages(fsys fs.FS, now func() time.Time) (map[string]*template.Template
 		"plural":  plural,
 		"problem": newProblem,
 		"join":    strings.Join,
+		// How tidings follows a collection, as its source's registration
+		// says.
+		"source": func(c db.Collection) string { return source.Describe(c.Protocol, c.Watched) },
 	}
 	pages := map[string]*template.Template{}
 	for _, name := range pageNames {

@@ -20,7 +20,7 @@ func (s *Server) addsWatchedPage(ctx context.Context, siteID int64, rawURL strin
 	}
 	watched := false
 	for _, c := range cols {
-		if c.Protocol != db.ProtocolPages {
+		if c.Protocol != harvest.ProtocolPages {
 			continue
 		}
 		watched = true

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"tidings/db"
-	"tidings/harvest"
+	"tidings/source"
 )
 
 // createDB creates env's database, empty, as serve would.
@@ -132,8 +132,8 @@ func TestTopLevelHelpNamesEverySource(t *testing.T) {
 			t.Errorf("help lacks %q:\n%s", want, r.stdout)
 		}
 	}
-	if strings.Contains(sources(), ", ,") || len(strings.Split(sources(), ", ")) != len(harvest.Protocols()) {
-		t.Errorf("sources %q for protocols %q", sources(), harvest.Protocols())
+	if strings.Contains(sources(), ", ,") || len(strings.Split(sources(), ", ")) != len(source.Names()) {
+		t.Errorf("sources %q for protocols %q", sources(), source.Names())
 	}
 }
 

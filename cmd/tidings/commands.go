@@ -13,6 +13,7 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/pagetext"
+	"tidings/source"
 )
 
 // stripExists removes db.ErrAlreadyExists from a joined error, keeping the
@@ -46,7 +47,7 @@ func (a *app) printReport(w io.Writer, rep *harvest.SiteReport, withFeeds bool) 
 		if withFeeds {
 			fmt.Fprintf(w, "    feed: %s\n", a.feedURL(c.Collection))
 		}
-		fmt.Fprintf(w, "    protocol %s\n", c.Collection.Source())
+		fmt.Fprintf(w, "    protocol %s\n", source.Describe(c.Collection.Protocol, c.Collection.Watched))
 		fmt.Fprintf(w, "    %d document(s) fetched (%d unchanged), %d new change(s)", r.Documents, r.NotModified, r.Changes)
 		if r.LastmodOnly > 0 {
 			fmt.Fprintf(w, ", %d dated by lastmod", r.LastmodOnly)

@@ -10,13 +10,13 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 
 	"tidings/db"
 	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/source"
 )
 
 // Version and Commit are set at build time with -ldflags.
@@ -78,28 +78,13 @@ Commands:
 Run "tidings <command> --help" for a command's flags.
 `
 
-// sourceNames are how the help names each protocol the store knows.
-var sourceNames = map[string]string{
-	"resourcesync": "ResourceSync change lists",
-	"scp":          "SCP collections",
-	"arc":          "ARC sitemaps",
-	"sitemap":      "plain sitemaps",
-	"watch":        "watched pages",
-	"pages":        "watched pages",
-}
-
-// sources lists the sources of change information harvest registers, so
-// that a new one is in the help as soon as it is harvested.
+// sources lists the sources of change information this tidings follows,
+// from their registrations, so that a new one is in the help as soon as
+// it is harvested.
 func sources() string {
 	var names []string
-	for _, p := range harvest.Protocols() {
-		n, ok := sourceNames[p]
-		if !ok {
-			n = p
-		}
-		if !slices.Contains(names, n) {
-			names = append(names, n)
-		}
+	for _, i := range source.All() {
+		names = append(names, i.Help)
 	}
 	return strings.Join(names, ", ")
 }
