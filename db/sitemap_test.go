@@ -49,4 +49,3 @@ func TestPageChecks(t *testing.T) {
 // undoPageChecks rewinds the migration of page checks, for tests of
 // earlier ones.
 var undoPageChecks = []string{"ALTER TABLE pages DROP COLUMN checked_at"}
-
