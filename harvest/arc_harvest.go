@@ -9,6 +9,7 @@ import (
 
 	"tidings/arc"
 	"tidings/fetch"
+	"tidings/harvest/pageset"
 )
 
 // maxDeltaDays is how many daily delta feeds one harvest probes at most.
@@ -30,9 +31,9 @@ type arcState struct {
 type arcHarvest struct {
 	*job
 	st       arcState
-	host     string   // the sitemap's host, for crawl_rate
-	known    *pageSet // as stored, changed by this run's documents
-	withdraw []string // private pages, whose earlier changes are removed
+	host     string       // the sitemap's host, for crawl_rate
+	known    *pageset.Set // as stored, changed by this run's documents
+	withdraw []string     // private pages, whose earlier changes are removed
 }
 
 // harvest reads the full sitemap (conditionally), then the delta feeds of
@@ -64,7 +65,7 @@ func (h *arcHarvest) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h.known = newPageSet(known)
+	h.known = pageset.New(known)
 	resp, _, err := h.s.fetch(ctx, "ARC sitemap", src)
 	if err != nil {
 		return err
@@ -218,7 +219,7 @@ func (h *arcHarvest) withdrawPrivate(ctx context.Context) error {
 
 // finish hands what changed to the job, to be stored in one transaction.
 func (h *arcHarvest) finish() {
-	h.pages, h.gone = h.known.toStore()
+	h.pages, h.gone = h.known.ToStore()
 	if b, err := json.Marshal(h.st); err == nil {
 		s := string(b)
 		h.state = &s

@@ -9,6 +9,7 @@ import (
 
 	"tidings/arc"
 	"tidings/db"
+	"tidings/harvest/pageset"
 )
 
 // maxHashLen: a longer ai_checksum is stored as its digest.
@@ -19,33 +20,33 @@ const maxHashLen = 128
 // created, changed ones updated, and known pages it no longer lists are
 // deleted.
 func (h *arcHarvest) applyFull(sm *arc.Sitemap, src string, at time.Time) {
-	doc := h.known.read(at, pageRules{Complete: true})
+	doc := h.known.Read(at, pageset.Rules{Complete: true})
 	for _, p := range sm.Pages {
 		// Listed, even when apply skips it: only silence is a deletion.
-		doc.list(p.URL)
+		doc.List(p.URL)
 		h.apply(doc, p, src)
 	}
 	// A page listed but invalid has not vanished.
 	h.skipped(doc, sm, src)
-	for _, c := range doc.commit() {
+	for _, c := range doc.Commit() {
 		h.record(db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: src})
 	}
 }
 
 // applyDelta applies a delta feed: its silence about a page says nothing.
 func (h *arcHarvest) applyDelta(sm *arc.Sitemap, src string) {
-	doc := h.known.read(sm.GeneratedAt, pageRules{})
+	doc := h.known.Read(sm.GeneratedAt, pageset.Rules{})
 	for _, p := range sm.Pages {
 		h.apply(doc, p, src)
 	}
 	h.skipped(doc, sm, src)
-	doc.commit()
+	doc.Commit()
 }
 
 // skipped warns of the invalid pages of a document and counts them as
 // listed. An invalid entry that hints the page is private still forgets
 // the page.
-func (h *arcHarvest) skipped(doc *pageDoc, sm *arc.Sitemap, src string) {
+func (h *arcHarvest) skipped(doc *pageset.Doc, sm *arc.Sitemap, src string) {
 	if sm.SkippedUnlisted > 0 {
 		h.warn.add("in %s, %d more page entries are not valid pages and were skipped", src, sm.SkippedUnlisted)
 	}
@@ -54,7 +55,7 @@ func (h *arcHarvest) skipped(doc *pageDoc, sm *arc.Sitemap, src string) {
 		if s.URL == "" {
 			continue
 		}
-		doc.list(s.URL)
+		doc.List(s.URL)
 		if s.Private {
 			h.makePrivate(doc, s.URL)
 		}
@@ -64,7 +65,7 @@ func (h *arcHarvest) skipped(doc *pageDoc, sm *arc.Sitemap, src string) {
 // apply compares one page with what is known of it (see pageDoc.add). A
 // change's time is the page's lastmod (never later than the document);
 // where that is missing or unchanged, the document's time.
-func (h *arcHarvest) apply(doc *pageDoc, p arc.Page, src string) {
+func (h *arcHarvest) apply(doc *pageset.Doc, p arc.Page, src string) {
 	if !h.onSite(p.URL, src) {
 		h.warn.add("in %s, a page on another host than the site was skipped", src)
 		return
@@ -74,13 +75,13 @@ func (h *arcHarvest) apply(doc *pageDoc, p arc.Page, src string) {
 		return
 	}
 	mod := p.Lastmod
-	if mod != nil && mod.After(doc.at) {
-		at := doc.at
+	if mod != nil && mod.After(doc.At()) {
+		at := doc.At()
 		mod = &at
 	}
 	// Titles are not kept with ARC pages: a deleted page's entry is
 	// untitled, as it always was.
-	c, ok := doc.add(db.Page{URL: p.URL, Modified: mod, Hash: hashOf(p.Checksum)})
+	c, ok := doc.Add(db.Page{URL: p.URL, Modified: mod, Hash: hashOf(p.Checksum)})
 	if ok {
 		h.record(db.Change{URL: p.URL, Kind: c.Kind, Datetime: c.At, Source: src, Title: p.Title, Summary: p.Summary, Tags: p.Tags})
 	}
@@ -88,8 +89,8 @@ func (h *arcHarvest) apply(doc *pageDoc, p arc.Page, src string) {
 
 // makePrivate keeps a page the site wants out of indexes out of the store:
 // no page row, and its earlier changes are withdrawn.
-func (h *arcHarvest) makePrivate(doc *pageDoc, u string) {
-	doc.forget(u)
+func (h *arcHarvest) makePrivate(doc *pageset.Doc, u string) {
+	doc.Forget(u)
 	h.withdraw = append(h.withdraw, u)
 }
 

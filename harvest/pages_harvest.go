@@ -8,6 +8,7 @@ import (
 
 	"tidings/crawl"
 	"tidings/db"
+	"tidings/harvest/pageset"
 	"tidings/pagetext"
 )
 
@@ -46,7 +47,7 @@ type pageRead struct {
 type pagesHarvest struct {
 	*job
 	scope     crawl.Scope
-	set       *pageSet
+	set       *pageset.Set
 	watchedBy map[string]db.WatchedPage
 	prev      map[string]db.Snapshot
 	first     bool
@@ -106,7 +107,7 @@ func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
 		return nil, err
 	}
 	h := &pagesHarvest{
-		job: j, scope: scope, set: newPageSet(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
+		job: j, scope: scope, set: pageset.New(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
 		first: len(known) == 0, knownN: len(known), limit: j.h.opts.Protocols.Pages.WatchPages,
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
 		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
@@ -131,7 +132,7 @@ func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
 // starts; later every known page, the longest unread first; and the
 // address a person gave, when it is in scope and not yet watched.
 func (h *pagesHarvest) plan() {
-	urls := h.set.urls()
+	urls := h.set.URLs()
 	for _, u := range urls {
 		h.mark(u)
 		if bare, q, _ := strings.Cut(u, "?"); q != "" {
@@ -232,7 +233,7 @@ func (h *pagesHarvest) finish() error {
 	}
 	h.settleMoves()
 	h.judge()
-	h.pages, h.gone = h.set.toStore()
+	h.pages, h.gone = h.set.ToStore()
 	for _, u := range slices.Sorted(maps.Keys(h.checked)) {
 		h.watched = append(h.watched, h.checked[u])
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"tidings/db"
+	"tidings/harvest/pageset"
 	"tidings/pagetext"
 )
 
@@ -62,7 +63,7 @@ func (h *pagesHarvest) siteLines(limit int) siteLines {
 	for _, r := range h.reads {
 		fresh[r.id] = r.snap.Text
 	}
-	for _, u := range h.set.urls() {
+	for _, u := range h.set.URLs() {
 		if h.vanished[u] {
 			continue
 		}
@@ -119,23 +120,23 @@ func (h *pagesHarvest) judge() {
 		h.s.shots.taken[r.id] = sh
 		h.snapshots = append(h.snapshots, h.snapshotOf(r))
 	}
-	doc := h.set.read(h.now, pageRules{Complete: true, Compare: func(_, p db.Page) pageVerdict {
+	doc := h.set.Read(h.now, pageset.Rules{Complete: true, Compare: func(_, p db.Page) pageset.Verdict {
 		if sh := shots[p.URL]; sh != nil && sh.textChange == db.TextChanged {
-			return pageRevised
+			return pageset.Revised
 		}
-		return pageSame
+		return pageset.Same
 	}})
-	for _, u := range h.set.urls() {
+	for _, u := range h.set.URLs() {
 		if !h.vanished[u] {
-			doc.list(u)
+			doc.List(u)
 		}
 	}
 	for _, r := range h.reads {
-		if c, ok := doc.add(db.Page{URL: r.id, Hash: r.snap.TextHash, Title: r.snap.Title}); ok {
+		if c, ok := doc.Add(db.Page{URL: r.id, Hash: r.snap.TextHash, Title: r.snap.Title}); ok {
 			h.recordPage(c, shots[r.id])
 		}
 	}
-	for _, c := range doc.commit() {
+	for _, c := range doc.Commit() {
 		h.recordPage(c, nil)
 	}
 	for i := range h.changes {
@@ -163,7 +164,7 @@ func (h *pagesHarvest) compare(r pageRead, sl siteLines, limit int) *shot {
 	if !had || prev.Text == nil || !r.snap.HasText() {
 		return sh
 	}
-	if known, ok := h.set.stored[r.id]; ok && known.Hash == r.snap.TextHash {
+	if known, ok := h.set.Stored(r.id); ok && known.Hash == r.snap.TextHash {
 		sh.textChange = db.TextUnchanged
 		return sh
 	}
@@ -192,7 +193,7 @@ func textDiff(old, new string) (string, string) {
 	return db.TextChanged, string(b)
 }
 
-func (h *pagesHarvest) recordPage(c pageChange, sh *shot) {
+func (h *pagesHarvest) recordPage(c pageset.Change, sh *shot) {
 	ch := db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: c.Page.URL, Title: c.Page.Title}
 	if sh != nil {
 		ch.TextChange, ch.Diff = sh.textChange, sh.diff

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"tidings/harvest/pageset"
 	"tidings/pagetext"
 )
 
@@ -12,7 +13,7 @@ import (
 // navigation at the top, a footer at the bottom) are the site's, even on
 // pages of many thousand lines, and a page's own lines are not.
 func TestSiteLines(t *testing.T) {
-	h := &pagesHarvest{set: newPageSet(nil), vanished: map[string]bool{}}
+	h := &pagesHarvest{set: pageset.New(nil), vanished: map[string]bool{}}
 	text := func(i, n int) string {
 		lines := []string{"Home", "About", "Gallery"}
 		for k := range n {

@@ -9,6 +9,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest/pageset"
 	"tidings/pagetext"
 	"tidings/scpbridge"
 )
@@ -26,14 +27,14 @@ type scpStaged struct {
 	item      *scpItem
 	generated time.Time // the file's, clamping change times
 	snapshot  bool
-	initial   bool     // the first snapshot of the collection
-	doc       *pageDoc // the file read against the section's pages
+	initial   bool         // the first snapshot of the collection
+	doc       *pageset.Doc // the file read against the section's pages
 	changes   []db.Change
 	reader    *scpbridge.Reader
 }
 
 func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem) {
-	initial := h.st.SnapshotRead == nil && h.known.fresh()
+	initial := h.st.SnapshotRead == nil && h.known.Fresh()
 	st, ok := h.readFile(ctx, snap, initial)
 	if !ok {
 		return
@@ -108,7 +109,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 				return nil, false
 			}
 			// A snapshot lists every page: what it leaves out was deleted.
-			st.doc = h.known.read(st.generated, pageRules{Complete: st.snapshot})
+			st.doc = h.known.Read(st.generated, pageset.Rules{Complete: st.snapshot})
 		}
 		if errors.Is(err, io.EOF) {
 			break
@@ -155,7 +156,7 @@ func (h *scpHarvest) checkMeta(st *scpStaged, m *scpbridge.Meta) string {
 // is skipped too.
 func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
 	mod := p.Modified
-	c, ok := st.doc.add(db.Page{URL: p.URL, Modified: &mod, Hash: p.Hash,
+	c, ok := st.doc.Add(db.Page{URL: p.URL, Modified: &mod, Hash: p.Hash,
 		Title: pagetext.Clip(p.Title, maxSCPTitle), Summary: pagetext.Clip(p.Description, maxSCPSummary)})
 	if !ok {
 		return
@@ -175,7 +176,7 @@ func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
 // commit applies a valid file's pages and changes to the run; a snapshot's
 // deletions come last, titled as the pages were last known.
 func (h *scpHarvest) commit(st *scpStaged) {
-	deleted := st.doc.commit()
+	deleted := st.doc.Commit()
 	for _, c := range st.changes {
 		h.j.record(c)
 	}

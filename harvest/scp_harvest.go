@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"tidings/harvest/pageset"
 	"tidings/scpbridge"
 )
 
@@ -37,7 +38,7 @@ type scpHarvest struct {
 	sm        *scpbridge.Sitemap
 	st        scpState
 	stChanged bool
-	known     *pageSet // as stored, changed by this run's files
+	known     *pageset.Set // as stored, changed by this run's files
 	processed map[string]bool
 	done      []string // documents processed by this run
 	errs      []string
@@ -70,7 +71,7 @@ func (scp) harvest(ctx context.Context, j *job) error {
 	if err != nil {
 		return err
 	}
-	h.known = newPageSet(known)
+	h.known = pageset.New(known)
 	if h.processed, err = j.processedDocs(ctx); err != nil {
 		return err
 	}
@@ -212,7 +213,7 @@ func (h *scpHarvest) preferred(urls []string) string {
 // finish hands the job what is to be stored.
 func (h *scpHarvest) finish() {
 	j := h.j
-	j.pages, j.gone = h.known.toStore()
+	j.pages, j.gone = h.known.ToStore()
 	j.processed = h.done
 	if h.stChanged {
 		b, _ := json.Marshal(h.st)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/harvest/pageset"
 	"tidings/sitemap"
 )
 
@@ -56,11 +57,11 @@ func BenchmarkSitemapDiff50k(b *testing.B) {
 			b.Fatal(err)
 		}
 		j := &job{h: h, col: col, now: now, seen: map[changeKey]bool{}}
-		sm := &smHarvest{job: j, created: map[string]bool{}, read: map[string]bool{}, set: newPageSet(stored)}
+		sm := &smHarvest{job: j, created: map[string]bool{}, read: map[string]bool{}, set: pageset.New(stored)}
 		if err := sm.compare(context.Background(), listedPages(doc.URLs, now), true); err != nil {
 			b.Fatal(err)
 		}
-		sm.pages, sm.gone = sm.set.toStore()
+		sm.pages, sm.gone = sm.set.ToStore()
 		if len(j.changes) != 750 || len(sm.gone) != 250 {
 			kinds := map[string]int{}
 			for _, c := range j.changes {

@@ -4,11 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"slices"
 	"strings"
 
-	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest/pageset"
 	"tidings/hints"
 )
 
@@ -18,15 +17,15 @@ import (
 // that could not be read, or past the budget, is kept for the next
 // harvest. A page listed again under another form of its address ("/x"
 // for "/x/") has moved, not gone: it returns those new addresses.
-func (h *smHarvest) checkGone(ctx context.Context, doc *pageDoc, complete bool, byKey map[string]string) map[string]bool {
+func (h *smHarvest) checkGone(ctx context.Context, doc *pageset.Doc, complete bool, byKey map[string]string) map[string]bool {
 	renamed := map[string]bool{}
 	if !complete {
 		return renamed
 	}
 	waiting := 0
-	for _, u := range unlisted(h.set, doc) {
+	for _, u := range doc.Unlisted() {
 		if now, ok := byKey[pageKey(u)]; ok {
-			doc.forget(u)
+			doc.Forget(u)
 			renamed[now] = true
 			continue
 		}
@@ -34,7 +33,7 @@ func (h *smHarvest) checkGone(ctx context.Context, doc *pageDoc, complete bool, 
 			continue
 		}
 		if !h.spend(ctx) {
-			doc.list(u)
+			doc.List(u)
 			waiting++
 			continue
 		}
@@ -45,14 +44,14 @@ func (h *smHarvest) checkGone(ctx context.Context, doc *pageDoc, complete bool, 
 		case err != nil:
 			h.s.noteRetryAfter(err)
 			h.stopOn(err)
-			doc.list(u)
+			doc.List(u)
 			h.warn.add("%s; it is no longer in the sitemap, and is read again at the next harvest", roleError("the page", err))
 		case saysNotFound(resp):
 		case !sameAddress(resp.URL, u):
-			doc.forget(u)
+			doc.Forget(u)
 			h.warn.add("the page %s is no longer in the sitemap and now leads to %s; it is no longer followed", u, resp.URL)
 		default:
-			doc.forget(u)
+			doc.Forget(u)
 			h.warn.add("the page %s is no longer in the sitemap but is still there; it is no longer followed", u)
 		}
 	}
@@ -60,21 +59,6 @@ func (h *smHarvest) checkGone(ctx context.Context, doc *pageDoc, complete bool, 
 		h.warn.add("%d pages no longer in the sitemap wait for the next harvest to be read (the limit of page fetches, --page-fetches, was reached)", waiting)
 	}
 	return renamed
-}
-
-// unlisted returns, sorted, the pages known before doc that it does not
-// list: sorting those few rather than every page known.
-func unlisted(set *pageSet, doc *pageDoc) []string {
-	var out []string
-	for _, m := range []map[string]db.Page{set.stored, set.changed} {
-		for u := range m {
-			if _, ok := set.page(u); ok && !doc.listed[u] {
-				out = append(out, u)
-			}
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // stopOn: a site that asks for a pause (429, 503) is not asked for more

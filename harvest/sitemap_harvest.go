@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/harvest/pageset"
 	"tidings/sitemap"
 )
 
@@ -33,7 +34,7 @@ const StampWarning = "this sitemap's dates change with every build; changes are 
 type smHarvest struct {
 	*job
 	st      sitemapState
-	set     *pageSet
+	set     *pageset.Set
 	checks  map[string]time.Time // when each page was last read
 	created map[string]bool      // pages recorded as created in this harvest
 	read    map[string]bool      // pages read, or to be left alone, in this harvest
@@ -98,7 +99,7 @@ func (h *smHarvest) finish(ctx context.Context, listed []db.Page, complete, read
 		return err
 	}
 	h.settle(ctx)
-	h.pages, h.gone = h.set.toStore()
+	h.pages, h.gone = h.set.ToStore()
 	if b, err := json.Marshal(h.st); err == nil {
 		s := string(b)
 		h.state = &s
@@ -116,7 +117,7 @@ func (h *smHarvest) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	h.set = newPageSet(known)
+	h.set = pageset.New(known)
 	h.checks, err = h.h.store.PageChecks(ctx, h.col.ID)
 	return err
 }
@@ -127,10 +128,10 @@ func (h *smHarvest) load(ctx context.Context) error {
 // (see confirm); one that disappeared is read to tell a deletion from a
 // page that only left the sitemap (see checkGone).
 func (h *smHarvest) compare(ctx context.Context, listed []db.Page, complete bool) error {
-	fresh := h.set.fresh()
+	fresh := h.set.Fresh()
 	h.detectStamp(listed)
-	doc := h.set.read(h.now, pageRules{Complete: complete})
-	var created []pageChange
+	doc := h.set.Read(h.now, pageset.Rules{Complete: complete})
+	var created []pageset.Change
 	var cands []db.Page
 	byKey := make(map[string]string, len(listed))
 	for _, p := range listed {
@@ -140,19 +141,19 @@ func (h *smHarvest) compare(ctx context.Context, listed []db.Page, complete bool
 			continue
 		}
 		byKey[k] = p.URL
-		if known, ok := doc.page(p.URL); ok {
-			if v := compareVersions(known, p); v == pageModified || v == pageRevised {
-				doc.list(p.URL)
+		if known, ok := doc.Page(p.URL); ok {
+			if v := pageset.CompareVersions(known, p); v == pageset.Modified || v == pageset.Revised {
+				doc.List(p.URL)
 				cands = append(cands, p)
 				continue
 			}
 		}
-		if c, ok := doc.add(p); ok && c.Kind == "created" {
+		if c, ok := doc.Add(p); ok && c.Kind == "created" {
 			created = append(created, c)
 		}
 	}
 	renamed := h.checkGone(ctx, doc, complete, byKey)
-	for _, c := range doc.commit() {
+	for _, c := range doc.Commit() {
 		h.record(db.Change{URL: c.Page.URL, Kind: "deleted", Datetime: c.At, Source: h.col.SourceURL, Title: c.Page.Title})
 	}
 	for _, c := range created {
@@ -229,7 +230,7 @@ func (h *smHarvest) detectStamp(listed []db.Page) {
 	}
 	topCompared, topMoved := 0, 0
 	for _, u := range listed {
-		known, ok := h.set.page(u.URL)
+		known, ok := h.set.Page(u.URL)
 		if u.Modified == nil || !ok || known.Modified == nil {
 			continue
 		}

@@ -55,7 +55,7 @@ type listedRead struct {
 func (h *smHarvest) confirm(ctx context.Context, cands []db.Page) error {
 	if h.h.opts.Snapshots.Off {
 		for _, p := range cands {
-			h.set.set(p)
+			h.set.Put(p)
 			if !h.st.Stamped {
 				h.record(db.Change{URL: p.URL, Kind: "updated", Datetime: h.dated(&p), Source: h.col.SourceURL, FromLastmod: p.Modified != nil})
 			}
@@ -128,8 +128,8 @@ func (h *smHarvest) recheck(ctx context.Context) error {
 		return nil
 	}
 	var todo []string
-	for _, u := range h.set.urls() {
-		p, _ := h.set.page(u)
+	for _, u := range h.set.URLs() {
+		p, _ := h.set.Page(u)
 		_, checked := h.checks[u]
 		if h.created[u] || h.read[u] || (p.Modified != nil && !h.st.Stamped && checked) {
 			continue
@@ -139,7 +139,7 @@ func (h *smHarvest) recheck(ctx context.Context) error {
 		}
 		todo = append(todo, u)
 	}
-	dated := func(u string) bool { p, _ := h.set.page(u); return p.Modified != nil }
+	dated := func(u string) bool { p, _ := h.set.Page(u); return p.Modified != nil }
 	slices.SortStableFunc(todo, func(a, b string) int {
 		if c := h.checks[a].Compare(h.checks[b]); c != 0 {
 			return c
@@ -266,7 +266,7 @@ func (h *smHarvest) settle(ctx context.Context) {
 			}
 		}
 		if r.listed != nil && r.verdict != readFailed {
-			h.set.set(*r.listed)
+			h.set.Put(*r.listed)
 		}
 		at := h.now
 		if r.listed != nil && !h.st.Stamped {

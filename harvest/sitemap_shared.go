@@ -2,8 +2,6 @@ package harvest
 
 import (
 	"context"
-	"maps"
-	"slices"
 	"strings"
 
 	"tidings/pagetext"
@@ -102,7 +100,5 @@ func without(t string, shared map[string]bool) []string {
 
 // knownBefore lists, sorted, the pages known when the harvest began.
 func (h *smHarvest) knownBefore() []string {
-	out := slices.Collect(maps.Keys(h.set.stored))
-	slices.Sort(out)
-	return out
+	return h.set.StoredURLs()
 }

@@ -1,4 +1,4 @@
-package harvest
+package pageset
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ func psPage(name string, mod *time.Time, hash, title string) db.Page {
 }
 
 // psString renders changes and stored pages for comparison.
-func psString(changes []pageChange, pages []db.Page, gone []string) string {
+func psString(changes []Change, pages []db.Page, gone []string) string {
 	var b strings.Builder
 	for _, c := range changes {
 		fmt.Fprintf(&b, "%s %s %s %q; ", c.Kind, strings.TrimPrefix(c.Page.URL, "https://example.org/"), c.At.Format(time.RFC3339), c.Page.Title)
@@ -45,11 +45,11 @@ func psString(changes []pageChange, pages []db.Page, gone []string) string {
 
 // hashOnly judges pages by their content alone, as a source whose
 // modified times cannot be trusted (a watched page's Last-Modified) would.
-func hashOnly(known, listed db.Page) pageVerdict {
+func hashOnly(known, listed db.Page) Verdict {
 	if known.Hash != listed.Hash {
-		return pageRevised
+		return Revised
 	}
-	return pageSame
+	return Same
 }
 
 func TestPageSetDiff(t *testing.T) {
@@ -61,7 +61,7 @@ func TestPageSetDiff(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		rules  pageRules
+		rules  Rules
 		listed []db.Page
 		want   string
 	}{{
@@ -106,17 +106,17 @@ func TestPageSetDiff(t *testing.T) {
 		want:   `| store | forget`,
 	}, {
 		name:   "a complete document deletes what it leaves out, dated by it, titled as last known",
-		rules:  pageRules{Complete: true},
+		rules:  Rules{Complete: true},
 		listed: []db.Page{psPage("a", psAt(psOld), "h1", "A")},
 		want:   `deleted b 2026-11-20T12:00:00Z "B"; deleted bare 2026-11-20T12:00:00Z ""; | store | forget b bare`,
 	}, {
 		name:   "a complete document listing every page deletes nothing",
-		rules:  pageRules{Complete: true},
+		rules:  Rules{Complete: true},
 		listed: []db.Page{psPage("a", psAt(psOld), "h1", "A"), psPage("b", psAt(psOld), "h2", "B"), psPage("bare", nil, "", ""), psPage("late", psAt(psDoc.Add(time.Hour)), "h3", "Late")},
 		want:   `| store | forget`,
 	}, {
 		name:   "a rule of the adapter's own judges versions: older but different content is an update",
-		rules:  pageRules{Compare: hashOnly},
+		rules:  Rules{Compare: hashOnly},
 		listed: []db.Page{psPage("b", psAt(psOld.Add(-time.Hour)), "h2b", "B")},
 		want:   `updated b 2026-11-20T12:00:00Z "B"; | store b@2026-11-18T11:00:00Z#h2b"B" | forget`,
 	}}
@@ -126,16 +126,16 @@ func TestPageSetDiff(t *testing.T) {
 			for _, p := range stored {
 				known[p.URL] = p
 			}
-			set := newPageSet(known)
-			doc := set.read(psDoc, tt.rules)
-			var changes []pageChange
+			set := New(known)
+			doc := set.Read(psDoc, tt.rules)
+			var changes []Change
 			for _, p := range tt.listed {
-				if c, ok := doc.add(p); ok {
+				if c, ok := doc.Add(p); ok {
 					changes = append(changes, c)
 				}
 			}
-			changes = append(changes, doc.commit()...)
-			pages, gone := set.toStore()
+			changes = append(changes, doc.Commit()...)
+			pages, gone := set.ToStore()
 			if got := psString(changes, pages, gone); got != tt.want {
 				t.Errorf("\n got %s\nwant %s", got, tt.want)
 			}
@@ -147,39 +147,39 @@ func TestPageSetDiff(t *testing.T) {
 // committed before it left it, and one never committed (found invalid
 // halfway) leaves no trace.
 func TestPageSetDocumentsInTurn(t *testing.T) {
-	set := newPageSet(nil)
-	if !set.fresh() {
+	set := New(nil)
+	if !set.Fresh() {
 		t.Fatal("an empty set is not fresh")
 	}
-	first := set.read(psMid, pageRules{Complete: true})
-	first.add(psPage("a", psAt(psOld), "h1", "A"))
-	first.add(psPage("b", psAt(psOld), "h2", "B"))
-	if !set.fresh() {
+	first := set.Read(psMid, Rules{Complete: true})
+	first.Add(psPage("a", psAt(psOld), "h1", "A"))
+	first.Add(psPage("b", psAt(psOld), "h2", "B"))
+	if !set.Fresh() {
 		t.Fatal("a document changed the set before its commit")
 	}
-	first.commit()
-	rejected := set.read(psDoc, pageRules{Complete: true})
-	rejected.add(psPage("c", psAt(psOld), "h3", "C"))
+	first.Commit()
+	rejected := set.Read(psDoc, Rules{Complete: true})
+	rejected.Add(psPage("c", psAt(psOld), "h3", "C"))
 	// rejected is dropped without a commit.
-	delta := set.read(psDoc, pageRules{})
-	c, ok := delta.add(psPage("a", psAt(psDoc), "h1b", "A2"))
+	delta := set.Read(psDoc, Rules{})
+	c, ok := delta.Add(psPage("a", psAt(psDoc), "h1b", "A2"))
 	if !ok || c.Kind != "updated" || !c.At.Equal(psDoc) {
 		t.Errorf("delta after snapshot: %+v, %v", c, ok)
 	}
-	if _, ok := delta.add(psPage("c", psAt(psOld), "h3", "C")); !ok {
+	if _, ok := delta.Add(psPage("c", psAt(psOld), "h3", "C")); !ok {
 		t.Error("a page of a rejected document was taken as known")
 	}
-	delta.commit()
+	delta.Commit()
 	// A later snapshot, older than the delta's change, does not delete
 	// what the delta changed after it.
-	snap := set.read(psMid.Add(time.Hour), pageRules{Complete: true})
-	snap.add(psPage("c", psAt(psOld), "h3", "C"))
-	deleted := snap.commit()
-	pages, gone := set.toStore()
+	snap := set.Read(psMid.Add(time.Hour), Rules{Complete: true})
+	snap.Add(psPage("c", psAt(psOld), "h3", "C"))
+	deleted := snap.Commit()
+	pages, gone := set.ToStore()
 	if got := psString(deleted, pages, gone); got != `deleted b 2026-11-19T13:00:00Z "B"; | store a@2026-11-20T12:00:00Z#h1b"A2" c@2026-11-18T12:00:00Z#h3"C" | forget b` {
 		t.Errorf("after three documents: %s", got)
 	}
-	if set.fresh() {
+	if set.Fresh() {
 		t.Error("a set with pages is fresh")
 	}
 }
@@ -188,22 +188,22 @@ func TestPageSetDocumentsInTurn(t *testing.T) {
 // page; a forgotten one leaves the set without a change, and a later entry
 // for it is new.
 func TestPageSetListAndForget(t *testing.T) {
-	set := newPageSet(map[string]db.Page{
+	set := New(map[string]db.Page{
 		"https://example.org/a": psPage("a", psAt(psOld), "h1", "A"),
 		"https://example.org/b": psPage("b", psAt(psOld), "h2", "B"),
 		"https://example.org/c": psPage("c", psAt(psOld), "h3", "C"),
 	})
-	doc := set.read(psDoc, pageRules{Complete: true})
-	doc.list("https://example.org/a")
-	doc.add(psPage("b", psAt(psMid), "h2", "B"))
-	doc.forget("https://example.org/b")
-	doc.forget("https://example.org/c")
-	c, ok := doc.add(psPage("c", psAt(psMid), "h3", "C"))
+	doc := set.Read(psDoc, Rules{Complete: true})
+	doc.List("https://example.org/a")
+	doc.Add(psPage("b", psAt(psMid), "h2", "B"))
+	doc.Forget("https://example.org/b")
+	doc.Forget("https://example.org/c")
+	c, ok := doc.Add(psPage("c", psAt(psMid), "h3", "C"))
 	if !ok || c.Kind != "created" {
 		t.Errorf("a forgotten page listed again: %+v, %v", c, ok)
 	}
-	deleted := doc.commit()
-	pages, gone := set.toStore()
+	deleted := doc.Commit()
+	pages, gone := set.ToStore()
 	if got := psString(deleted, pages, gone); got != `| store c@2026-11-19T12:00:00Z#h3"C" | forget b` {
 		t.Errorf("got %s", got)
 	}
