@@ -20,12 +20,12 @@ import (
 func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, siteSession *session) (db.Run, time.Duration, error) {
 	now := h.opts.Now()
 	s := newSession(h.client, known)
-	s.budget, s.read, s.bodies, s.pages = siteSession.budget, siteSession.read, siteSession.bodies, siteSession.pages
+	s.budget, s.read, s.bodies, s.pages, s.passed = siteSession.budget, siteSession.read, siteSession.bodies, siteSession.pages, siteSession.passed
 	if siteSession.shots == nil {
 		siteSession.shots = h.newPageShots()
 	}
 	s.shots = siteSession.shots
-	j := &job{
+	j := &CollectionRun{
 		h: h, s: s, site: site, col: col, now: now,
 		first: col.LastSuccessAt == nil, cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{},
 	}
@@ -33,8 +33,12 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	j.shots = siteSession.shots
 	if p, ok := protocols[col.Protocol]; !ok {
 		run.Error = fmt.Sprintf("this tidings does not know the protocol %q of this collection", col.Protocol)
-	} else if err := p.harvest(ctx, j); err != nil {
-		run.Error = err.Error()
+	} else {
+		res, err := p.Harvest(ctx, j)
+		j.take(res)
+		if err != nil {
+			run.Error = err.Error()
+		}
 	}
 	j.finishChanges()
 	j.finishDates()

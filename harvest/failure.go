@@ -31,7 +31,7 @@ func sameHost(host, root string) bool {
 // whyNothing is the one sentence that says first why discovery found
 // nothing to follow, judged from the fetches that went wrong; the list
 // of attempts follows it.
-func (d *siteDiscovery) whyNothing() string {
+func (d *SiteDiscovery) whyNothing() string {
 	const none = "no change information (ResourceSync, SCP or ARC) was found, and no sitemap listing this site's pages"
 	if to, ok := d.oneDestination(); ok {
 		return "every address on the site leads to " + to + " (a login page, or a redirect to one place): tidings cannot read the site's pages"
@@ -69,7 +69,7 @@ func (d *siteDiscovery) whyNothing() string {
 
 // oneDestination reports whether every document discovery read, two at
 // least, was redirected to one same address.
-func (d *siteDiscovery) oneDestination() (string, bool) {
+func (d *SiteDiscovery) oneDestination() (string, bool) {
 	to, n := "", 0
 	for asked, c := range d.cache {
 		if c.resp == nil {

@@ -12,6 +12,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/internal/fixturesite"
+	"tidings/source"
 )
 
 type env struct {
@@ -195,7 +196,7 @@ func TestNewChangeMakesANewDigest(t *testing.T) {
 }
 
 func TestStrictDatetimeIgnoresLastmodOnlyEntries(t *testing.T) {
-	e := newEnv(t, Options{Protocols: ProtocolSettings{ResourceSync: ResourceSyncSettings{StrictDatetime: true}}})
+	e := newEnv(t, Options{Sources: source.SettingsSet{ProtocolResourceSync: &ResourceSyncSettings{StrictDatetime: true}}})
 	rep := e.follow()
 	r := collectionRun(t, rep, "/shrine/").Run
 	if r.Changes != 3 || r.LastmodOnly != 0 {

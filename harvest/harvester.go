@@ -16,6 +16,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/source"
 )
 
 // Options tune a Harvester.
@@ -33,8 +34,9 @@ type Options struct {
 	// Rand returns a number in [0, 1) for the jitter of harvest times.
 	Rand   func() float64
 	Logger *slog.Logger
-	// Protocols are the protocol adapters' own settings.
-	Protocols ProtocolSettings
+	// Sources are the sources' own settings, by source; a source missing
+	// takes its defaults.
+	Sources source.SettingsSet
 	// Snapshots tune the page snapshots that say what a change did to a
 	// page's text; the zero value takes them.
 	Snapshots SnapshotSettings
@@ -96,7 +98,6 @@ func New(client *fetch.Client, store *db.DB, o Options) *Harvester {
 	if o.MaxChanges <= 0 {
 		o.MaxChanges = DefaultMaxChanges
 	}
-	o.Protocols = o.Protocols.withDefaults()
 	o.Snapshots = o.Snapshots.withDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

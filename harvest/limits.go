@@ -51,18 +51,18 @@ const MaxClockSkew = 24 * time.Hour
 // (datetime, URL, kind), whose top is dropped while the limit is passed.
 type changeCap struct {
 	max      int // 0: no limit, for protocols that cannot go on from a watermark
-	held     int // heldSize of job.changes
+	held     int // heldSize of the run's changes
 	heaped   bool
 	ceiling  changeKey // the least change dropped: it and anything later wait
 	deferred bool      // something was dropped
 }
 
-// limitChanges makes the job keep at most Options.MaxChanges changes (and
+// limitChanges makes the run keep at most Options.MaxChanges changes (and
 // maxHeldBytes). Only an adapter whose next harvest reads again what is
 // left, from the watermark on, may call it: a page-set protocol stores
 // its pages' state with their changes, and a change dropped there would
 // be lost.
-func (j *job) limitChanges() { j.limit.max = j.h.opts.MaxChanges }
+func (j *CollectionRun) limitChanges() { j.limit.max = j.h.opts.MaxChanges }
 
 func keyOf(c *db.Change) changeKey { return changeKey{c.URL, c.Kind, c.Datetime} }
 
@@ -78,13 +78,13 @@ func compareKeys(a, b changeKey) int {
 
 // waits reports whether c must wait for the next harvest: something not
 // later than it was already dropped.
-func (j *job) waits(c *db.Change) bool {
+func (j *CollectionRun) waits(c *db.Change) bool {
 	return j.limit.deferred && compareKeys(keyOf(c), j.limit.ceiling) >= 0
 }
 
 // hold adds c to the changes, dropping the latest ones while the limit is
 // passed.
-func (j *job) hold(c db.Change) {
+func (j *CollectionRun) hold(c db.Change) {
 	l := &j.limit
 	if l.heaped {
 		heap.Push((*latestFirst)(&j.changes), c)
@@ -122,7 +122,7 @@ func (j *job) hold(c db.Change) {
 // harvests, oldest first; so with a limit, a change older than the window
 // of the collection's first harvest stays history in the harvests that
 // follow, instead of flooding the feed with years-old pages.
-func (j *job) isHistory(at time.Time) bool {
+func (j *CollectionRun) isHistory(at time.Time) bool {
 	if j.first || j.limit.max == 0 {
 		return j.first && at.Before(j.cutoff)
 	}
@@ -131,7 +131,7 @@ func (j *job) isHistory(at time.Time) bool {
 
 // finishChanges puts the changes back in order of time when the heap
 // disturbed the order they were read in, and says what waits.
-func (j *job) finishChanges() {
+func (j *CollectionRun) finishChanges() {
 	l := &j.limit
 	if l.heaped {
 		slices.SortFunc(j.changes, func(a, b db.Change) int { return compareKeys(keyOf(&a), keyOf(&b)) })
@@ -177,7 +177,7 @@ type refusedDates struct {
 // 1991, not more than MaxClockSkew after the harvest began. A later one is
 // refused rather than dated now: the next harvest would date it anew, and
 // every harvest would add it to the feed again.
-func (j *job) believable(at time.Time) bool {
+func (j *CollectionRun) believable(at time.Time) bool {
 	d := &j.dates
 	switch {
 	case at.Before(minChangeTime):
@@ -194,7 +194,7 @@ func (j *job) believable(at time.Time) bool {
 }
 
 // finishDates warns about the changes refused for their date.
-func (j *job) finishDates() {
+func (j *CollectionRun) finishDates() {
 	d := &j.dates
 	if d.early > 0 {
 		j.warn.add("ignored %d %s dated before 1991, before the web began", d.early, changesWord(d.early))

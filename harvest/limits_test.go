@@ -180,7 +180,7 @@ func harvestInRounds(t *testing.T, start time.Time) (time.Time, []db.Run) {
 // TestHeldBytesAreBounded: whatever MaxChanges allows, the changes one
 // harvest holds stay under maxHeldBytes, and those kept are the oldest.
 func TestHeldBytesAreBounded(t *testing.T) {
-	j := &job{h: &Harvester{opts: Options{MaxChanges: 1000}}, s: newSession(nil, nil), seen: map[changeKey]bool{}}
+	j := &CollectionRun{h: &Harvester{opts: Options{MaxChanges: 1000}}, s: newSession(nil, nil), seen: map[changeKey]bool{}}
 	j.limitChanges()
 	big := strings.Repeat("t", 1<<20) // shared, so only counted a hundred times
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"tidings/source"
 )
 
 func page(title string, body ...string) string {
@@ -202,7 +204,7 @@ func TestPagesScope(t *testing.T) {
 
 // TestPagesCap: --watch-pages bounds the pages watched, with a warning.
 func TestPagesCap(t *testing.T) {
-	e := newWatchEnv(t, Options{Protocols: ProtocolSettings{Pages: PagesSettings{WatchPages: 3}}})
+	e := newWatchEnv(t, Options{Sources: source.SettingsSet{ProtocolPages: &PagesSettings{WatchPages: 3}}})
 	var links []string
 	for i := range 10 {
 		p := fmt.Sprintf("/p%d.html", i)

@@ -45,7 +45,7 @@ type pageRead struct {
 // again, oldest read first, and the links of the pages that answered with
 // a body followed to new pages, within the collection's bounds.
 type pagesHarvest struct {
-	*job
+	*CollectionRun
 	scope     crawl.Scope
 	set       *pageset.Set
 	watchedBy map[string]db.WatchedPage
@@ -78,7 +78,7 @@ type pagesHarvest struct {
 // first harvest crawls from where the person pointed and records every
 // page found as already seen: a crawl cannot tell which pages are new,
 // and a static host's Last-Modified is its last deploy.
-func (pagesProtocol) harvest(ctx context.Context, j *job) error {
+func (pagesProtocol) harvest(ctx context.Context, j *CollectionRun) error {
 	j.keepWatermark = true // changes come from reading pages, not from a watermark
 	h, err := newPagesHarvest(ctx, j)
 	if err != nil {
@@ -89,7 +89,7 @@ func (pagesProtocol) harvest(ctx context.Context, j *job) error {
 	return h.finish()
 }
 
-func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
+func newPagesHarvest(ctx context.Context, j *CollectionRun) (*pagesHarvest, error) {
 	scope, ok := crawl.ScopeOf(j.col.Key)
 	if !ok {
 		return nil, problemf("the watched address %s is not one tidings can read", j.col.Key)
@@ -107,8 +107,8 @@ func newPagesHarvest(ctx context.Context, j *job) (*pagesHarvest, error) {
 		return nil, err
 	}
 	h := &pagesHarvest{
-		job: j, scope: scope, set: pageset.New(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
-		first: len(known) == 0, knownN: len(known), limit: j.h.opts.Protocols.Pages.WatchPages,
+		CollectionRun: j, scope: scope, set: pageset.New(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
+		first: len(known) == 0, knownN: len(known), limit: j.Settings().(*PagesSettings).withDefaults().WatchPages,
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
 		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
 		funnel: map[string]int{}, moved: map[string]string{}, sameText: map[string]string{},

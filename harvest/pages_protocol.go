@@ -23,6 +23,7 @@ const ProtocolPages = "pages"
 // else was found.
 func init() {
 	register(pagesProtocol{}, source.Info{Tier: 2, Help: "watched pages",
+		NewSettings: func() source.Settings { return &PagesSettings{WatchPages: DefaultWatchPages} },
 		Follows: func(n int) string {
 			return "the site publishes no change information; tidings watches " + source.Watches(n)
 		}})
@@ -38,7 +39,7 @@ func (pagesProtocol) name() string { return ProtocolPages }
 // address given when it is in none of them: the directory of the page it
 // leads to. An address within a watched scope adds nothing here; its
 // collection's harvest watches the page (see pagesHarvest.plan).
-func (pagesProtocol) discover(ctx context.Context, d *siteDiscovery) error {
+func (pagesProtocol) discover(ctx context.Context, d *SiteDiscovery) error {
 	input, _ := crawl.Canonical(d.input, true)
 	if keepWatched(d, input) {
 		return nil
@@ -87,7 +88,7 @@ func (pagesProtocol) discover(ctx context.Context, d *siteDiscovery) error {
 
 // keepWatched keeps the site's watched page sets and reports whether one
 // of them covers the address given.
-func keepWatched(d *siteDiscovery, input string) (covered bool) {
+func keepWatched(d *SiteDiscovery, input string) (covered bool) {
 	for _, c := range d.stored {
 		if c.Protocol != ProtocolPages {
 			continue

@@ -1,6 +1,9 @@
 package harvest
 
-import "flag"
+import (
+	"flag"
+	"fmt"
+)
 
 // PagesSettings tune watched pages, the source tidings falls back on when
 // a site publishes no change information.
@@ -22,4 +25,13 @@ func (s PagesSettings) withDefaults() PagesSettings {
 		s.WatchPages = DefaultWatchPages
 	}
 	return s
+}
+
+// Validate refuses a bound of no pages: zero would silently mean the
+// default.
+func (s *PagesSettings) Validate() error {
+	if s.WatchPages <= 0 {
+		return fmt.Errorf("--watch-pages must be positive, not %d", s.WatchPages)
+	}
+	return nil
 }

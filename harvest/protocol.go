@@ -14,46 +14,55 @@ import (
 	"tidings/source"
 )
 
-// protocol is one kind of change information a site may publish: the
-// adapter of a source the registry (package source) describes.
+// protocol is an adapter still inside this package: its harvest sets the
+// run's fields itself. Adapters in packages of their own are Sources.
 type protocol interface {
-	// name is stored as the collection's protocol.
 	name() string
-	// discover adds the protocol's collections on the site to d. Finding
-	// none is not an error. An error means the protocol's answer is unknown
-	// this time (a fetch failed), so its stored collections are kept.
-	discover(ctx context.Context, d *siteDiscovery) error
-	// harvest reads one collection into j.
-	harvest(ctx context.Context, j *job) error
+	discover(ctx context.Context, d *SiteDiscovery) error
+	harvest(ctx context.Context, j *CollectionRun) error
 }
 
-// rechecker is a protocol that, between two full discoveries of a site,
-// re-reads what the site pointed to before, conditionally (ResourceSync:
-// the Source Description, which IFCC-0001 reads at every check, so new
-// capability lists become collections at the next harvest). The
-// collections of a protocol that is no rechecker are kept as they are
-// until the next full discovery; their harvests re-read their own
-// documents anyway.
+// rechecker is a protocol that rechecks; see Rechecker.
 type rechecker interface {
-	// recheck adds the protocol's collections to d from what d.site
-	// records. errRediscover asks for a full discovery now: what was
-	// known is gone.
-	recheck(ctx context.Context, d *siteDiscovery) error
+	recheck(ctx context.Context, d *SiteDiscovery) error
 }
 
-// errRediscover: a recheck found the site changed beyond what it can
-// follow, so the harvest runs a full discovery instead.
-var errRediscover = errors.New("harvest: what was known of the site is gone; discover it again")
+// errRediscover is ErrRediscover, for the adapters inside this package.
+var errRediscover = ErrRediscover
 
-var protocols = map[string]protocol{}
+// inside makes a protocol of this package a Source.
+type inside struct{ p protocol }
 
-// register adds a source's adapter, and its description to the registry
-// every package that names sources to people asks.
-func register(p protocol, info source.Info) {
-	info.Name = p.name()
-	source.Register(info)
-	protocols[p.name()] = p
+func (i inside) Name() string { return i.p.name() }
+
+func (i inside) Discover(ctx context.Context, d *SiteDiscovery) error { return i.p.discover(ctx, d) }
+
+func (i inside) Harvest(ctx context.Context, j *CollectionRun) (Result, error) {
+	return Result{}, i.p.harvest(ctx, j)
 }
+
+func (i inside) Recheck(ctx context.Context, d *SiteDiscovery) error {
+	if r, ok := i.p.(rechecker); ok {
+		return r.recheck(ctx, d)
+	}
+	return nil
+}
+
+// rechecks reports whether a source rechecks between full discoveries.
+func rechecks(s Source) (Rechecker, bool) {
+	if i, ok := s.(inside); ok {
+		_, ok := i.p.(rechecker)
+		return i, ok
+	}
+	r, ok := s.(Rechecker)
+	return r, ok
+}
+
+// protocols are the registered sources, by name.
+var protocols = map[string]Source{}
+
+// register adds an adapter of this package; see Register.
+func register(p protocol, info source.Info) { Register(inside{p}, info) }
 
 // tierOf is how precise a source is (DESIGN.md, "Sources of change"): a
 // less precise one is asked only when every one of a lower tier found
@@ -76,10 +85,10 @@ func protocolNames() []string {
 	return names
 }
 
-// siteDiscovery is one discovery of a site's collections, shared by every
+// SiteDiscovery is one discovery of a site's collections, shared by every
 // protocol: robots.txt, the page that was given and any document fetched
 // are fetched once and reused.
-type siteDiscovery struct {
+type SiteDiscovery struct {
 	s         *session
 	root      string  // https://example.org/
 	input     string  // the address given, or the site's root
@@ -110,15 +119,15 @@ type cached struct {
 	err  error
 }
 
-func newSiteDiscovery(s *session, root, input string, site db.Site, known map[string]bool, wantTitle bool) *siteDiscovery {
-	return &siteDiscovery{
+func newSiteDiscovery(s *session, root, input string, site db.Site, known map[string]bool, wantTitle bool) *SiteDiscovery {
+	return &SiteDiscovery{
 		s: s, root: root, input: input, site: site, known: known, wantTitle: wantTitle,
 		d: &Discovery{}, byKey: map[string]bool{}, keep: map[string]bool{}, cache: map[string]cached{},
 	}
 }
 
 // run asks every protocol, then says what was found.
-func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
+func (d *SiteDiscovery) run(ctx context.Context) (*Discovery, error) {
 	var recheckErr error
 	tier, found, unread := 0, false, false
 	for _, n := range protocolNames() {
@@ -137,8 +146,8 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 			continue
 		}
 		var err error
-		if r, ok := protocols[n].(rechecker); ok && d.quick {
-			err = r.recheck(ctx, d)
+		if r, ok := rechecks(protocols[n]); ok && d.quick {
+			err = r.Recheck(ctx, d)
 			if err != nil && recheckErr == nil {
 				recheckErr = err
 			}
@@ -146,9 +155,9 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 			d.keep[n] = true
 			continue
 		} else {
-			err = protocols[n].discover(ctx, d)
+			err = protocols[n].Discover(ctx, d)
 		}
-		if errors.Is(err, errRediscover) {
+		if errors.Is(err, ErrRediscover) {
 			d.rediscover = true
 			return d.d, err
 		}
@@ -184,7 +193,7 @@ func (d *siteDiscovery) run(ctx context.Context) (*Discovery, error) {
 // nothing else names. The home page is most often read already; a page
 // that cannot be read leaves the name the address, which is no problem
 // to report.
-func (d *siteDiscovery) pageTitle(ctx context.Context, u string) string {
+func (d *SiteDiscovery) pageTitle(ctx context.Context, u string) string {
 	resp, err := d.get(ctx, u)
 	if err != nil || !strings.Contains(strings.ToLower(resp.ContentType), "html") {
 		return ""
@@ -197,7 +206,7 @@ func (d *siteDiscovery) pageTitle(ctx context.Context, u string) string {
 // found, one of them found a collection; unread, one could not be read
 // on a site already followed, whose stored collections then stay as they
 // are rather than being replaced by a less precise source.
-func (d *siteDiscovery) settled(t int) (found, unread bool) {
+func (d *SiteDiscovery) settled(t int) (found, unread bool) {
 	if len(d.d.Collections) > 0 {
 		return true, false
 	}
@@ -212,16 +221,16 @@ func (d *siteDiscovery) settled(t int) (found, unread bool) {
 	return false, false
 }
 
-func (d *siteDiscovery) triedf(format string, args ...any) {
+func (d *SiteDiscovery) triedf(format string, args ...any) {
 	d.d.Tried = append(d.d.Tried, fmt.Sprintf(format, args...))
 }
 
-func (d *siteDiscovery) warnf(format string, args ...any) {
+func (d *SiteDiscovery) warnf(format string, args ...any) {
 	d.d.Warnings = append(d.d.Warnings, fmt.Sprintf(format, args...))
 }
 
 // failed records a fetch that went wrong.
-func (d *siteDiscovery) failed(err error) {
+func (d *SiteDiscovery) failed(err error) {
 	var ae *fetch.AddressError
 	if errors.As(err, &ae) && d.refused == nil {
 		d.refused = err
@@ -235,7 +244,7 @@ func (d *siteDiscovery) failed(err error) {
 }
 
 // add records a collection, once per protocol and key.
-func (d *siteDiscovery) add(spec db.CollectionSpec) {
+func (d *SiteDiscovery) add(spec db.CollectionSpec) {
 	k := spec.Protocol + " " + spec.Key
 	if d.byKey[k] {
 		return
@@ -250,10 +259,10 @@ func (d *siteDiscovery) add(spec db.CollectionSpec) {
 
 // isKnown reports whether a collection is already stored, so its title is
 // not fetched again.
-func (d *siteDiscovery) isKnown(key string) bool { return d.known[key] }
+func (d *SiteDiscovery) isKnown(key string) bool { return d.known[key] }
 
 // get fetches a URL once per discovery, unconditionally.
-func (d *siteDiscovery) get(ctx context.Context, u string) (*fetch.Response, error) {
+func (d *SiteDiscovery) get(ctx context.Context, u string) (*fetch.Response, error) {
 	if c, ok := d.cache[u]; ok {
 		return c.resp, c.err
 	}
@@ -271,7 +280,7 @@ func (d *siteDiscovery) get(ctx context.Context, u string) (*fetch.Response, err
 // robotsSitemaps returns the Sitemap lines of robots.txt, read from the
 // client's copy, which also judges every fetch: one robots.txt request
 // serves both. A missing robots.txt is noted among what was tried.
-func (d *siteDiscovery) robotsSitemaps(ctx context.Context) []string {
+func (d *SiteDiscovery) robotsSitemaps(ctx context.Context) []string {
 	if d.robotsDone {
 		return d.robots
 	}
@@ -296,12 +305,12 @@ func (d *siteDiscovery) robotsSitemaps(ctx context.Context) []string {
 }
 
 // page returns the page that was given (the site's root when none was).
-func (d *siteDiscovery) page(ctx context.Context) (*fetch.Response, error) {
+func (d *SiteDiscovery) page(ctx context.Context) (*fetch.Response, error) {
 	return d.get(ctx, d.input)
 }
 
 // htmlTitle returns the <title> of the HTML page at u, or "".
-func (d *siteDiscovery) htmlTitle(ctx context.Context, u string) string {
+func (d *SiteDiscovery) htmlTitle(ctx context.Context, u string) string {
 	resp, err := d.get(ctx, u)
 	if err != nil {
 		d.warnf("%s", err.Error())
@@ -314,9 +323,9 @@ func (d *siteDiscovery) htmlTitle(ctx context.Context, u string) string {
 	return t
 }
 
-// job is one collection's harvest: what the protocol adapter needs, and
+// CollectionRun is one collection's harvest: what the protocol adapter needs, and
 // what it produces to be stored in one transaction.
-type job struct {
+type CollectionRun struct {
 	h      *Harvester
 	s      *session
 	site   db.Site
@@ -364,7 +373,7 @@ type changeKey struct {
 // store's uniqueness key catches repeats across runs. A change dated before
 // the web or too far ahead is refused (see minChangeTime), and one past the
 // limit of the run waits for the next (see changeCap).
-func (j *job) record(c db.Change) {
+func (j *CollectionRun) record(c db.Change) {
 	c.CollectionID = j.col.ID
 	c.Datetime = c.Datetime.UTC()
 	if !j.believable(c.Datetime) {
@@ -386,11 +395,11 @@ func (j *job) record(c db.Change) {
 }
 
 // pagesKnown loads the collection's known pages (for page-list protocols).
-func (j *job) pagesKnown(ctx context.Context) (map[string]db.Page, error) {
+func (j *CollectionRun) pagesKnown(ctx context.Context) (map[string]db.Page, error) {
 	return j.h.store.Pages(ctx, j.col.ID)
 }
 
 // processedDocs loads the documents (deltas) already processed.
-func (j *job) processedDocs(ctx context.Context) (map[string]bool, error) {
+func (j *CollectionRun) processedDocs(ctx context.Context) (map[string]bool, error) {
 	return j.h.store.Processed(ctx, j.col.ID)
 }

@@ -21,6 +21,7 @@ const maxUpHops = 3
 
 func init() {
 	register(resourceSync{}, source.Info{Tier: 0, Rank: 0, Help: "ResourceSync change lists", Published: true, KeyIsHome: true,
+		NewSettings: func() source.Settings { return &ResourceSyncSettings{} },
 		Follows: func(int) string {
 			return "follows the site's ResourceSync change list, or compares its resource lists"
 		}})
@@ -34,7 +35,7 @@ func (resourceSync) name() string { return ProtocolResourceSync }
 
 // rsDiscovery is one ResourceSync discovery.
 type rsDiscovery struct {
-	*siteDiscovery
+	*SiteDiscovery
 	seen      map[string]bool
 	descs     []*rsync.Document
 	fallbacks []*rsync.Document // capability lists with no reachable Source Description
@@ -44,8 +45,8 @@ type rsDiscovery struct {
 // discover finds the Source Description(s): first where it was found last
 // time, then /.well-known/resourcesync, then robots.txt Sitemap lines, then
 // the page's Link header and <link rel="resourcesync">.
-func (resourceSync) discover(ctx context.Context, sd *siteDiscovery) error {
-	d := &rsDiscovery{siteDiscovery: sd, seen: map[string]bool{}}
+func (resourceSync) discover(ctx context.Context, sd *SiteDiscovery) error {
+	d := &rsDiscovery{SiteDiscovery: sd, seen: map[string]bool{}}
 	if last := sd.site.SourceURL; last != "" {
 		d.tryKnown(ctx, last)
 	}
@@ -77,13 +78,13 @@ func (resourceSync) discover(ctx context.Context, sd *siteDiscovery) error {
 // (IFCC-0001's step 1 of every check). When it no longer leads to a
 // Source Description, or none was ever found, the places to look for one
 // are searched again now.
-func (resourceSync) recheck(ctx context.Context, sd *siteDiscovery) error {
+func (resourceSync) recheck(ctx context.Context, sd *SiteDiscovery) error {
 	last := sd.site.SourceURL
 	if last == "" {
 		sd.keep[ProtocolResourceSync] = true
 		return nil
 	}
-	d := &rsDiscovery{siteDiscovery: sd, seen: map[string]bool{}}
+	d := &rsDiscovery{SiteDiscovery: sd, seen: map[string]bool{}}
 	d.tryKnown(ctx, last)
 	if len(d.descs) == 0 && len(d.fallbacks) == 0 {
 		if d.knownErr != nil && !fetch.Gone(d.knownErr) {

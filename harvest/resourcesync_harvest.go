@@ -13,7 +13,7 @@ const maxChildLists = 1000
 // harvest runs IFCC-0001 steps 2–4 for one collection: the capability
 // list, its change list or change list index, and every change dated after
 // the last processing time.
-func (resourceSync) harvest(ctx context.Context, j *job) error {
+func (resourceSync) harvest(ctx context.Context, j *CollectionRun) error {
 	// What is left past the limit is read again next time, from the
 	// watermark on.
 	j.limitChanges()
@@ -68,7 +68,7 @@ func (resourceSync) harvest(ctx context.Context, j *job) error {
 
 // rsCollectIndex reads the change lists of a change list index, skipping
 // those that end strictly before the last processing time.
-func rsCollectIndex(ctx context.Context, j *job, index *rsync.Document) error {
+func rsCollectIndex(ctx context.Context, j *CollectionRun, index *rsync.Document) error {
 	wm := j.col.LastProcessedAt
 	read := 0
 	for _, e := range index.Entries {
@@ -98,13 +98,13 @@ func rsCollectIndex(ctx context.Context, j *job, index *rsync.Document) error {
 
 // rsEach records the entries of the change list at src as they are read,
 // so that the list is never held whole.
-func rsEach(j *job, src string) func(*rsync.Entry) {
+func rsEach(j *CollectionRun, src string) func(*rsync.Entry) {
 	return func(e *rsync.Entry) { rsAdd(j, src, e) }
 }
 
 // rsAddEntries adds what a change list says beyond the entries rsEach
 // took: its warnings, and the entries of a list read before.
-func rsAddEntries(j *job, doc *rsync.Document) {
+func rsAddEntries(j *CollectionRun, doc *rsync.Document) {
 	for _, w := range doc.Warnings {
 		j.warn.add("%s", w)
 	}
@@ -113,7 +113,7 @@ func rsAddEntries(j *job, doc *rsync.Document) {
 	}
 }
 
-func rsAdd(j *job, src string, e *rsync.Entry) {
+func rsAdd(j *CollectionRun, src string, e *rsync.Entry) {
 	switch e.Change {
 	case rsync.ChangeCreated, rsync.ChangeUpdated, rsync.ChangeDeleted:
 	case "":
@@ -131,7 +131,7 @@ func rsAdd(j *job, src string, e *rsync.Entry) {
 	if at == nil && e.HasBadDate("datetime") {
 		return
 	}
-	if at == nil && !j.h.opts.Protocols.ResourceSync.StrictDatetime {
+	if at == nil && !j.Settings().(*ResourceSyncSettings).StrictDatetime {
 		if e.HasBadDate("lastmod") {
 			return
 		}
@@ -156,7 +156,7 @@ func rsAdd(j *job, src string, e *rsync.Entry) {
 // may have come), and those already stored must not be recorded again:
 // each would cost a page fetch for its snapshot, and be dropped by the
 // store anyway.
-func (j *job) skipStoredAtWatermark(ctx context.Context) error {
+func (j *CollectionRun) skipStoredAtWatermark(ctx context.Context) error {
 	wm := j.col.LastProcessedAt
 	if wm == nil {
 		return nil

@@ -2,10 +2,10 @@ package harvest
 
 import (
 	"context"
-	"net/url"
 	"strconv"
 
 	"tidings/db"
+	"tidings/harvest/pageset"
 	"tidings/rsync"
 )
 
@@ -15,12 +15,12 @@ import (
 // page whose lastmod, hash or length moved is read to confirm that its
 // text changed, and a page that left the list is read to tell whether it
 // was deleted. Any error stores nothing of the run but the error itself.
-func rsResourceList(ctx context.Context, j *job, listURL string) error {
+func rsResourceList(ctx context.Context, j *CollectionRun, listURL string) error {
 	// Pages are stored with their changes: no change may wait for the
 	// next harvest, and the diff, not a watermark, says what is new.
 	j.limit.max = 0
 	j.keepWatermark = true
-	h := &smHarvest{job: j, created: map[string]bool{}, read: map[string]bool{}}
+	h := &smHarvest{CollectionRun: j, created: map[string]bool{}, read: map[string]bool{}}
 	err := h.resourceList(ctx, listURL)
 	if err != nil {
 		h.fail()
@@ -45,7 +45,7 @@ func (h *smHarvest) resourceList(ctx context.Context, listURL string) error {
 	each := func(e *rsync.Entry) {
 		switch {
 		case seen[e.Loc]:
-		case !h.onSite(e.Loc, listURL):
+		case !h.OnSite(e.Loc, listURL):
 			other++
 		case len(listed) >= maxSitemapPages:
 			over = true
@@ -109,29 +109,13 @@ func (h *smHarvest) resourceChildren(ctx context.Context, index *rsync.Document,
 	return complete
 }
 
-// onSite: a list speaks only for resources on its own host or the
-// site's.
-func (h *smHarvest) onSite(page, src string) bool {
-	pu, err := url.Parse(page)
-	if err != nil {
-		return false
-	}
-	host := bareHost(pu.Hostname())
-	for _, other := range []string{src, h.site.URL} {
-		if ou, err := url.Parse(other); err == nil && bareHost(ou.Hostname()) == host {
-			return true
-		}
-	}
-	return false
-}
-
 // resourceHash is what is kept of a resource's rs:md hash and length:
 // either moving makes the page a candidate update.
 func resourceHash(e *rsync.Entry) string {
 	if e.Hash == "" && e.Length == 0 {
 		return ""
 	}
-	return hashOf(e.Hash + " " + strconv.FormatInt(e.Length, 10))
+	return pageset.Hash(e.Hash + " " + strconv.FormatInt(e.Length, 10))
 }
 
 // listWarnings adds what a resource list says beyond the entries each

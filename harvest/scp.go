@@ -23,7 +23,8 @@ const maxSitemapChildren = 20
 
 func init() {
 	register(scp{}, source.Info{Tier: 0, Rank: 2, Help: "SCP collections", Published: true,
-		Follows: func(int) string { return "follows the site's SCP snapshots and deltas" }})
+		NewSettings: func() source.Settings { s := SCPSettings{}.withDefaults(); return &s },
+		Follows:     func(int) string { return "follows the site's SCP snapshots and deltas" }})
 }
 
 // scp follows the Site Content Protocol: sections advertised in
@@ -46,8 +47,8 @@ func scpSection(key string) (sitemap, section string) {
 
 // discover looks for scp: elements in /sitemap.xml, in the sitemaps that
 // robots.txt names, and in the sitemaps one level below a sitemap index.
-func (scp) discover(ctx context.Context, sd *siteDiscovery) error {
-	d := &scpDiscovery{siteDiscovery: sd, seen: map[string]bool{}}
+func (scp) discover(ctx context.Context, sd *SiteDiscovery) error {
+	d := &scpDiscovery{SiteDiscovery: sd, seen: map[string]bool{}}
 	candidates := append([]string{sd.root + "sitemap.xml"}, sd.robotsSitemaps(ctx)...)
 	for i, u := range candidates {
 		if i > 10 {
@@ -67,7 +68,7 @@ func (scp) discover(ctx context.Context, sd *siteDiscovery) error {
 }
 
 type scpDiscovery struct {
-	*siteDiscovery
+	*SiteDiscovery
 	seen   map[string]bool
 	found  int
 	unsure error

@@ -12,6 +12,7 @@ import (
 
 	"tidings/fetch"
 	"tidings/internal/scpsite"
+	"tidings/source"
 )
 
 // TestSCPFatalFileStoresNothing: a delta with a fatal problem is rejected
@@ -204,13 +205,13 @@ func TestSCPCompressionBombAbortsEarly(t *testing.T) {
 }
 
 func TestSCPSizeCapsFromOptions(t *testing.T) {
-	e := newSCPEnv(t, Options{Protocols: ProtocolSettings{SCP: SCPSettings{MaxDecompressed: 500}}})
+	e := newSCPEnv(t, Options{Sources: source.SettingsSet{ProtocolSCP: &SCPSettings{MaxDecompressed: 500}}})
 	e.standard()
 	rep := e.follow()
 	if r := collectionRun(t, rep, "#blog").Run; !strings.Contains(r.Error, "decompresses to more than the limit of 500 bytes") {
 		t.Errorf("blog error %q", r.Error)
 	}
-	e2 := newSCPEnv(t, Options{Protocols: ProtocolSettings{SCP: SCPSettings{MaxCompressed: 100}}})
+	e2 := newSCPEnv(t, Options{Sources: source.SettingsSet{ProtocolSCP: &SCPSettings{MaxCompressed: 100}}})
 	e2.standard()
 	if r := collectionRun(t, e2.follow(), "#docs").Run; !strings.Contains(r.Error, "larger than the limit") &&
 		!strings.Contains(r.Error, "more than the limit") {

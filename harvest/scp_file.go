@@ -68,7 +68,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	if h.waiting {
 		return nil, false
 	}
-	cfg := h.j.h.opts.Protocols.SCP
+	cfg := h.j.Settings().(*SCPSettings).withDefaults()
 	role := it.Type
 	if it.Size > cfg.MaxCompressed {
 		h.reject(role, it.URL, fmt.Sprintf("it declares %s, more than the limit of %s (--scp-max-compressed)",

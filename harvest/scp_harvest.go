@@ -32,7 +32,7 @@ type scpState struct {
 
 // scpHarvest is one harvest of an SCP section.
 type scpHarvest struct {
-	j         *job
+	j         *CollectionRun
 	sitemap   string
 	section   string
 	sm        *scpbridge.Sitemap
@@ -54,7 +54,7 @@ type scpHarvest struct {
 // only: the others are still read, and the run's error names it. A
 // rejected snapshot in particular holds back no delta: each file says what
 // it says whatever becomes of another.
-func (scp) harvest(ctx context.Context, j *job) error {
+func (scp) harvest(ctx context.Context, j *CollectionRun) error {
 	sitemap, section := scpSection(j.col.Key)
 	sm, err := scpFetchSitemap(ctx, j.s, j.col.SourceURL)
 	if err != nil {
@@ -210,7 +210,7 @@ func (h *scpHarvest) preferred(urls []string) string {
 	return best
 }
 
-// finish hands the job what is to be stored.
+// finish hands the run what is to be stored.
 func (h *scpHarvest) finish() {
 	j := h.j
 	j.pages, j.gone = h.known.ToStore()

@@ -97,7 +97,7 @@ func (h *scpHarvest) snapshotDue(snap *scpItem, deltas []scpItem) bool {
 	haveDeltas := slices.ContainsFunc(h.sm.Files, func(f scpbridge.File) bool {
 		return f.Section == h.section && f.Type == scpbridge.TypeDelta
 	})
-	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.h.opts.Protocols.SCP.SnapshotInterval
+	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.Settings().(*SCPSettings).withDefaults().SnapshotInterval
 }
 
 // gapAhead returns where the deltas to read stop following on from what

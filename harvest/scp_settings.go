@@ -42,6 +42,9 @@ func (s *SCPSettings) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.DownloadTimeout, "scp-download-timeout", d.DownloadTimeout, "time limit of one SCP file download")
 }
 
+// Validate: a size or time given as zero takes its default.
+func (s *SCPSettings) Validate() error { return nil }
+
 func (s SCPSettings) withDefaults() SCPSettings {
 	lim := s.limits().WithDefaults()
 	s.MaxCompressed, s.MaxDecompressed, s.MaxLine = lim.MaxCompressed, lim.MaxDecompressed, lim.MaxLine

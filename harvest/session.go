@@ -44,6 +44,9 @@ type session struct {
 	// pages, shared like read, are the pages discovery read whole, by
 	// address, which a first crawl then need not fetch again.
 	pages map[string]*fetch.Response
+	// passed, shared like read, holds what discovery passed on to the
+	// harvests by key (SiteDiscovery.Pass).
+	passed map[string]any
 	// changeLists are the change lists read whole in this session, whose
 	// fetch state forgetChangeLists can drop.
 	changeLists map[string]bool

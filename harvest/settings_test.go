@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"tidings/scpbridge"
+	"tidings/source"
 )
 
-// TestProtocolSettingsFlagsAndDefaults: a zero setting takes the same
+// TestSourceSettingsFlagsAndDefaults: a zero setting takes the same
 // default its flag shows, the size caps being the parser's own, and the
 // flags set the fields.
-func TestProtocolSettingsFlagsAndDefaults(t *testing.T) {
-	d := ProtocolSettings{}.withDefaults().SCP
+func TestSourceSettingsFlagsAndDefaults(t *testing.T) {
+	d := SCPSettings{}.withDefaults()
 	lim := scpbridge.DefaultLimits()
 	if d.MaxCompressed != lim.MaxCompressed || d.MaxDecompressed != lim.MaxDecompressed || d.MaxLine != lim.MaxLine ||
 		d.DownloadTimeout != DefaultSCPDownloadTimeout || d.SnapshotInterval != DefaultSCPSnapshotInterval {
 		t.Errorf("SCP defaults %+v", d)
 	}
-	var p ProtocolSettings
+	p := source.DefaultSettings()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	p.RegisterFlags(fs)
@@ -36,14 +37,15 @@ func TestProtocolSettingsFlagsAndDefaults(t *testing.T) {
 			t.Errorf("--%s: %+v, want default %s", name, f, want)
 		}
 	}
-	if p.SCP != d {
-		t.Errorf("registered defaults %+v, want %+v", p.SCP, d)
+	scp := p[ProtocolSCP].(*SCPSettings)
+	if *scp != d {
+		t.Errorf("registered defaults %+v, want %+v", *scp, d)
 	}
 	if err := fs.Parse([]string{"--scp-max-line=5", "--scp-snapshot-interval=1h"}); err != nil {
 		t.Fatal(err)
 	}
-	if p.SCP.MaxLine != 5 || p.SCP.SnapshotInterval != time.Hour || p.SCP.MaxCompressed != lim.MaxCompressed {
-		t.Errorf("after parsing: %+v", p.SCP)
+	if scp.MaxLine != 5 || scp.SnapshotInterval != time.Hour || scp.MaxCompressed != lim.MaxCompressed {
+		t.Errorf("after parsing: %+v", *scp)
 	}
 	// A setting given as zero (not through flags) still takes its default.
 	if got := (SCPSettings{MaxLine: 5}).withDefaults(); got.MaxLine != 5 || got.MaxDecompressed != lim.MaxDecompressed {

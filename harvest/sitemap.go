@@ -74,7 +74,7 @@ func looksLikeSitemap(u string) bool {
 // first: the address given when it is one, the scope's own sitemap.xml
 // (project sites keep it under their path, often with no robots.txt at the
 // root), the Sitemap lines of robots.txt, then the root's.
-func (d *siteDiscovery) sitemapCandidates(ctx context.Context, scope string) []string {
+func (d *SiteDiscovery) sitemapCandidates(ctx context.Context, scope string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(u string) {
@@ -100,7 +100,7 @@ func (d *siteDiscovery) sitemapCandidates(ctx context.Context, scope string) []s
 
 // discover takes the first sitemap that lists a page of the scope (or is
 // an index on the site's host) as the scope's collection.
-func (sitemapProtocol) discover(ctx context.Context, d *siteDiscovery) error {
+func (sitemapProtocol) discover(ctx context.Context, d *SiteDiscovery) error {
 	scope := sitemapScope(d.input)
 	var unsure error
 	for _, u := range d.sitemapCandidates(ctx, scope) {

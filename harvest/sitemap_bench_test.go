@@ -56,8 +56,8 @@ func BenchmarkSitemapDiff50k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		j := &job{h: h, col: col, now: now, seen: map[changeKey]bool{}}
-		sm := &smHarvest{job: j, created: map[string]bool{}, read: map[string]bool{}, set: pageset.New(stored)}
+		j := &CollectionRun{h: h, col: col, now: now, seen: map[changeKey]bool{}}
+		sm := &smHarvest{CollectionRun: j, created: map[string]bool{}, read: map[string]bool{}, set: pageset.New(stored)}
 		if err := sm.compare(context.Background(), listedPages(doc.URLs, now), true); err != nil {
 			b.Fatal(err)
 		}

@@ -32,7 +32,7 @@ const StampWarning = "this sitemap's dates change with every build; changes are 
 
 // smHarvest is one harvest of a sitemap collection.
 type smHarvest struct {
-	*job
+	*CollectionRun
 	st      sitemapState
 	set     *pageset.Set
 	checks  map[string]time.Time // when each page was last read
@@ -45,9 +45,9 @@ type smHarvest struct {
 // the new pages, then re-reads the pages whose dates cannot be trusted
 // (see recheck), and judges what the pages read say (see settle). Any
 // error stores nothing of the run but the error itself.
-func (sitemapProtocol) harvest(ctx context.Context, j *job) error {
+func (sitemapProtocol) harvest(ctx context.Context, j *CollectionRun) error {
 	j.keepWatermark = true // changes come from comparing lists, not from a watermark
-	h := &smHarvest{job: j, created: map[string]bool{}, read: map[string]bool{}}
+	h := &smHarvest{CollectionRun: j, created: map[string]bool{}, read: map[string]bool{}}
 	err := h.run(ctx)
 	if err != nil {
 		h.fail()
@@ -80,7 +80,7 @@ func listedPages(urls []sitemap.URL, now time.Time) []db.Page {
 }
 
 // finish compares what was listed (when read) with the pages known, reads
-// the pages to read, and hands what changed to the job.
+// the pages to read, and hands what changed to the run.
 func (h *smHarvest) finish(ctx context.Context, listed []db.Page, complete, read bool) error {
 	if read {
 		if err := h.compare(ctx, listed, complete); err != nil {

@@ -177,7 +177,7 @@ func (h *smHarvest) recheck(ctx context.Context) error {
 func (h *smHarvest) readPage(ctx context.Context, u, kind string, prev map[string]db.Snapshot) listedRead {
 	p, had := prev[u]
 	h.read[u] = true
-	sh, snap := h.h.takeShot(ctx, h.job, h.shots, u, kind, p, had)
+	sh, snap := h.h.takeShot(ctx, h.CollectionRun, h.shots, u, kind, p, had)
 	r := listedRead{url: u, sh: sh}
 	if h.checked == nil {
 		h.checked = map[string]time.Time{}

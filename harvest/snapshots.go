@@ -70,7 +70,7 @@ const queuedHarvests = 10
 // them, and the first harvest of a big collection must not read
 // thousands of pages. A page whose text the change information carried
 // (SCP content blocks) is not fetched and costs no fetch from the budget.
-func (h *Harvester) takeSnapshots(ctx context.Context, j *job, ps *pageShots) []db.Snapshot {
+func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pageShots) []db.Snapshot {
 	if h.opts.Snapshots.Off || ctx.Err() != nil {
 		return nil
 	}
@@ -151,7 +151,7 @@ func applyShots(changes []db.Change, newest map[string]int, prev map[string]db.S
 // readPage takes the snapshot of page u, once a site harvest, within the
 // budget: ok is false when the page was not asked for (no budget left, the
 // site asked for a pause, the harvest is ending), so that it stays due.
-func (h *Harvester) readPage(ctx context.Context, j *job, ps *pageShots, u, kind string, prev map[string]db.Snapshot) (*shot, *db.Snapshot, bool) {
+func (h *Harvester) readPage(ctx context.Context, j *CollectionRun, ps *pageShots, u, kind string, prev map[string]db.Snapshot) (*shot, *db.Snapshot, bool) {
 	if sh := ps.taken[u]; sh != nil {
 		return sh, nil, true
 	}
@@ -181,7 +181,7 @@ func appendSnap(out []db.Snapshot, snap *db.Snapshot) []db.Snapshot {
 // harvests, latest change first, as many as the budget has room for. A
 // page this harvest has a change of is no longer due: that change takes
 // its snapshot, or its place in the queue.
-func (h *Harvester) duePages(ctx context.Context, j *job, ps *pageShots, newest map[string]int, q *db.SnapshotQueue) []db.PendingText {
+func (h *Harvester) duePages(ctx context.Context, j *CollectionRun, ps *pageShots, newest map[string]int, q *db.SnapshotQueue) []db.PendingText {
 	if ps.left <= 0 || ps.stop {
 		return nil
 	}
@@ -269,7 +269,7 @@ func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string
 // takeShot fetches one page, conditionally on its previous snapshot, and
 // compares its text with it. The snapshot returned, nil when nothing new
 // was read, is stored as the page's latest.
-func (h *Harvester) takeShot(ctx context.Context, j *job, ps *pageShots, url, kind string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
+func (h *Harvester) takeShot(ctx context.Context, j *CollectionRun, ps *pageShots, url, kind string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
 	var cond fetch.Conditional
 	if had {
 		cond = fetch.Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
@@ -335,7 +335,7 @@ func lastModified(resp *fetch.Response) string {
 
 // readShot extracts a fetched page's text and compares it with the
 // previous snapshot's, read the same way when it can be.
-func (h *Harvester) readShot(j *job, resp *fetch.Response, url, kind, bodyHash string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
+func (h *Harvester) readShot(j *CollectionRun, resp *fetch.Response, url, kind, bodyHash string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
 	sh := &shot{title: prev.Title}
 	opts := h.opts.Snapshots
 	ex := opts.extractor()

@@ -23,7 +23,7 @@ type givenPage struct {
 
 // give keeps the text of an SCP page's content blocks, so that its
 // snapshot costs no fetch. A later version of the page replaces it.
-func (j *job) give(p *scpbridge.Page) {
+func (j *CollectionRun) give(p *scpbridge.Page) {
 	if j.h.opts.Snapshots.Off {
 		return
 	}
@@ -73,7 +73,7 @@ func blocksText(blocks []scpbridge.Block, max int) string {
 
 // givenShot is takeShot for a page whose text the change information
 // gave: nothing is fetched.
-func givenShot(j *job, url, kind string, g givenPage, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
+func givenShot(j *CollectionRun, url, kind string, g givenPage, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
 	sum := sha256.Sum256([]byte(g.text))
 	snap := &pagetext.Snapshot{Title: g.title, Text: g.text, TextHash: hex.EncodeToString(sum[:])}
 	sh := &shot{title: g.title}

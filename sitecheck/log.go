@@ -9,7 +9,9 @@ import (
 	"strings"
 	"sync"
 
-	"tidings/arc"
+	"tidings/harvest/arc"
+
+	arcdoc "tidings/arc"
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/rsync"
@@ -114,7 +116,7 @@ func (l *checkLog) Rejected(source, role, u string, err error) {
 	switch source {
 	case harvest.ProtocolSCP:
 		p = scpRejected(role, u, err)
-	case harvest.ProtocolARC:
+	case arc.Name:
 		p = arcRejected(u, err)
 	default:
 		p = Problem{Code: CodeCollectionFailed, Doc: u, Blocking: true, Problem: fmt.Sprintf("the %s is not valid: %s", role, err),
@@ -142,7 +144,7 @@ func scpRejected(role, u string, err error) Problem {
 
 func arcRejected(u string, err error) Problem {
 	p := Problem{Code: CodeARCInvalid, Doc: u, Blocking: true, Problem: "the ARC sitemap is not valid: " + strings.TrimPrefix(err.Error(), "arc: ")}
-	var ae *arc.Error
+	var ae *arcdoc.Error
 	if errors.As(err, &ae) {
 		p.Problem = "the ARC sitemap is not valid: " + ae.Msg
 		if ae.Line > 0 {

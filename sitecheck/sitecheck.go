@@ -10,6 +10,7 @@ import (
 
 	"tidings/db"
 	"tidings/harvest"
+	"tidings/source"
 )
 
 // Report is what a check of a site found, for its owner: each place
@@ -180,7 +181,7 @@ func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report
 		}
 	}
 	rep.Fetched, rep.FetchedMore = log.fetches()
-	judge(rep, log, srep, opts.Protocols.ResourceSync.StrictDatetime)
+	judge(rep, log, srep, strictDatetime(opts.Sources))
 	return rep, nil
 }
 
@@ -239,4 +240,12 @@ func (c *collector) collections(ctx context.Context, rep *Report, srep *harvest.
 		rep.Collections = append(rep.Collections, cc)
 	}
 	return nil
+}
+
+// strictDatetime reports whether the harvester ignores change list
+// entries without a datetime (--strict-datetime), which changes what the
+// check tells an owner to expect.
+func strictDatetime(s source.SettingsSet) bool {
+	st, ok := s.Of(harvest.ProtocolResourceSync).(interface{ Strict() bool })
+	return ok && st.Strict()
 }

@@ -12,6 +12,8 @@ package source
 
 import (
 	"cmp"
+	"errors"
+	"flag"
 	"fmt"
 	"slices"
 	"sync"
@@ -43,6 +45,68 @@ type Info struct {
 	// ResourceSync collection's describes URL, a sitemap's scope); for
 	// the others, whose keys name documents, the site's root is.
 	KeyIsHome bool
+	// NewSettings returns the source's own settings at their defaults;
+	// nil when it has none.
+	NewSettings func() Settings
+}
+
+// Settings are one source's own settings, which its flags set.
+type Settings interface {
+	// RegisterFlags registers the settings' flags on fs, each defaulting
+	// to what the source takes when it is not given.
+	RegisterFlags(fs *flag.FlagSet)
+	// Validate says what is wrong with the settings given, as a sentence
+	// naming the flag; nil when they can be used.
+	Validate() error
+}
+
+// SettingsSet holds the settings of every source that has some, by the
+// source's name.
+type SettingsSet map[string]Settings
+
+// DefaultSettings returns the registered sources' settings at their
+// defaults.
+func DefaultSettings() SettingsSet {
+	out := SettingsSet{}
+	for _, i := range All() {
+		if i.NewSettings != nil {
+			out[i.Name] = i.NewSettings()
+		}
+	}
+	return out
+}
+
+// RegisterFlags registers every source's flags on fs: the one place a
+// command line learns them.
+func (s SettingsSet) RegisterFlags(fs *flag.FlagSet) {
+	for _, n := range Names() {
+		if st, ok := s[n]; ok {
+			st.RegisterFlags(fs)
+		}
+	}
+}
+
+// Validate checks every source's settings.
+func (s SettingsSet) Validate() error {
+	var errs []error
+	for _, n := range Names() {
+		if st, ok := s[n]; ok {
+			errs = append(errs, st.Validate())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Of returns the named source's settings: those in s, else its defaults;
+// nil for a source without settings.
+func (s SettingsSet) Of(name string) Settings {
+	if st, ok := s[name]; ok {
+		return st
+	}
+	if i, ok := Lookup(name); ok && i.NewSettings != nil {
+		return i.NewSettings()
+	}
+	return nil
 }
 
 var (

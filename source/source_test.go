@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	_ "tidings/harvest" // registers the sources tidings follows
+	_ "tidings/harvest/sources" // registers the sources tidings follows
 	"tidings/source"
 )
 

@@ -9,6 +9,7 @@ import (
 	"tidings/db"
 	"tidings/feedbuild"
 	"tidings/harvest"
+	_ "tidings/harvest/sources" // every source of change information tidings follows
 )
 
 // The shape of a seeded site: like the fleet's, with fewer changes, as a

@@ -14,6 +14,7 @@ import (
 	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/source"
 )
 
 // maxFeedEntries bounds --feed-entries: a document of more entries is
@@ -32,7 +33,7 @@ type Config struct {
 	Discovery     time.Duration
 	MaxBody       int64
 	LogFormat     string // text or json
-	Protocols     harvest.ProtocolSettings
+	Sources       source.SettingsSet
 	Snapshots     harvest.SnapshotSettings
 	SiteTimeout   time.Duration
 	HostDelay     time.Duration
@@ -99,7 +100,8 @@ func harvestFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
 	fs.IntVar(&c.MaxChanges, "max-changes", harvest.DefaultMaxChanges, "most changes one harvest of a collection stores; the later ones wait for the next harvest")
-	c.Protocols.RegisterFlags(fs)
+	c.Sources = source.DefaultSettings()
+	c.Sources.RegisterFlags(fs)
 	c.Snapshots.RegisterFlags(fs)
 }
 
@@ -152,7 +154,7 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		SiteTimeout:       c.SiteTimeout,
 		MaxDocuments:      c.MaxDocuments,
 		MaxChanges:        c.MaxChanges,
-		Protocols:         c.Protocols,
+		Sources:           c.Sources,
 		Snapshots:         c.Snapshots,
 	}
 }
@@ -269,10 +271,7 @@ func (c *Config) validateHarvest() error {
 	if c.Snapshots.PageFetches <= 0 || c.Snapshots.MaxText <= 0 || c.Snapshots.MaxBody <= 0 {
 		return errors.New("--page-fetches, --snapshot-max-text and --snapshot-max-body must be positive (--no-snapshots turns page snapshots off)")
 	}
-	if c.Protocols.Pages.WatchPages <= 0 {
-		return fmt.Errorf("--watch-pages must be positive, not %d", c.Protocols.Pages.WatchPages)
-	}
-	return nil
+	return c.Sources.Validate()
 }
 
 // validateFeeds checks the settings feedFlags registers.

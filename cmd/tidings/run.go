@@ -16,6 +16,7 @@ import (
 	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
+	_ "tidings/harvest/sources" // every source of change information tidings follows
 	"tidings/source"
 )
 

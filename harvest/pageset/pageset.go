@@ -8,12 +8,30 @@
 package pageset
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"tidings/db"
 )
+
+// maxHashLen: a longer hash is stored as its digest.
+const maxHashLen = 128
+
+// Hash is what is stored of a version hash a source gives (an ARC
+// ai_checksum, a ResourceSync rs:md hash and length): itself, or the
+// digest of one too long to keep.
+func Hash(sum string) string {
+	sum = strings.TrimSpace(sum)
+	if len(sum) <= maxHashLen {
+		return sum
+	}
+	d := sha256.Sum256([]byte(sum))
+	return "sha256-of-checksum:" + hex.EncodeToString(d[:])
+}
 
 // Verdict is how a listed page compares with the known one.
 type Verdict int

@@ -1,4 +1,4 @@
-package harvest_test
+package arc_test
 
 import (
 	"context"
@@ -6,10 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"tidings/harvest/arc"
+	"tidings/internal/harvesttest"
+
 	"github.com/mmcdole/gofeed"
 
 	"tidings/db"
-	"tidings/harvest"
 )
 
 // atomOf renders the site's ARC collection feed (query "" for digests,
@@ -22,14 +24,14 @@ func atomOf(t *testing.T, e *arcEnv, query string) string {
 	}
 	var id int64
 	for _, c := range cols {
-		if c.Protocol == harvest.ProtocolARC {
+		if c.Protocol == arc.Name {
 			id = c.ID
 		}
 	}
 	if id == 0 {
 		t.Fatal("no ARC collection stored")
 	}
-	return collectionAtom(t, e.store, id, query == "?entries=page")
+	return harvesttest.CollectionAtom(t, e.store, id, query == "?entries=page")
 }
 
 // TestARCFeedReadByGofeed: a reader sees the summarized entries, with

@@ -1,4 +1,4 @@
-package harvest
+package arc
 
 import (
 	"bytes"
@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"time"
 
-	"tidings/arc"
+	arcdoc "tidings/arc"
+	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/harvest/pageset"
 )
 
@@ -29,26 +31,29 @@ type arcState struct {
 
 // arcHarvest is one harvest of an ARC collection.
 type arcHarvest struct {
-	*job
+	*harvest.CollectionRun
+	col      db.Collection
+	now      time.Time
 	st       arcState
 	host     string       // the sitemap's host, for crawl_rate
 	known    *pageset.Set // as stored, changed by this run's documents
 	withdraw []string     // private pages, whose earlier changes are removed
+	res      harvest.Result
 }
 
-// harvest reads the full sitemap (conditionally), then the delta feeds of
+// Harvest reads the full sitemap (conditionally), then the delta feeds of
 // the days since the later of its generated_at and the last harvest. Any
 // error stores nothing of the run but the error itself.
-func (arcProtocol) harvest(ctx context.Context, j *job) error {
-	h := &arcHarvest{job: j}
-	j.keepWatermark = true // changes come from diffing pages, not from a watermark
+func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Result, error) {
+	h := &arcHarvest{CollectionRun: r, col: r.Collection(), now: r.Now()}
 	if err := h.run(ctx); err != nil {
-		j.changes, j.pages, j.gone, j.processed, j.state = nil, nil, nil, nil, nil
 		// The documents must be read again next time.
-		j.s.states = nil
-		return err
+		r.Discard()
+		return harvest.Result{OwnWatermark: true}, err
 	}
-	return nil
+	// Changes come from diffing pages, not from a watermark.
+	h.res.OwnWatermark = true
+	return h.res, nil
 }
 
 func (h *arcHarvest) run(ctx context.Context) error {
@@ -57,27 +62,27 @@ func (h *arcHarvest) run(ctx context.Context) error {
 		h.host = u.Host
 	}
 	if h.col.State != "" && json.Unmarshal([]byte(h.col.State), &h.st) != nil {
-		h.warn.add("the stored state of this collection could not be read; it was started afresh")
+		h.Warn("the stored state of this collection could not be read; it was started afresh")
 		h.st = arcState{}
 	}
 	h.applyRate(h.st.CrawlRate, false)
-	known, err := h.pagesKnown(ctx)
+	known, err := h.KnownPages(ctx)
 	if err != nil {
 		return err
 	}
 	h.known = pageset.New(known)
-	resp, _, err := h.s.fetch(ctx, "ARC sitemap", src)
+	resp, _, err := h.Fetch(ctx, "ARC sitemap", src)
 	if err != nil {
 		return err
 	}
 	if !resp.NotModified {
-		sm, err := arc.Parse(bytes.NewReader(resp.Body), arc.DetectFormat(resp.ContentType, src, resp.Body))
+		sm, err := arcdoc.Parse(bytes.NewReader(resp.Body), arcdoc.DetectFormat(resp.ContentType, src, resp.Body))
 		if err != nil {
-			return &Problem{Msg: "the ARC sitemap " + src + " is not valid: " + trimARC(err), Err: err}
+			return &harvest.Problem{Msg: "the ARC sitemap " + src + " is not valid: " + trimARC(err), Err: err}
 		}
 		h.applyRate(sm.CrawlRate, true)
 		for _, w := range sm.Warnings {
-			h.warn.add("%s: %s", src, w)
+			h.Warn("%s: %s", src, w)
 		}
 		// Whatever generated_at says, the pages are compared: a site that
 		// edits its sitemap without moving generated_at (by hand, or a
@@ -95,7 +100,7 @@ func (h *arcHarvest) run(ctx context.Context) error {
 			h.st.GeneratedAt = &at
 		}
 		h.applyFull(sm, src, at)
-		h.s.keep(src, resp, "")
+		h.Keep(src, resp, "")
 	}
 	h.deltas(ctx)
 	if err := h.withdrawPrivate(ctx); err != nil {
@@ -114,18 +119,18 @@ func (h *arcHarvest) applyRate(rate string, fresh bool) {
 		h.st.CrawlRate = rate
 	}
 	if rate == "" {
-		h.h.client.SetHostDelay(h.host, 0)
+		h.SetHostDelay(h.host, 0)
 		return
 	}
-	d, err := arc.ParseCrawlRate(rate)
+	d, err := arcdoc.ParseCrawlRate(rate)
 	if err != nil {
 		if fresh {
-			h.warn.add("%s; requests are not slowed", err)
+			h.Warn("%s; requests are not slowed", err)
 		}
-		h.h.client.SetHostDelay(h.host, 0)
+		h.SetHostDelay(h.host, 0)
 		return
 	}
-	h.h.client.SetHostDelay(h.host, d)
+	h.SetHostDelay(h.host, d)
 }
 
 // deltas probes /arc-sitemap-deltas/YYYY-MM-DD.json day by day, from the
@@ -145,9 +150,9 @@ func (h *arcHarvest) deltas(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	done, err := h.processedDocs(ctx)
+	done, err := h.ProcessedDocs(ctx)
 	if err != nil {
-		h.warn.add("the delta feeds already read could not be loaded, so none were read: %s", err)
+		h.Warn("the delta feeds already read could not be loaded, so none were read: %s", err)
 		return
 	}
 	resume := today
@@ -163,7 +168,7 @@ func (h *arcHarvest) deltas(ctx context.Context) {
 			break
 		}
 		if ok && over {
-			h.processed = append(h.processed, u)
+			h.res.Processed = append(h.res.Processed, u)
 		}
 	}
 	h.st.DeltaDay = resume.Format(time.DateOnly)
@@ -172,22 +177,22 @@ func (h *arcHarvest) deltas(ctx context.Context) {
 // delta reads one delta feed. ok: it was read, found missing is not ok;
 // retry: it failed in a way that may pass.
 func (h *arcHarvest) delta(ctx context.Context, u string) (ok, retry bool) {
-	resp, _, err := h.s.fetch(ctx, "delta feed", u)
+	resp, _, err := h.Fetch(ctx, "delta feed", u)
 	switch {
 	case fetch.Gone(err):
 		return false, false
 	case err != nil:
-		h.warn.add("%s; it will be tried again at the next harvest", err)
+		h.Warn("%s; it will be tried again at the next harvest", err)
 		return false, true
 	case resp.NotModified:
 		return true, false
 	}
-	sm, err := arc.Parse(bytes.NewReader(resp.Body), arc.DetectFormat(resp.ContentType, u, resp.Body))
+	sm, err := arcdoc.Parse(bytes.NewReader(resp.Body), arcdoc.DetectFormat(resp.ContentType, u, resp.Body))
 	if err != nil {
-		h.warn.add("the delta feed %s is not valid and was skipped: %s", u, trimARC(err))
+		h.Warn("the delta feed %s is not valid and was skipped: %s", u, trimARC(err))
 		return true, false
 	}
-	h.s.keep(u, resp, "")
+	h.Keep(u, resp, "")
 	if g := h.st.GeneratedAt; g != nil && !sm.GeneratedAt.After(*g) {
 		// Generated before the full sitemap: already in it.
 		return true, false
@@ -207,21 +212,21 @@ func (h *arcHarvest) withdrawPrivate(ctx context.Context) error {
 	if len(h.withdraw) == 0 {
 		return nil
 	}
-	n, err := h.h.store.WithdrawChanges(ctx, h.col.ID, h.withdraw)
+	n, err := h.Store().WithdrawChanges(ctx, h.col.ID, h.withdraw)
 	if err != nil {
 		return err
 	}
 	if n > 0 {
-		h.warn.add("%d earlier changes were removed from the feed: the site now asks that their pages not be indexed", n)
+		h.Warn("%d earlier changes were removed from the feed: the site now asks that their pages not be indexed", n)
 	}
 	return nil
 }
 
-// finish hands what changed to the job, to be stored in one transaction.
+// finish hands back what changed, to be stored in one transaction.
 func (h *arcHarvest) finish() {
-	h.pages, h.gone = h.known.ToStore()
+	h.res.Pages, h.res.Gone = h.known.ToStore()
 	if b, err := json.Marshal(h.st); err == nil {
 		s := string(b)
-		h.state = &s
+		h.res.State = &s
 	}
 }

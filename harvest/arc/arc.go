@@ -1,4 +1,4 @@
-package harvest
+package arc
 
 import (
 	"bytes"
@@ -7,15 +7,16 @@ import (
 	"path"
 	"strings"
 
-	"tidings/arc"
+	arcdoc "tidings/arc"
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/source"
 )
 
-// ProtocolARC names ARC sitemap collections in the store: one ARC sitemap
-// is one collection, keyed by its URL.
-const ProtocolARC = "arc"
+// Name names ARC sitemap collections in the store: one ARC sitemap is
+// one collection, keyed by its URL.
+const Name = "arc"
 
 // arcWellKnown are the places Appendix E.5 names, relative to the root.
 var arcWellKnown = []string{".well-known/arc-sitemap.json", "arc-sitemap.json"}
@@ -24,34 +25,34 @@ var arcWellKnown = []string{".well-known/arc-sitemap.json", "arc-sitemap.json"}
 const maxARCCandidates = 10
 
 func init() {
-	register(arcProtocol{}, source.Info{Tier: 0, Rank: 1, Help: "ARC sitemaps", Published: true,
+	harvest.Register(Source{}, source.Info{Tier: 0, Rank: 1, Help: "ARC sitemaps", Published: true,
 		Follows: func(int) string { return "follows the site's ARC sitemap and its deltas" }})
 }
 
-// arcProtocol follows ARC sitemaps (Appendix E) and their daily delta
-// feeds.
-type arcProtocol struct{}
+// Source follows ARC sitemaps (Appendix E) and their daily delta feeds.
+type Source struct{}
 
-func (arcProtocol) name() string { return ProtocolARC }
+// Name is the name ARC collections are stored under.
+func (Source) Name() string { return Name }
 
 // arcDiscovery is one ARC discovery.
 type arcDiscovery struct {
-	*siteDiscovery
+	*harvest.SiteDiscovery
 	seen   map[string]bool
 	found  int
 	unsure error // a known ARC sitemap could not be fetched this time
 }
 
-// discover looks at the well-known places, then at robots.txt Sitemap
+// Discover looks at the well-known places, then at robots.txt Sitemap
 // lines that name JSON or YAML documents, then at the given page (an ARC
 // sitemap pasted as it is, or a JSON-LD Dataset naming one) and the home
 // page. It stops at the first step that finds one.
-func (arcProtocol) discover(ctx context.Context, sd *siteDiscovery) error {
-	d := &arcDiscovery{siteDiscovery: sd, seen: map[string]bool{}}
+func (Source) Discover(ctx context.Context, sd *harvest.SiteDiscovery) error {
+	d := &arcDiscovery{SiteDiscovery: sd, seen: map[string]bool{}}
 	steps := []func(context.Context){d.wellKnown, d.fromRobots, d.fromPages}
 	for _, step := range steps {
 		step(ctx)
-		if d.found > 0 || sd.refused != nil {
+		if d.found > 0 || sd.Refused() {
 			break
 		}
 	}
@@ -63,7 +64,7 @@ func (arcProtocol) discover(ctx context.Context, sd *siteDiscovery) error {
 
 func (d *arcDiscovery) wellKnown(ctx context.Context) {
 	for _, p := range arcWellKnown {
-		if d.try(ctx, d.root+p) || d.refused != nil {
+		if d.try(ctx, d.Root()+p) || d.Refused() {
 			return
 		}
 	}
@@ -71,12 +72,12 @@ func (d *arcDiscovery) wellKnown(ctx context.Context) {
 
 func (d *arcDiscovery) fromRobots(ctx context.Context) {
 	n := 0
-	for _, u := range d.robotsSitemaps(ctx) {
+	for _, u := range d.RobotsSitemaps(ctx) {
 		if !arcCandidate(u) {
 			continue
 		}
 		if n++; n > maxARCCandidates {
-			d.triedf("robots.txt lists more than %d JSON or YAML sitemaps; the rest were not looked at", maxARCCandidates)
+			d.Tried("robots.txt lists more than %d JSON or YAML sitemaps; the rest were not looked at", maxARCCandidates)
 			return
 		}
 		d.try(ctx, u)
@@ -100,22 +101,22 @@ func arcCandidate(u string) bool {
 
 // fromPages reads the given page, then the home page when that is another.
 func (d *arcDiscovery) fromPages(ctx context.Context) {
-	pages := []string{d.input}
-	if d.input != d.root {
-		pages = append(pages, d.root)
+	pages := []string{d.Input()}
+	if d.Input() != d.Root() {
+		pages = append(pages, d.Root())
 	}
 	for _, p := range pages {
 		d.fromPage(ctx, p)
-		if d.found > 0 || d.refused != nil {
+		if d.found > 0 || d.Refused() {
 			return
 		}
 	}
 }
 
 func (d *arcDiscovery) fromPage(ctx context.Context, page string) {
-	resp, err := d.get(ctx, page)
+	resp, err := d.Get(ctx, page)
 	if err != nil {
-		d.failed(err)
+		d.Failed(err)
 		return
 	}
 	if !strings.Contains(strings.ToLower(resp.ContentType), "html") {
@@ -127,9 +128,9 @@ func (d *arcDiscovery) fromPage(ctx context.Context, page string) {
 		d.accept(ctx, page, resp)
 		return
 	}
-	links := arc.DatasetLinks(bytes.NewReader(resp.Body), resp.URL)
+	links := arcdoc.DatasetLinks(bytes.NewReader(resp.Body), resp.URL)
 	if len(links) == 0 {
-		d.triedf("%s has no JSON-LD Dataset naming an ARC sitemap", page)
+		d.Tried("%s has no JSON-LD Dataset naming an ARC sitemap", page)
 		return
 	}
 	for _, l := range links {
@@ -143,12 +144,12 @@ func (d *arcDiscovery) try(ctx context.Context, u string) bool {
 		return false
 	}
 	d.seen[u] = true
-	if d.isKnown(u) {
+	if d.Known(u) {
 		return d.tryKnown(ctx, u)
 	}
-	resp, err := d.get(ctx, u)
+	resp, err := d.Get(ctx, u)
 	if err != nil {
-		d.failed(err)
+		d.Failed(err)
 		return false
 	}
 	return d.accept(ctx, u, resp)
@@ -158,17 +159,17 @@ func (d *arcDiscovery) try(ctx context.Context, u string) bool {
 // is still an ARC sitemap. Its validators are not kept here: only the
 // collection's harvest, which reads it, may advance them.
 func (d *arcDiscovery) tryKnown(ctx context.Context, u string) bool {
-	resp, _, err := d.s.fetch(ctx, "", u)
+	resp, err := d.FetchKnown(ctx, "", u)
 	if err != nil {
 		if !fetch.Gone(err) {
 			d.unsure = err
 		}
-		d.failed(err)
+		d.Failed(err)
 		return false
 	}
 	if resp.NotModified {
-		d.triedf("%s, an ARC sitemap, was not modified", u)
-		d.add(db.CollectionSpec{Protocol: ProtocolARC, Key: u, SourceURL: u})
+		d.Tried("%s, an ARC sitemap, was not modified", u)
+		d.Add(db.CollectionSpec{Protocol: Name, Key: u, SourceURL: u})
 		d.found++
 		return true
 	}
@@ -176,36 +177,36 @@ func (d *arcDiscovery) tryKnown(ctx context.Context, u string) bool {
 }
 
 func (d *arcDiscovery) accept(ctx context.Context, u string, resp *fetch.Response) bool {
-	sm, err := arc.Parse(bytes.NewReader(resp.Body), arc.DetectFormat(resp.ContentType, u, resp.Body))
+	sm, err := arcdoc.Parse(bytes.NewReader(resp.Body), arcdoc.DetectFormat(resp.ContentType, u, resp.Body))
 	if err != nil {
 		if arcCandidate(u) {
 			// Any page is tried as a pasted ARC sitemap; only a document
 			// where one is looked for, or named like one, was meant as one.
-			noteRejected(ctx, ProtocolARC, "ARC sitemap", u, err)
+			harvest.NoteRejected(ctx, Name, "ARC sitemap", u, err)
 		}
-		d.triedf("%s is not an ARC sitemap: %s", u, trimARC(err))
-		if d.isKnown(u) {
+		d.Tried("%s is not an ARC sitemap: %s", u, trimARC(err))
+		if d.Known(u) {
 			// Followed before: its harvest will say what is wrong with it.
-			d.add(db.CollectionSpec{Protocol: ProtocolARC, Key: u, SourceURL: u})
+			d.Add(db.CollectionSpec{Protocol: Name, Key: u, SourceURL: u})
 			d.found++
 			return true
 		}
 		return false
 	}
-	d.triedf("%s is an ARC sitemap (%s) of %d pages", u, sm.Format, len(sm.Pages)+len(sm.Skipped)+sm.SkippedUnlisted)
-	spec := db.CollectionSpec{Protocol: ProtocolARC, Key: u, SourceURL: u}
-	if !d.isKnown(u) {
+	d.Tried("%s is an ARC sitemap (%s) of %d pages", u, sm.Format, len(sm.Pages)+len(sm.Skipped)+sm.SkippedUnlisted)
+	spec := db.CollectionSpec{Protocol: Name, Key: u, SourceURL: u}
+	if !d.Known(u) {
 		spec.Title = d.arcTitle(ctx, sm, u)
 	}
-	d.add(spec)
+	d.Add(spec)
 	d.found++
 	return true
 }
 
 // arcTitle names a new collection after the home page's <title>, else the
 // sitemap's site.
-func (d *arcDiscovery) arcTitle(ctx context.Context, sm *arc.Sitemap, u string) string {
-	if t := d.htmlTitle(ctx, d.root); t != "" {
+func (d *arcDiscovery) arcTitle(ctx context.Context, sm *arcdoc.Sitemap, u string) string {
+	if t := d.HTMLTitle(ctx, d.Root()); t != "" {
 		return t
 	}
 	if sm.Site != "" {

@@ -1,4 +1,4 @@
-package harvest_test
+package arc_test
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"tidings/harvest/arc"
 
 	"tidings/db"
 	"tidings/fetch"
@@ -200,7 +202,7 @@ func (e *arcEnv) harvest() *harvest.SiteReport {
 func arcRun(t *testing.T, rep *harvest.SiteReport) harvest.CollectionReport {
 	t.Helper()
 	for _, c := range rep.Collections {
-		if c.Collection.Protocol == harvest.ProtocolARC {
+		if c.Collection.Protocol == arc.Name {
 			return c
 		}
 	}

@@ -1,4 +1,4 @@
-package harvest_test
+package arc_test
 
 import (
 	"context"

@@ -1,0 +1,8 @@
+// Package sources links every source of change information tidings
+// follows: a program that harvests imports it once, and a new source is
+// one more line here.
+package sources
+
+import (
+	_ "tidings/harvest/arc" // ARC sitemaps and their deltas
+)

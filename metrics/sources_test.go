@@ -1,0 +1,4 @@
+package metrics
+
+// The tests follow sites as the binary does, with every source linked.
+import _ "tidings/harvest/sources"

@@ -1,0 +1,4 @@
+package web
+
+// The tests follow sites as the binary does, with every source linked.
+import _ "tidings/harvest/sources"
