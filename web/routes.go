@@ -51,11 +51,6 @@ func (s *Server) routes() {
 		e.GET("/metrics", s.metrics)
 	}
 
-	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup: "form:csrf", CookieName: "tidings_csrf", CookiePath: s.cookiePath(),
-		CookieHTTPOnly: true, CookieSameSite: http.SameSiteLaxMode, CookieSecure: s.base.Scheme == "https",
-		ErrorHandler: s.csrfError,
-	})
 	limited := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 			Rate: rate.Limit(s.opts.AuthRate / 60), Burst: max(1, int(s.opts.AuthRate)), ExpiresIn: 10 * time.Minute,
@@ -95,7 +90,7 @@ func (s *Server) routes() {
 			}
 			mw = append(mw, middleware.BodyLimit(limit))
 		}
-		mw = append(mw, csrf, s.loadUser)
+		mw = append(mw, s.loadUser, s.csrf) // bound to the session (csrf.go)
 		e.Add(method, path, h, append(mw, extra...)...)
 	}
 	user := s.requireUser
