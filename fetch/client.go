@@ -1,8 +1,9 @@
 // Package fetch is the one safe HTTP client: every outbound request of
 // tidings goes through it. It holds the address policy (no loopback,
 // private, link-local or translated addresses unless allowed), timeouts,
-// size caps, the redirect limit, conditional GET, streamed downloads,
-// per-host pacing and robots.txt. It imports no package of tidings: what a
+// size caps, byte budgets that several requests share, refusals at the
+// headers (by Content-Type and Content-Length), the redirect limit,
+// conditional GET, streamed downloads, per-host pacing and robots.txt. It imports no package of tidings: what a
 // caller keeps between runs (a host's robots.txt) goes in and out as plain
 // values.
 package fetch
@@ -168,14 +169,28 @@ func (c *Client) control(network, address string, _ syscall.RawConn) error {
 // Get fetches rawURL. A 304 answer to the validators in cond yields
 // NotModified; any other non-2xx answer is a *FetchError.
 func (c *Client) Get(ctx context.Context, rawURL string, cond Conditional) (*Response, error) {
-	return c.get(ctx, rawURL, cond, bodyLimit{max: c.opts.MaxBody})
+	return c.GetWith(ctx, rawURL, GetOptions{Conditional: cond})
+}
+
+// GetWith is Get with limits of this request's own (get.go).
+func (c *Client) GetWith(ctx context.Context, rawURL string, o GetOptions) (*Response, error) {
+	limit := bodyLimit{max: c.opts.MaxBody, flag: " (--max-body)"}
+	if o.MaxBody > 0 && o.MaxBody < limit.max {
+		limit = bodyLimit{max: o.MaxBody}
+	}
+	limit.types = o.Types
+	return c.get(ctx, rawURL, o.Conditional, limit)
 }
 
 // bodyLimit caps a body after decompression: past max it is an error, or,
-// with truncate, the rest is dropped unread.
+// with truncate, the rest is dropped unread. flag names the setting of
+// max in errors. An answer whose Content-Type is not one of types (when
+// set) is refused unread.
 type bodyLimit struct {
 	max      int64
 	truncate bool
+	flag     string
+	types    []string
 }
 
 func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit bodyLimit) (got *Response, err error) {
@@ -186,6 +201,10 @@ func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit
 	u, err := c.target(rawURL)
 	if err != nil {
 		return nil, err
+	}
+	budget := budgetOf(ctx)
+	if err := budget.spent(); err != nil {
+		return nil, &FetchError{URL: rawURL, Reason: "was not fetched: " + err.Error(), Err: err}
 	}
 	if u.Path != "/robots.txt" {
 		if err := c.robots.allowed(ctx, c, u); err != nil {
@@ -212,6 +231,7 @@ func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit
 	if err != nil {
 		return nil, transportError(rawURL, err)
 	}
+	resp.Body = budget.reader(resp.Body)
 	defer resp.Body.Close()
 	status = resp.StatusCode
 	var read int64
@@ -232,6 +252,11 @@ func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		return nil, statusError(rawURL, resp)
+	}
+	if err := admit(resp, limit, budget); err != nil {
+		// Closed unread: the transport drops the connection rather than
+		// drain what may be an endless body.
+		return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
 	}
 	out.Body, err = readBody(resp, limit)
 	read = int64(len(out.Body))
@@ -285,6 +310,9 @@ func readBody(resp *http.Response, limit bodyLimit) ([]byte, error) {
 		r = zr
 	}
 	body, err := io.ReadAll(io.LimitReader(r, limit.max+1))
+	if errors.Is(err, ErrBudgetSpent) {
+		return nil, fmt.Errorf("was cut off: %w", err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("could not be read completely: %v", err)
 	}
@@ -292,7 +320,7 @@ func readBody(resp *http.Response, limit bodyLimit) ([]byte, error) {
 		if limit.truncate {
 			return body[:limit.max:limit.max], nil
 		}
-		return nil, fmt.Errorf("is larger than the limit of %s (--max-body)", SizeString(limit.max))
+		return nil, &sentence{msg: fmt.Sprintf("is larger than the limit of %s%s", SizeString(limit.max), limit.flag), is: ErrTooLarge}
 	}
 	return body, nil
 }

@@ -48,6 +48,10 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (st
 	if err != nil {
 		return nil, err
 	}
+	budget := budgetOf(ctx)
+	if err := budget.spent(); err != nil {
+		return nil, &FetchError{URL: rawURL, Reason: "was not fetched: " + err.Error(), Err: err}
+	}
 	if err := c.robots.allowed(ctx, c, u); err != nil {
 		return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
 	}
@@ -80,6 +84,7 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (st
 		cancel()
 		return nil, transportError(rawURL, err)
 	}
+	resp.Body = budget.reader(resp.Body)
 	status = resp.StatusCode
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -91,6 +96,11 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (st
 		resp.Body.Close()
 		cancel()
 		return nil, &FetchError{URL: rawURL, Reason: fmt.Sprintf("announces %s, more than the limit of %s", SizeString(resp.ContentLength), SizeString(o.MaxBytes))}
+	}
+	if err := budget.admit(resp.ContentLength); err != nil {
+		resp.Body.Close()
+		cancel()
+		return nil, &FetchError{URL: rawURL, Reason: "was not downloaded: " + err.Error(), Err: err}
 	}
 	return &Stream{
 		URL:           resp.Request.URL.String(),

@@ -37,16 +37,22 @@ const (
 func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText int, stream bool, prefer string) {
 	enc, name, guessed := pageEncoding(body, contentType)
 	s.Charset, s.CharsetGuessed = name, guessed
-	r := decodedReader(body, enc, name)
 	bodyLines := newLineBuilder(maxText)
-	if stream {
-		streamHTML(bodyLines, r)
+	streamed := func() {
+		streamHTML(bodyLines, decodedReader(body, enc, name))
 		s.Text = bodyLines.finish()
 		s.Title, s.Truncated, s.Method = bodyLines.pageTitle(), bodyLines.truncated, MethodBody
+	}
+	if stream {
+		streamed()
 		return
 	}
-	doc, err := html.Parse(r)
-	if err != nil { // only reader errors, and a bytes reader has none
+	doc, err := html.Parse(decodedReader(body, enc, name))
+	if err != nil {
+		// The parser refuses a tree nested deeper than 512 elements (and a
+		// bytes reader has no other errors). The tokenizer keeps no stack,
+		// so the page keeps its text and loses only the depth.
+		streamed()
 		return
 	}
 	walk(bodyLines, doc)

@@ -117,6 +117,9 @@ func readState(dir string, l layout) (*state, error) {
 			return nil, err
 		}
 	}
+	if err := noLinks(dir, l.out); err != nil {
+		return nil, err
+	}
 	names, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(l.out)))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("publish: %w", err)
@@ -133,6 +136,9 @@ func readState(dir string, l layout) (*state, error) {
 // none.
 func readDoc(dir string, l layout, name string) (*rsync.Document, error) {
 	rel := l.file(name)
+	if err := noLinks(dir, rel); err != nil {
+		return nil, err
+	}
 	data, err := readCapped(filepath.Join(dir, filepath.FromSlash(rel)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

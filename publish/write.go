@@ -55,9 +55,23 @@ func (p *plan) documents() []outFile {
 // write writes every collection's documents, then the Source Description
 // naming them, skipping each file whose bytes are already those.
 func (r *run) write(plans []*plan) error {
+	// Every path is judged before the first file is written, so a refused
+	// run leaves the folder as it was.
+	docs := make([][]outFile, len(plans))
+	for i, p := range plans {
+		docs[i] = p.documents()
+		for _, f := range docs[i] {
+			if err := noLinks(r.o.Dir, f.rel); err != nil {
+				return err
+			}
+		}
+	}
+	if err := noLinks(r.o.Dir, sourceDescription); err != nil {
+		return err
+	}
 	var cols []describedCollection
-	for _, p := range plans {
-		for _, f := range p.documents() {
+	for i, p := range plans {
+		for _, f := range docs[i] {
 			if err := r.writeFile(f); err != nil {
 				return err
 			}

@@ -20,40 +20,36 @@ type Checker interface {
 	Check(ctx context.Context, rawURL string, o sitecheck.Options) (*sitecheck.Report, error)
 }
 
-// Bounds of the public check page. It needs no account, so each address
-// may start a few checks a minute, and only a couple run at once,
-// whoever asks: a check fetches up to webCheck.MaxDocuments documents.
+// Bounds of the public check page. It needs no account, so each client
+// (an address, or an IPv6 /64) may start a few checks a minute, runs one
+// at a time, and only a couple run at once, whoever asks: a check fetches
+// up to webCheck.MaxDocuments documents. A check waits for its turn only
+// so long that, with the check's own timeout, the answer still comes
+// within the server's write timeout.
 const (
-	checkRate        = 3 // per address and minute
+	checkRate        = 3 // per client and minute
 	checkConcurrency = 2
+	checkPatience    = 15 * time.Second
+	checkMaxWaiting  = 32
 )
 
 // webCheck bounds one check started from the page: its answer must come
 // well within the server's write timeout.
 var webCheck = sitecheck.Options{Timeout: 40 * time.Second, MaxDocuments: 100, PageFetches: 5, PreviewEntries: 5}
 
-// checkGate holds the rate per address and the slots of running checks.
+// checkGate holds the rate per client and the line of checks waiting to
+// run.
 type checkGate struct {
 	rates *middleware.RateLimiterMemoryStore
-	slots chan struct{}
+	queue *checkQueue
 }
 
-func newCheckGate(perMinute float64, concurrent int) *checkGate {
+func newCheckGate(perMinute float64, concurrent int, patience time.Duration) *checkGate {
 	return &checkGate{
 		rates: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 			Rate: rate.Limit(perMinute / 60), Burst: max(1, int(perMinute)), ExpiresIn: 10 * time.Minute,
 		}),
-		slots: make(chan struct{}, concurrent),
-	}
-}
-
-// acquire takes a slot without waiting; ok is false when all are taken.
-func (g *checkGate) acquire() (release func(), ok bool) {
-	select {
-	case g.slots <- struct{}{}:
-		return func() { <-g.slots }, true
-	default:
-		return nil, false
+		queue: newCheckQueue(concurrent, patience, checkMaxWaiting),
 	}
 }
 
@@ -83,16 +79,26 @@ func (s *Server) checkPage(c echo.Context) error {
 	if err != nil {
 		return fail(http.StatusUnprocessableEntity, capitalize(err.Error())+".")
 	}
-	if err := s.opts.Harvester.CheckAddress(ctx, root); err != nil {
-		return fail(http.StatusUnprocessableEntity, addressMessage(err))
-	}
-	if allowed, _ := s.checks.rates.Allow(c.RealIP()); !allowed {
+	// The rate is taken before the address is judged: judging it looks the
+	// name up, and a refused address is a check asked for all the same.
+	client := clientKey(c.RealIP())
+	if allowed, _ := s.checks.rates.Allow(client); !allowed {
 		c.Response().Header().Set("Retry-After", "60")
 		return fail(http.StatusTooManyRequests, "You have checked several sites in the last minute. Wait a minute, then check again.")
 	}
-	release, ok := s.checks.acquire()
-	if !ok {
-		c.Response().Header().Set("Retry-After", "30")
+	if err := s.opts.Harvester.CheckAddress(ctx, root); err != nil {
+		return fail(http.StatusUnprocessableEntity, addressMessage(err))
+	}
+	release, err := s.checks.queue.acquire(ctx, client)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	if errors.Is(err, errOwnCheckRunning) {
+		c.Response().Header().Set("Retry-After", "60")
+		return fail(http.StatusServiceUnavailable, "Your other check is still running: tidings runs one at a time for each visitor. Wait for it to finish, then check again.")
+	}
+	if err != nil {
+		c.Response().Header().Set("Retry-After", "60")
 		return fail(http.StatusServiceUnavailable, "tidings is busy checking other sites. Try again in a minute.")
 	}
 	defer release()

@@ -138,7 +138,7 @@ func TestCheckPageRunsFewChecksAtOnce(t *testing.T) {
 		http.NotFound(w, r)
 	})
 	a := newUIApp(t, nil, Options{})
-	a.srv.checks = newCheckGate(checkRate, 1)
+	a.srv.checks = newCheckGate(checkRate, 1, 200*time.Millisecond)
 	done := make(chan int)
 	go func() { done <- a.client(t, "192.0.2.5").get(checkPath(slow.URL)).Code }()
 	<-arrived

@@ -51,16 +51,11 @@ func (s *Server) routes() {
 		e.GET("/metrics", s.metrics)
 	}
 
-	csrf := middleware.CSRFWithConfig(middleware.CSRFConfig{
-		TokenLookup: "form:csrf", CookieName: "tidings_csrf", CookiePath: s.cookiePath(),
-		CookieHTTPOnly: true, CookieSameSite: http.SameSiteLaxMode, CookieSecure: s.base.Scheme == "https",
-		ErrorHandler: s.csrfError,
-	})
 	limited := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
 			Rate: rate.Limit(s.opts.AuthRate / 60), Burst: max(1, int(s.opts.AuthRate)), ExpiresIn: 10 * time.Minute,
 		}),
-		IdentifierExtractor: func(c echo.Context) (string, error) { return c.RealIP(), nil },
+		IdentifierExtractor: func(c echo.Context) (string, error) { return clientKey(c.RealIP()), nil },
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
 			return echo.NewHTTPError(http.StatusTooManyRequests, "Too many attempts from your address. Wait a minute and try again.")
 		},
@@ -95,7 +90,7 @@ func (s *Server) routes() {
 			}
 			mw = append(mw, middleware.BodyLimit(limit))
 		}
-		mw = append(mw, csrf, s.loadUser)
+		mw = append(mw, s.loadUser, s.csrf) // bound to the session (csrf.go)
 		e.Add(method, path, h, append(mw, extra...)...)
 	}
 	user := s.requireUser
@@ -127,7 +122,7 @@ func (s *Server) routes() {
 	page(http.MethodGet, "/imports/:id", s.opmlImportResult, user)
 
 	// Public: a site's owner needs no account to check it (check.go).
-	s.checks = newCheckGate(checkRate, checkConcurrency)
+	s.checks = newCheckGate(checkRate, checkConcurrency, checkPatience)
 	page(http.MethodGet, "/check", s.checkPage)
 
 	page(http.MethodGet, "/admin", s.adminPage, admin)

@@ -150,3 +150,20 @@ func TestPublishHelpListsOnlyItsFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestPublishCommandRefusesALinkedOutput: the output folder a link to a
+// folder outside the site: refused, the link named, nothing written there.
+func TestPublishCommandRefusesALinkedOutput(t *testing.T) {
+	dir := publishSite(t)
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "resourcesync")); err != nil {
+		t.Fatal(err)
+	}
+	r := tidings(t, nil, "publish", dir, "--base-url", "https://ann.example.org", "--datetime", "now")
+	if want := filepath.Join(dir, "resourcesync") + " is a symbolic link"; r.code != 1 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("exit code %d, want 1 with %q\nstderr:\n%s", r.code, want, r.stderr)
+	}
+	if names, err := os.ReadDir(outside); err != nil || len(names) != 0 {
+		t.Errorf("written outside the site: %v %v", names, err)
+	}
+}
