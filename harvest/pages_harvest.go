@@ -36,9 +36,10 @@ type pageRead struct {
 	pageTarget
 	id   string // the page's address: its canonical one for a new page
 	snap *pagetext.Snapshot
-	// What is kept of the answer: its body is dropped once read, so that
-	// a harvest holds pages' text, never their markup.
-	finalURL, contentHash, etag, lastModified string
+	// stored is the snapshot to store: what is kept of the answer, whose
+	// body is dropped once read, so that a harvest holds pages' text,
+	// never their markup.
+	stored db.Snapshot
 }
 
 // pagesHarvest is one harvest of a watched page set: the known pages read

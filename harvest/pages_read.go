@@ -21,20 +21,32 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 			h.tryAlternate(t)
 		}
 	}()
-	var cond fetch.Conditional
+	var prev *db.Snapshot
 	if p, ok := h.prev[t.url]; ok && t.known {
-		cond = fetch.Conditional{ETag: p.ETag, LastModified: p.LastModified}
+		prev = &p
 	}
-	resp, err := h.get(ctx, t, cond)
-	if err != nil {
+	var page crawl.Page
+	var id string
+	o := ReadOptions{WholeBody: true, Conditional: true, Extract: true, Types: fetch.PageTypes, Given: h.given(t),
+		Accept: func(resp *fetch.Response) bool {
+			page = crawl.Parse(resp.Body, resp.URL, h.scope)
+			var ok bool
+			id, ok = h.identify(t, resp.URL, page)
+			return ok
+		}}
+	r, err := h.ReadPage(ctx, t.url, prev, o)
+	if errors.Is(err, fetch.ErrUnwantedType) && !t.known {
+		return // a link to a file, not a page
+	}
+	if r.Resp == nil && err != nil {
 		h.readFailed(ctx, t, err)
 		return
 	}
-	if resp.NotModified {
+	if r.NotModified {
 		h.s.notModified++
 		// Clients send the validators on along redirects, so a page
 		// renamed as it was answers 304 from its new address.
-		if final, ok := crawl.Canonical(resp.URL, strings.Contains(t.url, "?")); ok && isMove(t.url, final) {
+		if final, ok := crawl.Canonical(r.Resp.URL, strings.Contains(t.url, "?")); ok && isMove(t.url, final) {
 			h.funnel[final]++
 			h.movedTo(t, final)
 			return
@@ -42,12 +54,10 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 		h.check(t, t.url)
 		return
 	}
-	page := crawl.Parse(resp.Body, resp.URL, h.scope)
-	id, ok := h.identify(t, resp.URL, page)
-	if !ok {
+	if r.Skipped {
 		return
 	}
-	snap, ok := h.extract(ctx, t, resp)
+	snap, ok := h.extracted(t, r, err)
 	if !ok {
 		return
 	}
@@ -67,8 +77,9 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 		h.sameText[snap.TextHash] = id
 	}
 	h.mark(id)
-	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap,
-		finalURL: resp.URL, contentHash: pageDigest(resp.Body), etag: resp.ETag, lastModified: lastModified(resp)})
+	stored := *r.Snapshot
+	stored.URL = id
+	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap, stored: stored})
 	h.check(t, id)
 	if t.depth < maxWatchDepth {
 		h.overCap += page.Dropped
@@ -105,24 +116,19 @@ func (h *pagesHarvest) identify(t pageTarget, finalURL string, page crawl.Page) 
 	return final, true
 }
 
-// extract reads a page's text: all of its body (see siteLines). A new
-// page must be HTML; a page saying "not found" while answering 200 is
-// gone.
-func (h *pagesHarvest) extract(ctx context.Context, t pageTarget, resp *fetch.Response) (*pagetext.Snapshot, bool) {
-	// Extraction takes its turn with the snapshots of every harvest (see
-	// extractions).
-	if !extractions.acquire(ctx, h.s.shots.age) {
+// extracted judges a page's text, all of its body (see siteLines), as
+// the page reader read it. A new page must be HTML; a page saying "not
+// found" while answering 200 is gone.
+func (h *pagesHarvest) extracted(t pageTarget, r PageRead, err error) (*pagetext.Snapshot, bool) {
+	if errors.Is(err, errNoTurn) {
 		return nil, false
 	}
-	defer extractions.release()
-	ex := h.h.opts.Snapshots.extractor()
-	ex.WholeBody = true
-	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
+	snap := r.Text
 	if err != nil {
 		why := problemf("the text of the page %s could not be read", t.url)
-		if errors.Is(err, pagetext.ErrTooLarge) {
+		if tooLarge(err) {
 			why = problemf("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body)",
-				t.url, fetch.SizeString(int64(ex.MaxBody)))
+				t.url, fetch.SizeString(int64(h.h.opts.Snapshots.MaxBody)))
 		}
 		if h.failed == nil {
 			h.failed = why
@@ -259,14 +265,14 @@ func (h *pagesHarvest) movedTo(t pageTarget, final string) {
 	}
 }
 
-// get fetches a page, or takes it from what discovery read of it: a first
-// crawl starts at the page discovery has just read.
-func (h *pagesHarvest) get(ctx context.Context, t pageTarget, cond fetch.Conditional) (*fetch.Response, error) {
+// given is what discovery read of a new page, which is then not fetched
+// again: a first crawl starts at the page discovery has just read.
+func (h *pagesHarvest) given(t pageTarget) *fetch.Response {
 	if resp, ok := h.s.pages[t.url]; ok && !t.known {
 		delete(h.s.pages, t.url)
-		return resp, nil
+		return resp
 	}
-	return h.h.client.Get(ctx, t.url, cond)
+	return nil
 }
 
 // maxAlternates bounds the other spellings of one page kept to try.

@@ -2,63 +2,23 @@ package harvest
 
 import (
 	"encoding/json"
-	"hash/maphash"
-	"strings"
 
 	"tidings/db"
 	"tidings/harvest/pageset"
 	"tidings/pagetext"
 )
 
-// siteLines are the lines of text most of a site's pages share: its
-// navigation (which lists every page, so adding one changes them all), a
-// "© 2026" footer. A page whose text changed only in them did not change
-// for its readers.
-type siteLines struct {
-	seed maphash.Seed
-	set  map[uint64]bool
-}
-
 // minPagesForSiteLines: with fewer pages, no line is the site's rather
 // than a page's.
 const minPagesForSiteLines = 3
 
-// siteLineEnds: only this many lines at the start and at the end of a
-// page are counted, where navigation and footers are, so that a site of
-// pages with a hundred thousand lines each costs no more memory.
-const siteLineEnds = 200
-
-// siteLines counts, for each line, the pages that have it in their text
-// before or after this harvest, and keeps those more than half of them
-// have. Lines are kept as hashes, and only those near a page's ends are
-// counted (siteLineEnds), so that memory stays small whatever the pages
-// hold.
-func (h *pagesHarvest) siteLines(limit int) siteLines {
-	sl := siteLines{seed: maphash.MakeSeed(), set: map[uint64]bool{}}
+// siteLines are the lines more than half of the site's pages have in
+// their text before or after this harvest (see pagetext.SharedLines).
+func (h *pagesHarvest) siteLines(limit int) pagetext.LineSet {
 	if h.first {
-		return sl // every page is already seen: nothing is compared
+		return pagetext.LineSet{} // every page is already seen: nothing is compared
 	}
-	count := map[uint64]int{}
-	pages := 0
-	add := func(texts ...string) {
-		seen := map[uint64]bool{}
-		for _, t := range texts {
-			lines := strings.Split(t, "\n")
-			if len(lines) > 2*siteLineEnds {
-				lines = append(lines[:siteLineEnds:siteLineEnds], lines[len(lines)-siteLineEnds:]...)
-			}
-			for _, l := range lines {
-				if l == "" {
-					continue
-				}
-				if k := maphash.String(sl.seed, l); !seen[k] {
-					seen[k] = true
-					count[k]++
-				}
-			}
-		}
-		pages++
-	}
+	count := pagetext.NewSharedLines()
 	fresh := map[string]string{}
 	for _, r := range h.reads {
 		fresh[r.id] = r.snap.Text
@@ -73,35 +33,16 @@ func (h *pagesHarvest) siteLines(limit int) siteLines {
 			// comparison says so.
 			old, _ = pagetext.Decompress(p.Text, limit)
 		}
-		add(old, fresh[u])
+		count.Add(old, fresh[u])
 		delete(fresh, u)
 	}
 	for _, t := range fresh {
-		add(t)
+		count.Add(t)
 	}
-	if pages < minPagesForSiteLines {
-		return sl
+	if count.Pages() < minPagesForSiteLines {
+		return pagetext.LineSet{}
 	}
-	for k, n := range count {
-		if n*2 > pages {
-			sl.set[k] = true
-		}
-	}
-	return sl
-}
-
-// drop returns text without the site's lines.
-func (sl siteLines) drop(text string) string {
-	if len(sl.set) == 0 {
-		return text
-	}
-	var kept []string
-	for _, l := range strings.Split(text, "\n") {
-		if !sl.set[maphash.String(sl.seed, l)] {
-			kept = append(kept, l)
-		}
-	}
-	return strings.Join(kept, "\n")
+	return count.Lines(func(have, pages int) bool { return have*2 > pages })
 }
 
 // judge compares each page read with its snapshot, the site's lines left
@@ -118,7 +59,7 @@ func (h *pagesHarvest) judge() {
 		sh := h.compare(r, sl, limit)
 		shots[r.id] = sh
 		h.s.shots.taken[r.id] = sh
-		h.snapshots = append(h.snapshots, h.snapshotOf(r))
+		h.snapshots = append(h.snapshots, r.stored)
 	}
 	doc := h.set.Read(h.now, pageset.Rules{Complete: true, Compare: func(_, p db.Page) pageset.Verdict {
 		if sh := shots[p.URL]; sh != nil && sh.textChange == db.TextChanged {
@@ -150,13 +91,13 @@ func (h *pagesHarvest) judge() {
 // site's lines left out. A new page shows its opening text as added,
 // unless it is already seen (the first harvest's, or one a person
 // added). A known page read for the first time is the baseline.
-func (h *pagesHarvest) compare(r pageRead, sl siteLines, limit int) *shot {
+func (h *pagesHarvest) compare(r pageRead, sl pagetext.LineSet, limit int) *shot {
 	sh := &shot{title: r.snap.Title}
 	if !r.known {
 		if r.byHand || h.first {
 			h.history[r.id] = true
 		} else if r.snap.HasText() {
-			sh.textChange, sh.diff = textDiff("", sl.drop(r.snap.Text))
+			sh.textChange, sh.diff = textDiff("", sl.Drop(r.snap.Text))
 		}
 		return sh
 	}
@@ -176,7 +117,7 @@ func (h *pagesHarvest) compare(r pageRead, sl siteLines, limit int) *shot {
 		sh.textChange = db.TextUnchanged
 		return sh
 	}
-	sh.textChange, sh.diff = textDiff(sl.drop(old), sl.drop(r.snap.Text))
+	sh.textChange, sh.diff = textDiff(sl.Drop(old), sl.Drop(r.snap.Text))
 	return sh
 }
 
@@ -199,18 +140,4 @@ func (h *pagesHarvest) recordPage(c pageset.Change, sh *shot) {
 		ch.TextChange, ch.Diff = sh.textChange, sh.diff
 	}
 	h.record(ch)
-}
-
-// snapshotOf is the snapshot stored of a page read: the next harvest's
-// baseline and validators.
-func (h *pagesHarvest) snapshotOf(r pageRead) db.Snapshot {
-	s := db.Snapshot{
-		URL: r.id, FinalURL: r.finalURL, ContentType: pagetext.Clip(r.snap.MediaType, maxContentType),
-		Title: r.snap.Title, Size: int64(r.snap.Size), ContentHash: r.contentHash, Method: r.snap.Method,
-		ETag: r.etag, LastModified: r.lastModified, FetchedAt: h.now,
-	}
-	if r.snap.HasText() {
-		s.Text = pagetext.Compress(r.snap.Text)
-	}
-	return s
 }

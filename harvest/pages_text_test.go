@@ -33,16 +33,16 @@ func TestSiteLines(t *testing.T) {
 		h.reads = append(h.reads, pageRead{id: fmt.Sprint(i), snap: &pagetext.Snapshot{Text: body}})
 	}
 	sl := h.siteLines(pagetext.DefaultMaxText)
-	got := sl.drop(text(0, 2))
+	got := sl.Drop(text(0, 2))
 	want := "Page 0, line 0.\nPage 0, line 1.\nShared by two pages only"
 	if got != want {
 		t.Errorf("without the site's lines:\n%q\nwant\n%q", got, want)
 	}
-	if len(sl.set) != 4 {
-		t.Errorf("%d site lines, want 4 (three navigation lines and the footer)", len(sl.set))
+	if sl.Len() != 4 {
+		t.Errorf("%d site lines, want 4 (three navigation lines and the footer)", sl.Len())
 	}
 	h.reads = h.reads[:2]
-	if sl := h.siteLines(pagetext.DefaultMaxText); len(sl.set) != 0 {
-		t.Errorf("two pages gave %d site lines, want none", len(sl.set))
+	if sl := h.siteLines(pagetext.DefaultMaxText); sl.Len() != 0 {
+		t.Errorf("two pages gave %d site lines, want none", sl.Len())
 	}
 }

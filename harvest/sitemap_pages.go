@@ -257,10 +257,10 @@ func (h *smHarvest) settle(ctx context.Context) {
 	shared := h.sharedLines(ctx)
 	for _, r := range h.reads {
 		if r.verdict == readChanged {
-			if d := compareBesides(r.old, r.text, shared); d.Unchanged() {
+			if d := pagetext.CompareBesides(r.old, r.text, shared); d.Unchanged() {
 				r.verdict = readUnchanged
 				r.sh.textChange, r.sh.diff = db.TextUnchanged, ""
-			} else if b, err := json.Marshal(d); err == nil && len(shared) > 0 {
+			} else if b, err := json.Marshal(d); err == nil && shared.Len() > 0 {
 				// The entry shows the edit, not the navigation.
 				r.sh.diff = string(b)
 			}

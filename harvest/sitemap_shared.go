@@ -2,7 +2,6 @@ package harvest
 
 import (
 	"context"
-	"strings"
 
 	"tidings/pagetext"
 )
@@ -16,7 +15,7 @@ const sharedSample = 16
 // the pages read now, and a sample of the others'). A generated site's
 // navigation and footer are such lines; on one side alone, since a new
 // page or a new build changes them on every page at once.
-func (h *smHarvest) sharedLines(ctx context.Context) map[string]bool {
+func (h *smHarvest) sharedLines(ctx context.Context) pagetext.LineSet {
 	var before, after []string
 	changed := map[string]bool{}
 	for _, r := range h.reads {
@@ -29,7 +28,7 @@ func (h *smHarvest) sharedLines(ctx context.Context) map[string]bool {
 		}
 	}
 	if len(changed) == 0 {
-		return nil
+		return pagetext.LineSet{}
 	}
 	var sample []string
 	urls := h.knownBefore()
@@ -46,56 +45,19 @@ func (h *smHarvest) sharedLines(ctx context.Context) map[string]bool {
 			}
 		}
 	}
-	out := map[string]bool{}
-	for _, side := range [][]string{before, after} {
-		for l := range mostShared(side) {
-			out[l] = true
-		}
-	}
-	return out
+	return mostShared(before).Union(mostShared(after))
 }
 
 // mostShared returns the lines found in a quarter of texts, and in two
 // at least. Not more: the text extractor finds the main text of some
 // pages and falls back to the whole body on others, so the navigation
 // and footer are in only some of the texts.
-func mostShared(texts []string) map[string]bool {
-	if len(texts) < 2 {
-		return nil
-	}
-	count := map[string]int{}
+func mostShared(texts []string) pagetext.LineSet {
+	count := pagetext.NewSharedLines()
 	for _, t := range texts {
-		seen := map[string]bool{}
-		for _, l := range strings.Split(t, "\n") {
-			if !seen[l] {
-				seen[l] = true
-				count[l]++
-			}
-		}
+		count.Add(t)
 	}
-	out := map[string]bool{}
-	for l, n := range count {
-		if n >= 2 && n*4 >= len(texts) {
-			out[l] = true
-		}
-	}
-	return out
-}
-
-// compareBesides compares two texts with the shared lines left out of
-// both.
-func compareBesides(a, b string, shared map[string]bool) pagetext.Diff {
-	return pagetext.Compare(strings.Join(without(a, shared), "\n"), strings.Join(without(b, shared), "\n"))
-}
-
-func without(t string, shared map[string]bool) []string {
-	var out []string
-	for _, l := range strings.Split(t, "\n") {
-		if !shared[l] {
-			out = append(out, l)
-		}
-	}
-	return out
+	return count.Lines(func(have, pages int) bool { return have >= 2 && have*4 >= pages })
 }
 
 // knownBefore lists, sorted, the pages known when the harvest began.

@@ -266,17 +266,23 @@ func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string
 	return given, rest
 }
 
-// takeShot fetches one page, conditionally on its previous snapshot, and
-// compares its text with it. The snapshot returned, nil when nothing new
-// was read, is stored as the page's latest.
+// takeShot reads one page with the page reader, conditionally on its
+// previous snapshot, and compares its text with it. The snapshot
+// returned, nil when nothing new was read, is stored as the page's latest.
 func (h *Harvester) takeShot(ctx context.Context, j *CollectionRun, ps *pageShots, url, kind string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
-	var cond fetch.Conditional
-	if had {
-		cond = fetch.Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
-	}
 	sh := &shot{title: prev.Title}
-	resp, err := h.client.Get(ctx, url, cond)
-	if err != nil {
+	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true})
+	switch {
+	case errors.Is(err, errNoTurn):
+		return sh, nil
+	case tooLarge(err):
+		j.warn.add("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body); its change is kept without its text",
+			url, fetch.SizeString(int64(h.opts.Snapshots.MaxBody)))
+		return sh, nil
+	case r.Resp != nil && err != nil:
+		j.warn.add("the text of the page %s could not be read; its change is kept without it", url)
+		return sh, nil
+	case err != nil:
 		var fe *fetch.FetchError
 		if errors.As(err, &fe) && fe.RetryAfter > 0 {
 			j.s.noteRetryAfter(err)
@@ -286,29 +292,18 @@ func (h *Harvester) takeShot(ctx context.Context, j *CollectionRun, ps *pageShot
 			j.warn.add("%s; its change is kept without its text", roleError("the page", err))
 		}
 		return sh, nil
-	}
-	if resp.NotModified {
+	case r.NotModified, r.SameBytes:
 		if had && prev.Text != nil {
 			sh.textChange = db.TextUnchanged
 		}
-		return sh, nil
+		return sh, r.Snapshot
 	}
-	bodyHash := pageDigest(resp.Body)
-	if had && prev.ContentHash == bodyHash {
-		// The very same bytes, from a server without validators: nothing
-		// to extract.
-		if prev.Text != nil {
-			sh.textChange = db.TextUnchanged
-		}
-		again := prev
-		again.FinalURL, again.ETag, again.LastModified, again.FetchedAt = resp.URL, resp.ETag, lastModified(resp), j.now
-		return sh, &again
+	for _, w := range r.Text.Warnings() {
+		j.warn.add("%s: %s", url, w)
 	}
-	if !extractions.acquire(ctx, ps.age) {
-		return sh, nil
-	}
-	defer extractions.release()
-	return h.readShot(j, resp, url, kind, bodyHash, prev, had)
+	sh.title = r.Text.Title
+	sh.textChange, sh.diff = compareText(kind, prev, had, r.Text, max(h.opts.Snapshots.MaxText, pagetext.DefaultMaxText)*4)
+	return sh, r.Snapshot
 }
 
 // contentHashBytes is how much of a body's SHA-256 a snapshot keeps: it
@@ -331,39 +326,6 @@ func lastModified(resp *fetch.Response) string {
 		return ""
 	}
 	return resp.LastModified
-}
-
-// readShot extracts a fetched page's text and compares it with the
-// previous snapshot's, read the same way when it can be.
-func (h *Harvester) readShot(j *CollectionRun, resp *fetch.Response, url, kind, bodyHash string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
-	sh := &shot{title: prev.Title}
-	opts := h.opts.Snapshots
-	ex := opts.extractor()
-	ex.Prefer = prev.Method
-	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
-	if errors.Is(err, pagetext.ErrTooLarge) {
-		j.warn.add("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body); its change is kept without its text",
-			url, fetch.SizeString(int64(opts.MaxBody)))
-		return sh, nil
-	}
-	if err != nil {
-		j.warn.add("the text of the page %s could not be read; its change is kept without it", url)
-		return sh, nil
-	}
-	for _, w := range snap.Warnings() {
-		j.warn.add("%s: %s", url, w)
-	}
-	sh.title = snap.Title
-	sh.textChange, sh.diff = compareText(kind, prev, had, snap, max(opts.MaxText, pagetext.DefaultMaxText)*4)
-	stored := &db.Snapshot{
-		URL: url, FinalURL: resp.URL, ContentType: pagetext.Clip(snap.MediaType, maxContentType),
-		Title: snap.Title, Size: int64(snap.Size), ContentHash: bodyHash,
-		Method: snap.Method, ETag: resp.ETag, LastModified: lastModified(resp), FetchedAt: j.now,
-	}
-	if snap.HasText() {
-		stored.Text = pagetext.Compress(snap.Text)
-	}
-	return sh, stored
 }
 
 // maxContentType bounds the Content-Type kept of a page.

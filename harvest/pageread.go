@@ -1,0 +1,134 @@
+package harvest
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"tidings/db"
+	"tidings/fetch"
+	"tidings/pagetext"
+)
+
+// ReadOptions say how a page is read for its text.
+type ReadOptions struct {
+	// WholeBody reads the text of the whole body rather than of its
+	// readable article: watched pages compare all of it, and learn the
+	// site's shared lines to leave out.
+	WholeBody bool
+	// Conditional asks with the validators of the previous snapshot, so
+	// that an unchanged page answers 304.
+	Conditional bool
+	// Extract reads the text of every body, also the previous snapshot's
+	// very bytes served again (a crawl follows the links of each page
+	// read); otherwise those are taken as unchanged, unread.
+	Extract bool
+	// Given is the answer already in hand (discovery read the page):
+	// it is not fetched again.
+	Given *fetch.Response
+	// Accept, when set, judges the answer before its text is read: false
+	// leaves it unread (a crawl's page that turned out to be elsewhere).
+	Accept func(resp *fetch.Response) bool
+	// Types, when set, are the media types read: an answer of another is
+	// refused at its headers, unread (a crawl reads only pages). Without
+	// them any answer is read up to the snapshot limit, so that a
+	// change's image is still known by its type, size and hash.
+	Types []string
+}
+
+// PageRead is one page read for its text.
+type PageRead struct {
+	// Resp is the answer, its body included (a crawl reads its links).
+	Resp *fetch.Response
+	// NotModified: the page answered 304 to the previous snapshot's
+	// validators. SameBytes: it sent the previous snapshot's very bytes.
+	NotModified, SameBytes bool
+	// Skipped: Accept refused the answer; nothing was read of it.
+	Skipped bool
+	// Text is the page's text, when a body was read.
+	Text *pagetext.Snapshot
+	// Snapshot is what to store as the page's latest, the next read's
+	// baseline and validators; nil when nothing new was read.
+	Snapshot *db.Snapshot
+}
+
+// errNoTurn: the harvest ended while waiting for its turn to extract.
+var errNoTurn = errors.New("harvest: the harvest ended before the page's text was read")
+
+// readText is the one page reader: it fetches url (conditionally on the
+// previous snapshot when asked), capped at the snapshot limit and, when
+// asked, refused at its headers unless it is of the types read; and it
+// reads its text in the turn of
+// the site harvest of the given age (see extractions). Errors are the
+// fetch's, pagetext's (ErrTooLarge and the like) or errNoTurn.
+func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url string, prev db.Snapshot, had bool, o ReadOptions) (PageRead, error) {
+	opts := h.opts.Snapshots
+	resp := o.Given
+	if resp == nil {
+		g := fetch.GetOptions{MaxBody: int64(opts.MaxBody), Types: o.Types}
+		if o.Conditional && had {
+			g.Conditional = fetch.Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
+		}
+		var err error
+		if resp, err = h.client.GetWith(ctx, url, g); err != nil {
+			return PageRead{}, err
+		}
+	}
+	r := PageRead{Resp: resp, NotModified: resp.NotModified}
+	if r.NotModified {
+		return r, nil
+	}
+	if o.Accept != nil && !o.Accept(resp) {
+		r.Skipped = true
+		return r, nil
+	}
+	bodyHash := pageDigest(resp.Body)
+	if !o.Extract && had && prev.ContentHash == bodyHash {
+		// The very same bytes, from a server without validators: nothing
+		// to extract.
+		again := prev
+		again.FinalURL, again.ETag, again.LastModified, again.FetchedAt = resp.URL, resp.ETag, lastModified(resp), now
+		r.SameBytes, r.Snapshot = true, &again
+		return r, nil
+	}
+	if !extractions.acquire(ctx, age) {
+		return r, errNoTurn
+	}
+	defer extractions.release()
+	ex := opts.extractor()
+	ex.WholeBody = o.WholeBody
+	if had {
+		ex.Prefer = prev.Method
+	}
+	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
+	if err != nil {
+		return r, err
+	}
+	r.Text = snap
+	r.Snapshot = &db.Snapshot{
+		URL: url, FinalURL: resp.URL, ContentType: pagetext.Clip(snap.MediaType, maxContentType),
+		Title: snap.Title, Size: int64(snap.Size), ContentHash: bodyHash,
+		Method: snap.Method, ETag: resp.ETag, LastModified: lastModified(resp), FetchedAt: now,
+	}
+	if snap.HasText() {
+		r.Snapshot.Text = pagetext.Compress(snap.Text)
+	}
+	return r, nil
+}
+
+// tooLarge reports whether a page read failed for its size: announced or
+// found by the client (at the snapshot limit), or by the extractor.
+func tooLarge(err error) bool {
+	return errors.Is(err, fetch.ErrTooLarge) || errors.Is(err, pagetext.ErrTooLarge)
+}
+
+// ReadPage reads a page of the collection for its text with the one page
+// reader every source shares (see readText): prev is the page's previous
+// snapshot, if any.
+func (j *CollectionRun) ReadPage(ctx context.Context, url string, prev *db.Snapshot, o ReadOptions) (PageRead, error) {
+	var p db.Snapshot
+	if prev != nil {
+		p = *prev
+	}
+	return j.h.readText(ctx, j.shots.age, j.now, url, p, prev != nil, o)
+}
