@@ -390,7 +390,9 @@ func (j *CollectionRun) record(c db.Change) {
 	if c.Datetime.After(j.newest) {
 		j.newest = c.Datetime
 	}
-	c.History = j.isHistory(c.Datetime)
+	// An adapter may know a change is history (a watched page found on
+	// the first crawl); otherwise its date says.
+	c.History = c.History || j.isHistory(c.Datetime)
 	j.hold(c)
 }
 

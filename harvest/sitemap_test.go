@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/internal/changetest"
 	"tidings/internal/sitemapsite"
 	"tidings/pagetext"
 )
@@ -124,7 +125,7 @@ func TestSitemapTwoVersions(t *testing.T) {
 		}
 		return nil
 	})
-	del, ins := diffOf(t, updated)
+	del, ins := changetest.Diff(t, updated)
 	if updated.Title != "Luna moth" || updated.TextChange != db.TextChanged || !slices.Equal(del, []string{"It lives for about a week."}) || !slices.Equal(ins, []string{"It lives for about ten days."}) {
 		t.Errorf("the update of %s: title %q, text %q, removed %q, added %q", updated.URL, updated.Title, updated.TextChange, del, ins)
 	}

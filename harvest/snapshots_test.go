@@ -3,7 +3,6 @@ package harvest
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/internal/changetest"
 	"tidings/internal/scpsite"
 	"tidings/pagetext"
 )
@@ -180,43 +180,6 @@ func (e *snapEnv) latest() map[string][]db.ExportedChange {
 	return out
 }
 
-func warningsOf(rep *SiteReport) []string {
-	var w []string
-	for _, c := range rep.Collections {
-		w = append(w, c.Run.Warnings...)
-		if c.Run.Error != "" {
-			w = append(w, "error: "+c.Run.Error)
-		}
-	}
-	return w
-}
-
-// diffOf decodes a stored diff into its removed and added lines.
-func diffOf(t *testing.T, c db.ExportedChange) (del, ins []string) {
-	t.Helper()
-	if c.Diff == "" {
-		return nil, nil
-	}
-	var d pagetext.Diff
-	if err := json.Unmarshal([]byte(c.Diff), &d); err != nil {
-		t.Fatalf("%s: diff %q: %v", c.URL, c.Diff, err)
-	}
-	for _, op := range d.Ops {
-		del = append(del, op.Del...)
-		ins = append(ins, op.Ins...)
-	}
-	return del, ins
-}
-
-func checkText(t *testing.T, c db.ExportedChange, title, textChange string, del, ins []string) {
-	t.Helper()
-	gotDel, gotIns := diffOf(t, c)
-	if c.Title != title || c.TextChange != textChange || !reflect.DeepEqual(gotDel, del) || !reflect.DeepEqual(gotIns, ins) {
-		t.Errorf("%s %s: title %q, text %q, removed %q, added %q; want %q, %q, %q, %q",
-			c.Kind, c.URL, c.Title, c.TextChange, gotDel, gotIns, title, textChange, del, ins)
-	}
-}
-
 // TestSnapshotsSayWhatChanged: a site served in two versions. Each change
 // says what its page's text gained and lost, titled by the page.
 func TestSnapshotsSayWhatChanged(t *testing.T) {
@@ -235,9 +198,9 @@ func TestSnapshotsSayWhatChanged(t *testing.T) {
 		t.Fatalf("first harvest warnings %q", w)
 	}
 	got := e.latest()
-	checkText(t, got["/a.html"][0], "Cats of the Month", db.TextChanged, nil, []string{"Tabby is the cat of May.", "Nothing else."})
+	changetest.Text(t, got["/a.html"][0], "Cats of the Month", db.TextChanged, nil, []string{"Tabby is the cat of May.", "Nothing else."})
 	// Updated, and never read before: nothing to compare with.
-	checkText(t, got["/c.html"][0], "Old Page", db.TextUnknown, nil, nil)
+	changetest.Text(t, got["/c.html"][0], "Old Page", db.TextUnknown, nil, nil)
 
 	// The second version: a's text changed twice, b's markup only, c was
 	// touched and is answered 304, new.html is created, gone.html deleted.
@@ -264,12 +227,12 @@ func TestSnapshotsSayWhatChanged(t *testing.T) {
 	}
 	// Two changes of one page in one harvest: one fetch, the diff on the
 	// newer; both are titled.
-	checkText(t, a[1], "Cats of the Month", db.TextUnknown, nil, nil)
-	checkText(t, a[2], "Cats of the Month", db.TextChanged, []string{"Tabby is the cat of May."}, []string{"Ginger is the cat of June.", "Vote now!"})
-	checkText(t, got["/b.html"][1], "Links", db.TextUnchanged, nil, nil)
-	checkText(t, got["/c.html"][1], "Old Page", db.TextUnchanged, nil, nil)
-	checkText(t, got["/new.html"][0], "A New Page", db.TextChanged, nil, []string{"Hello, world."})
-	checkText(t, got["/gone.html"][1], "Gone Soon", db.TextUnknown, nil, nil)
+	changetest.Text(t, a[1], "Cats of the Month", db.TextUnknown, nil, nil)
+	changetest.Text(t, a[2], "Cats of the Month", db.TextChanged, []string{"Tabby is the cat of May."}, []string{"Ginger is the cat of June.", "Vote now!"})
+	changetest.Text(t, got["/b.html"][1], "Links", db.TextUnchanged, nil, nil)
+	changetest.Text(t, got["/c.html"][1], "Old Page", db.TextUnchanged, nil, nil)
+	changetest.Text(t, got["/new.html"][0], "A New Page", db.TextChanged, nil, []string{"Hello, world."})
+	changetest.Text(t, got["/gone.html"][1], "Gone Soon", db.TextUnknown, nil, nil)
 	for p, want := range map[string]int{"/a.html": 1, "/b.html": 1, "/c.html": 1, "/gone.html": 0, "/new.html": 1} {
 		if n := s.hit(p) - hitsBefore[p]; n != want {
 			t.Errorf("%s fetched %d times in the second harvest, want %d", p, n, want)
@@ -301,10 +264,10 @@ func TestSnapshotsBudget(t *testing.T) {
 	for i := range 5 {
 		p := fmt.Sprintf("/p%d.html", i)
 		if i >= 3 {
-			checkText(t, got[p][0], fmt.Sprintf("Page %d", i), db.TextChanged, nil, []string{fmt.Sprintf("Text %d.", i)})
+			changetest.Text(t, got[p][0], fmt.Sprintf("Page %d", i), db.TextChanged, nil, []string{fmt.Sprintf("Text %d.", i)})
 			continue
 		}
-		checkText(t, got[p][0], "", db.TextUnknown, nil, nil)
+		changetest.Text(t, got[p][0], "", db.TextUnknown, nil, nil)
 		if e.site.hit(p) != 0 {
 			t.Errorf("%s fetched, past the budget", p)
 		}
@@ -338,7 +301,7 @@ func TestSnapshotsPastTheBudgetAreQueued(t *testing.T) {
 	}
 	fetched(3, 4)
 	got := e.latest()
-	checkText(t, got[page(2)][0], "", db.TextUnknown, nil, nil)
+	changetest.Text(t, got[page(2)][0], "", db.TextUnknown, nil, nil)
 
 	// p1 is created anew before its turn; p2 and p0 are still due.
 	e.site.html(page(1), "Page 1", "<p>Text 1.</p><p>More.</p>")
@@ -348,19 +311,19 @@ func TestSnapshotsPastTheBudgetAreQueued(t *testing.T) {
 	}
 	fetched(0, 2, 3, 4)
 	got = e.latest()
-	checkText(t, got[page(2)][0], "Page 2", db.TextChanged, nil, []string{"Text 2."})
-	checkText(t, got[page(0)][0], "Page 0", db.TextChanged, nil, []string{"Text 0."})
+	changetest.Text(t, got[page(2)][0], "Page 2", db.TextChanged, nil, []string{"Text 2."})
+	changetest.Text(t, got[page(0)][0], "Page 0", db.TextChanged, nil, []string{"Text 0."})
 	if len(got[page(1)]) != 2 {
 		t.Fatalf("p1 has %d changes, want 2", len(got[page(1)]))
 	}
-	checkText(t, got[page(1)][1], "", db.TextUnknown, nil, nil) // past the budget again
+	changetest.Text(t, got[page(1)][1], "", db.TextUnknown, nil, nil) // past the budget again
 
 	e.harvest()
 	fetched(0, 1, 2, 3, 4)
 	got = e.latest()
 	// Read for its update, with no earlier text to compare: titled only.
-	checkText(t, got[page(1)][1], "Page 1", db.TextUnknown, nil, nil)
-	checkText(t, got[page(1)][0], "", db.TextUnknown, nil, nil)
+	changetest.Text(t, got[page(1)][1], "Page 1", db.TextUnknown, nil, nil)
+	changetest.Text(t, got[page(1)][0], "", db.TextUnknown, nil, nil)
 	e.harvest()
 	fetched(0, 1, 2, 3, 4)
 	total := 0
@@ -420,7 +383,7 @@ func TestSnapshotsReadPagesTheSameWay(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("%d changes, want 2", len(got))
 	}
-	del, ins := diffOf(t, got[1])
+	del, ins := changetest.Diff(t, got[1])
 	if len(del) != 1 || len(ins) != 1 || !strings.HasSuffix(ins[0], "Enjoy them.") {
 		t.Errorf("diff of a one-word edit: removed %q, added %q", del, ins)
 	}
@@ -451,8 +414,8 @@ func TestSnapshotsWithoutValidators(t *testing.T) {
 	e.site.change("/edit.html", "updated", now.Add(-time.Hour))
 	rep := e.harvest()
 	got := e.latest()
-	checkText(t, got["/same.html"][1], "Same", db.TextUnchanged, nil, nil)
-	checkText(t, got["/edit.html"][1], "Edit", db.TextChanged, []string{"First."}, []string{"Second."})
+	changetest.Text(t, got["/same.html"][1], "Same", db.TextUnchanged, nil, nil)
+	changetest.Text(t, got["/edit.html"][1], "Edit", db.TextChanged, []string{"First."}, []string{"Second."})
 	snaps, err := e.store.Snapshots(context.Background(), rep.Site.ID, []string{e.site.srv.URL + "/same.html"})
 	if err != nil {
 		t.Fatal(err)
@@ -478,7 +441,7 @@ func TestSnapshotsOff(t *testing.T) {
 	if n := e.site.pageHits(); n != 0 {
 		t.Errorf("%d pages fetched with snapshots off", n)
 	}
-	checkText(t, e.latest()["/a.html"][0], "", db.TextUnknown, nil, nil)
+	changetest.Text(t, e.latest()["/a.html"][0], "", db.TextUnknown, nil, nil)
 }
 
 // TestSnapshotsOfBadPages: a page that cannot be read keeps its change,
@@ -507,9 +470,9 @@ func TestSnapshotsOfBadPages(t *testing.T) {
 		if len(got[p]) != 1 {
 			t.Fatalf("%s: %d changes, want its change kept", p, len(got[p]))
 		}
-		checkText(t, got[p][0], "", db.TextUnknown, nil, nil)
+		changetest.Text(t, got[p][0], "", db.TextUnknown, nil, nil)
 	}
-	checkText(t, got["/fine.html"][0], "Fine", db.TextChanged, nil, []string{"Fine."})
+	changetest.Text(t, got["/fine.html"][0], "Fine", db.TextChanged, nil, []string{"Fine."})
 	siteID := rep.Site.ID
 	snaps, err := e.store.Snapshots(context.Background(), siteID, []string{
 		e.site.srv.URL + "/pic.png", e.site.srv.URL + "/missing.html", e.site.srv.URL + "/big.html", e.site.srv.URL + "/loop.html"})
@@ -544,7 +507,7 @@ func TestSnapshotsSharedAcrossCollections(t *testing.T) {
 		t.Fatalf("%d changes, want one per collection", len(got))
 	}
 	for _, c := range got {
-		checkText(t, c, "Both", db.TextChanged, nil, []string{"In two collections."})
+		changetest.Text(t, c, "Both", db.TextChanged, nil, []string{"In two collections."})
 	}
 }
 
@@ -569,13 +532,13 @@ func TestSnapshotsOfSCPPages(t *testing.T) {
 	e.harvest()
 	got := e.changes("blog")
 	// c was created on the first harvest: its opening text.
-	checkText(t, got["created /blog/c"][0], "Gamma", db.TextChanged, nil, []string{"Gamma", "Body of Gamma"})
+	changetest.Text(t, got["created /blog/c"][0], "Gamma", db.TextChanged, nil, []string{"Gamma", "Body of Gamma"})
 	// a was an update, first seen then: its baseline, now compared.
 	if a := got["updated /blog/a"]; len(a) != 2 {
 		t.Fatalf("a: %d updates, want 2", len(a))
 	} else {
-		checkText(t, a[0], "Alpha", db.TextUnknown, nil, nil)
-		checkText(t, a[1], "Alpha", db.TextChanged, []string{"Body of Alpha"}, []string{"A new first paragraph.", "x := 1", "y := 2"})
+		changetest.Text(t, a[0], "Alpha", db.TextUnknown, nil, nil)
+		changetest.Text(t, a[1], "Alpha", db.TextChanged, []string{"Body of Alpha"}, []string{"A new first paragraph.", "x := 1", "y := 2"})
 	}
 	for _, p := range []string{"/blog/a", "/blog/c"} {
 		if n := e.site.Requests(p); n != 0 {
@@ -605,4 +568,17 @@ func TestChangesStoredAtTheWatermarkAreNotFetchedAgain(t *testing.T) {
 	if n := e.site.hit("/a.html"); n != 1 {
 		t.Errorf("/a.html, whose change at the last processing time is stored, was fetched %d times in all, want once", n)
 	}
+}
+
+// warningsOf lists a site harvest's warnings, each collection's error
+// among them as "error: …".
+func warningsOf(rep *SiteReport) []string {
+	var w []string
+	for _, c := range rep.Collections {
+		w = append(w, c.Run.Warnings...)
+		if c.Run.Error != "" {
+			w = append(w, "error: "+c.Run.Error)
+		}
+	}
+	return w
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"tidings/db"
-	"tidings/harvest"
+	"tidings/harvest/pages"
 )
 
 // addsWatchedPage reports whether following rawURL on a site tidings
@@ -20,7 +20,7 @@ func (s *Server) addsWatchedPage(ctx context.Context, siteID int64, rawURL strin
 	}
 	watched := false
 	for _, c := range cols {
-		if c.Protocol != harvest.ProtocolPages {
+		if c.Protocol != pages.Name {
 			continue
 		}
 		watched = true
@@ -28,7 +28,7 @@ func (s *Server) addsWatchedPage(ctx context.Context, siteID int64, rawURL strin
 		if err != nil {
 			return false, err
 		}
-		if inScope, adds := harvest.PageToWatch(c, list, rawURL); inScope {
+		if inScope, adds := pages.PageToWatch(c, list, rawURL); inScope {
 			return adds, nil
 		}
 	}

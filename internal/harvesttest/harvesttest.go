@@ -58,3 +58,16 @@ func CollectionAtom(t testing.TB, store *db.DB, id int64, perPage bool) string {
 	}
 	return buf.String()
 }
+
+// Warnings lists a site harvest's warnings, each collection's error
+// among them as "error: …".
+func Warnings(rep *harvest.SiteReport) []string {
+	var w []string
+	for _, c := range rep.Collections {
+		w = append(w, c.Run.Warnings...)
+		if c.Run.Error != "" {
+			w = append(w, "error: "+c.Run.Error)
+		}
+	}
+	return w
+}

@@ -1,4 +1,4 @@
-package harvest
+package pages
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 )
 
 // watchSite is a site that publishes nothing but its pages: no
@@ -94,12 +95,12 @@ type watchEnv struct {
 	t     testing.TB
 	site  *watchSite
 	store *db.DB
-	h     *Harvester
+	h     *harvest.Harvester
 	mu    sync.Mutex
 	dials []string
 }
 
-func newWatchEnv(t testing.TB, o Options) *watchEnv {
+func newWatchEnv(t testing.TB, o harvest.Options) *watchEnv {
 	t.Helper()
 	e := &watchEnv{t: t, site: newWatchSite(t)}
 	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
@@ -113,11 +114,11 @@ func newWatchEnv(t testing.TB, o Options) *watchEnv {
 			defer e.mu.Unlock()
 			e.dials = append(e.dials, address)
 		}})
-	e.store, e.h = store, New(client, store, o)
+	e.store, e.h = store, harvest.New(client, store, o)
 	return e
 }
 
-func (e *watchEnv) follow(path string) *SiteReport {
+func (e *watchEnv) follow(path string) *harvest.SiteReport {
 	e.t.Helper()
 	rep, err := e.h.Follow(context.Background(), e.site.srv.URL+path)
 	if err != nil {
@@ -126,7 +127,7 @@ func (e *watchEnv) follow(path string) *SiteReport {
 	return rep
 }
 
-func (e *watchEnv) harvest() *SiteReport {
+func (e *watchEnv) harvest() *harvest.SiteReport {
 	e.t.Helper()
 	site, err := e.store.SiteByURL(context.Background(), e.site.srv.URL+"/")
 	if err != nil {
@@ -180,7 +181,7 @@ func (e *watchEnv) watched() []string {
 	}
 	var out []string
 	for _, c := range cols {
-		if c.Protocol != ProtocolPages {
+		if c.Protocol != Name {
 			continue
 		}
 		list, err := e.store.WatchedPages(context.Background(), c.ID)

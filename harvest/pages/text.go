@@ -1,4 +1,4 @@
-package harvest
+package pages
 
 import (
 	"encoding/json"
@@ -52,14 +52,14 @@ func (h *pagesHarvest) siteLines(limit int) pagetext.LineSet {
 // 410, a "not found" page) deleted. A page that answered with its text
 // unchanged, or was not read, is still there, linked to or not.
 func (h *pagesHarvest) judge() {
-	limit := max(h.h.opts.Snapshots.MaxText, pagetext.DefaultMaxText) * 4
+	limit := max(h.Snapshots().MaxText, pagetext.DefaultMaxText) * 4
 	sl := h.siteLines(limit)
-	shots := map[string]*shot{}
+	shots := map[string]*reading{}
 	for _, r := range h.reads {
 		sh := h.compare(r, sl, limit)
 		shots[r.id] = sh
-		h.s.shots.taken[r.id] = sh
-		h.snapshots = append(h.snapshots, r.stored)
+		h.ShareText(r.id, sh.title, sh.textChange, sh.diff)
+		h.res.Snapshots = append(h.res.Snapshots, r.stored)
 	}
 	doc := h.set.Read(h.now, pageset.Rules{Complete: true, Compare: func(_, p db.Page) pageset.Verdict {
 		if sh := shots[p.URL]; sh != nil && sh.textChange == db.TextChanged {
@@ -80,19 +80,14 @@ func (h *pagesHarvest) judge() {
 	for _, c := range doc.Commit() {
 		h.recordPage(c, nil)
 	}
-	for i := range h.changes {
-		if c := &h.changes[i]; c.Kind == "created" && h.history[c.URL] {
-			c.History = true
-		}
-	}
 }
 
 // compare says what a page read gained and lost since its snapshot, the
 // site's lines left out. A new page shows its opening text as added,
 // unless it is already seen (the first harvest's, or one a person
 // added). A known page read for the first time is the baseline.
-func (h *pagesHarvest) compare(r pageRead, sl pagetext.LineSet, limit int) *shot {
-	sh := &shot{title: r.snap.Title}
+func (h *pagesHarvest) compare(r pageRead, sl pagetext.LineSet, limit int) *reading {
+	sh := &reading{title: r.snap.Title}
 	if !r.known {
 		if r.byHand || h.first {
 			h.history[r.id] = true
@@ -134,10 +129,20 @@ func textDiff(old, new string) (string, string) {
 	return db.TextChanged, string(b)
 }
 
-func (h *pagesHarvest) recordPage(c pageset.Change, sh *shot) {
+func (h *pagesHarvest) recordPage(c pageset.Change, sh *reading) {
 	ch := db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: c.Page.URL, Title: c.Page.Title}
 	if sh != nil {
 		ch.TextChange, ch.Diff = sh.textChange, sh.diff
 	}
-	h.record(ch)
+	// A page found by the first crawl, or one a person added, is already
+	// seen.
+	ch.History = c.Kind == "created" && h.history[c.Page.URL]
+	h.Record(ch)
+}
+
+// reading is what a page read says of its latest change.
+type reading struct {
+	title      string
+	textChange string
+	diff       string
 }

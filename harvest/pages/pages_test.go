@@ -1,4 +1,4 @@
-package harvest
+package pages
 
 import (
 	"slices"
@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"tidings/db"
+	"tidings/harvest"
+	"tidings/internal/changetest"
+	"tidings/internal/harvesttest"
 )
 
 // shrine writes a page of a hand-made site: a navigation listing every
@@ -70,10 +73,10 @@ func serveV2(s *watchSite) {
 // footer year or the new navigation line on every page, and nothing for
 // the page that dropped out of the navigation but is still there.
 func TestPagesTwoVersions(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	serveV1(e.site)
 	rep := e.follow("/")
-	if len(rep.Collections) != 1 || rep.Collections[0].Collection.Protocol != ProtocolPages {
+	if len(rep.Collections) != 1 || rep.Collections[0].Collection.Protocol != Name {
 		t.Fatalf("collections %+v, want one pages collection", rep.Collections)
 	}
 	col := rep.Collections[0]
@@ -115,7 +118,7 @@ func TestPagesTwoVersions(t *testing.T) {
 
 	serveV2(e.site)
 	rep = e.harvest()
-	if w := warningsOf(rep); len(w) != 0 {
+	if w := harvesttest.Warnings(rep); len(w) != 0 {
 		t.Errorf("warnings %q", w)
 	}
 	var fresh []string
@@ -128,7 +131,7 @@ func TestPagesTwoVersions(t *testing.T) {
 		t.Errorf("second harvest stored %q, want %q", fresh, wantFresh)
 	}
 	about := e.exported("/about.html", "updated")
-	checkText(t, about, "About me", db.TextChanged, []string{"I like cats."}, []string{"I like cats and dogs."})
+	changetest.Text(t, about, "About me", db.TextChanged, []string{"I like cats."}, []string{"I like cats and dogs."})
 	if gone := e.exported("/old.html", "deleted"); gone.Title != "Old news" {
 		t.Errorf("deleted page titled %q, want its last known title", gone.Title)
 	}

@@ -1,13 +1,13 @@
-package harvest
+package pages
 
 import (
 	"flag"
 	"fmt"
 )
 
-// PagesSettings tune watched pages, the source tidings falls back on when
+// Settings tune watched pages, the source tidings falls back on when
 // a site publishes no change information.
-type PagesSettings struct {
+type Settings struct {
 	// WatchPages bounds the pages one collection watches.
 	WatchPages int
 }
@@ -16,11 +16,11 @@ type PagesSettings struct {
 const DefaultWatchPages = 200
 
 // RegisterFlags registers the watched pages' flags on fs.
-func (s *PagesSettings) RegisterFlags(fs *flag.FlagSet) {
+func (s *Settings) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&s.WatchPages, "watch-pages", DefaultWatchPages, "most pages tidings watches in one collection of a site that publishes no change information")
 }
 
-func (s PagesSettings) withDefaults() PagesSettings {
+func (s Settings) withDefaults() Settings {
 	if s.WatchPages <= 0 {
 		s.WatchPages = DefaultWatchPages
 	}
@@ -29,7 +29,7 @@ func (s PagesSettings) withDefaults() PagesSettings {
 
 // Validate refuses a bound of no pages: zero would silently mean the
 // default.
-func (s *PagesSettings) Validate() error {
+func (s *Settings) Validate() error {
 	if s.WatchPages <= 0 {
 		return fmt.Errorf("--watch-pages must be positive, not %d", s.WatchPages)
 	}

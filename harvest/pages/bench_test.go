@@ -1,9 +1,11 @@
-package harvest
+package pages
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"tidings/harvest"
 )
 
 // BenchmarkWatchedPages follows a site of 200 pages that publishes
@@ -24,7 +26,7 @@ func BenchmarkWatchedPages(b *testing.B) {
 	}
 	for range b.N {
 		b.StopTimer()
-		e := newWatchEnv(b, Options{Snapshots: SnapshotSettings{PageFetches: pages}})
+		e := newWatchEnv(b, harvest.Options{Snapshots: harvest.SnapshotSettings{PageFetches: pages}})
 		var index []string
 		for i := 1; i < pages; i++ {
 			index = append(index, fmt.Sprintf(`<a href="/p%d.html">%d</a>`, i, i))

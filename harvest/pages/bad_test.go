@@ -1,4 +1,4 @@
-package harvest
+package pages
 
 import (
 	"crypto/sha256"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"tidings/harvest"
+	"tidings/internal/harvesttest"
 	"tidings/source"
 )
 
@@ -21,7 +23,7 @@ func page(title string, body ...string) string {
 // the bounds: a few query variants of one path, no repeated segments,
 // depth 3, and --watch-pages.
 func TestPagesCrawlTrap(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/", page("Home", `<a href="/calendar">calendar</a> <a href="/a/">a</a>`))
 	// Every month links the next one; only query strings, so they are kept.
 	var months []string
@@ -51,7 +53,7 @@ func TestPagesCrawlTrap(t *testing.T) {
 	if len(e.site.requests()) > 20 {
 		t.Errorf("the crawl made %d requests: %q", len(e.site.requests()), e.site.requests())
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "differ only by their query string") {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, "differ only by their query string") {
 		t.Errorf("no warning of the query variants left out: %q", w)
 	}
 }
@@ -77,7 +79,7 @@ func calendarSite(s *watchSite) http.Handler {
 // TestPagesSignInWall: a site whose every address redirects to its
 // sign-in page cannot be watched, and says so.
 func TestPagesSignInWall(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	for _, p := range []string{"/", "/about.html", "/cats.html"} {
 		e.site.moved[p] = "/login?next=" + p
 	}
@@ -92,7 +94,7 @@ func TestPagesSignInWall(t *testing.T) {
 
 	// A site whose pages are open but whose members' pages are not: the
 	// open pages are watched, the others said to need signing in.
-	e2 := newWatchEnv(t, Options{})
+	e2 := newWatchEnv(t, harvest.Options{})
 	e2.site.set("/", page("Club", `<a href="/news.html">news</a> <a href="/members/">members</a> <a href="/members/list.html">list</a>`))
 	e2.site.set("/news.html", page("News", `<p>We met on Tuesday.</p>`))
 	e2.site.moved["/members/"] = "/login"
@@ -102,7 +104,7 @@ func TestPagesSignInWall(t *testing.T) {
 	if got, want := e2.watched(), []string{"/", "/news.html"}; !equalLists(got, want) {
 		t.Errorf("watched %q, want %q", got, want)
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "2 address(es) lead to a sign-in page") {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, "2 address(es) lead to a sign-in page") {
 		t.Errorf("warnings %q", w)
 	}
 }
@@ -110,7 +112,7 @@ func TestPagesSignInWall(t *testing.T) {
 // TestPagesSoftNotFound: a link to a page that answers 200 saying "not
 // found" is no page, and a watched page that turns into one is deleted.
 func TestPagesSoftNotFound(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/", page("Home", `<a href="/gone.html">gone</a> <a href="/cats.html">cats</a>`))
 	e.site.set("/gone.html", page("Page not found", `<h1>Sorry</h1>`))
 	e.site.set("/cats.html", page("Cats", `<p>Tabby.</p>`))
@@ -131,7 +133,7 @@ func TestPagesSoftNotFound(t *testing.T) {
 // TestPagesJavaScriptApp: a home page that is a script with no links is
 // watched alone, and the site's page says why.
 func TestPagesJavaScriptApp(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/", `<!doctype html><html><head><title>My app</title><script src="/app.js"></script></head><body><div id="root"></div><script>load("pages.json")</script></body></html>`)
 	rep := e.follow("/")
 	if got, want := e.watched(), []string{"/"}; !equalLists(got, want) {
@@ -149,7 +151,7 @@ func TestPagesJavaScriptApp(t *testing.T) {
 // one collection per shrine; a later address within it adds that page
 // to the watched set, by hand, though no link leads there.
 func TestPagesScope(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/", page("Ann's home", `<a href="/shrine/">shrine</a> <a href="/blog/">blog</a>`))
 	e.site.set("/blog/", page("Blog", `<p>Posts.</p>`))
 	e.site.set("/shrine/", page("Cat shrine", `<a href="cats.html">cats</a> <a href="/">home</a> <a href="/blog/">blog</a> <a href="/shrine">itself</a>`))
@@ -204,7 +206,7 @@ func TestPagesScope(t *testing.T) {
 
 // TestPagesCap: --watch-pages bounds the pages watched, with a warning.
 func TestPagesCap(t *testing.T) {
-	e := newWatchEnv(t, Options{Sources: source.SettingsSet{ProtocolPages: &PagesSettings{WatchPages: 3}}})
+	e := newWatchEnv(t, harvest.Options{Sources: source.SettingsSet{Name: &Settings{WatchPages: 3}}})
 	var links []string
 	for i := range 10 {
 		p := fmt.Sprintf("/p%d.html", i)
@@ -216,7 +218,7 @@ func TestPagesCap(t *testing.T) {
 	if got := e.watched(); len(got) != 3 {
 		t.Errorf("watched %q, want 3 pages", got)
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "more pages than tidings watches (--watch-pages 3)") {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, "more pages than tidings watches (--watch-pages 3)") {
 		t.Errorf("warnings %q", w)
 	}
 	n := 0
@@ -233,7 +235,7 @@ func TestPagesCap(t *testing.T) {
 // TestPagesRobots: what robots.txt disallows is never fetched nor
 // watched.
 func TestPagesRobots(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/robots.txt", "User-agent: *\nDisallow: /private/\n")
 	e.site.set("/", page("Home", `<a href="/private/diary.html">diary</a> <a href="/public.html">public</a>`))
 	e.site.set("/private/diary.html", page("Diary", "<p>Secret.</p>"))
@@ -251,7 +253,7 @@ func TestPagesRobots(t *testing.T) {
 // reads the pages read longest ago, so every page is read every few
 // harvests, and a change is found when its page's turn comes.
 func TestPagesReadInTurn(t *testing.T) {
-	e := newWatchEnv(t, Options{Snapshots: SnapshotSettings{PageFetches: 2}})
+	e := newWatchEnv(t, harvest.Options{Snapshots: harvest.SnapshotSettings{PageFetches: 2}})
 	var links []string
 	for i := range 5 {
 		p := fmt.Sprintf("/p%d.html", i)
@@ -287,7 +289,7 @@ func TestPagesReadInTurn(t *testing.T) {
 // TestPagesFailuresKeepPages: a page that fails to answer (500, 429) is
 // kept and read again; only 404 and 410 delete one.
 func TestPagesFailuresKeepPages(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/", page("Home", `<a href="/a.html">a</a> <a href="/b.html">b</a> <a href="/c.html">c</a>`))
 	for _, p := range []string{"/a.html", "/b.html", "/c.html"} {
 		e.site.set(p, page(p, "<p>"+p+"</p>"))
@@ -302,7 +304,7 @@ func TestPagesFailuresKeepPages(t *testing.T) {
 	if !slices.Contains(got, "deleted /b.html") || slices.Contains(got, "deleted /a.html") {
 		t.Errorf("changes %q, want /b.html deleted and /a.html kept", got)
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "/a.html returned 500") {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, "/a.html returned 500") {
 		t.Errorf("warnings %q", w)
 	}
 	if got, want := e.watched(), []string{"/", "/a.html", "/c.html"}; !equalLists(got, want) {
@@ -315,7 +317,7 @@ func TestPagesFailuresKeepPages(t *testing.T) {
 // that all redirect to one page are said to; and a site whose every page
 // redirects away keeps its pages rather than deleting them all.
 func TestPagesRedirects(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/", page("Home", `<a href="/a.html">a</a> <a href="/b.html">b</a> <a href="/x1">x1</a> <a href="/x2">x2</a> <a href="/x3">x3</a>`))
 	e.site.set("/a.html", page("A", "<p>A.</p>"))
 	e.site.set("/b.html", page("B", "<p>B.</p>"))
@@ -323,7 +325,7 @@ func TestPagesRedirects(t *testing.T) {
 		e.site.moved[p] = "/"
 	}
 	rep := e.follow("/")
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "3 addresses redirect to "+e.site.srv.URL+"/ ") {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, "3 addresses redirect to "+e.site.srv.URL+"/ ") {
 		t.Errorf("warnings %q", w)
 	}
 	if got, want := e.watched(), []string{"/", "/a.html", "/b.html"}; !equalLists(got, want) {
@@ -358,7 +360,7 @@ func TestPagesRedirects(t *testing.T) {
 	if after := e.changes(); len(after) != before {
 		t.Errorf("a site that moved away gave changes: %q", after[before:])
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, "every page tidings read redirects elsewhere") {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, "every page tidings read redirects elsewhere") {
 		t.Errorf("warnings %q", w)
 	}
 }
@@ -367,7 +369,7 @@ func TestPagesRedirects(t *testing.T) {
 // have with its home page (a single-page app's fallback) has its broken
 // links left out, as are other addresses of one page.
 func TestPagesFallbackPages(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	home := page("Home", `<p>Welcome.</p><a href="/about">about</a> <a href="/broken">broken</a> <a href="/also-broken/">also broken</a> <a href="/Home.html">home again</a>`)
 	e.site.set("/", home)
 	e.site.set("/about", page("About", "<p>About us.</p>"))
@@ -389,7 +391,7 @@ func TestEmptyTextHash(t *testing.T) {
 // TestPagesSiteDown: a watched site that answers nothing is a failed
 // harvest, with the reason, and loses no page.
 func TestPagesSiteDown(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/", page("Home", `<a href="/a.html">a</a>`))
 	e.site.set("/a.html", page("A", "<p>A.</p>"))
 	e.follow("/")
@@ -411,7 +413,7 @@ func TestPagesSiteDown(t *testing.T) {
 
 // TestPagesTooLarge: a start page larger than tidings reads says so.
 func TestPagesTooLarge(t *testing.T) {
-	e := newWatchEnv(t, Options{Snapshots: SnapshotSettings{MaxBody: 1 << 10}})
+	e := newWatchEnv(t, harvest.Options{Snapshots: harvest.SnapshotSettings{MaxBody: 1 << 10}})
 	e.site.set("/", page("Huge", strings.Repeat("<p>Too much text.</p>", 200)))
 	rep, err := e.h.Follow(t.Context(), e.site.srv.URL+"/")
 	if err != nil {
@@ -430,7 +432,7 @@ func TestPagesTooLarge(t *testing.T) {
 // is the page, the page is still found, whichever link comes first; one
 // page under several spellings is fetched once.
 func TestPagesOtherSpellings(t *testing.T) {
-	e := newWatchEnv(t, Options{})
+	e := newWatchEnv(t, harvest.Options{})
 	home := page("Home", `<a href="/about">about</a> <a href="/about.html">about</a> <a href="/about/">about</a> `+
 		`<a href="/cats/">cats</a> <a href="/cats/index.html">cats</a> <a href="/cats.html">cats</a> <a href="/dogs">dogs</a> <a href="/dogs/">dogs</a>`)
 	e.site.set("/", home)

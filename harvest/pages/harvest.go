@@ -1,13 +1,15 @@
-package harvest
+package pages
 
 import (
 	"context"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"tidings/crawl"
 	"tidings/db"
+	"tidings/harvest"
 	"tidings/harvest/pageset"
 	"tidings/pagetext"
 )
@@ -46,7 +48,10 @@ type pageRead struct {
 // again, oldest read first, and the links of the pages that answered with
 // a body followed to new pages, within the collection's bounds.
 type pagesHarvest struct {
-	*CollectionRun
+	*harvest.CollectionRun
+	col       db.Collection
+	site      db.Site
+	now       time.Time
 	scope     crawl.Scope
 	set       *pageset.Set
 	watchedBy map[string]db.WatchedPage
@@ -72,44 +77,50 @@ type pagesHarvest struct {
 	moved             map[string]string // known pages that now redirect, to where
 	answered          int               // known pages that answered as themselves
 	overCap, variantN int
-	failed            error // the first read that failed
+	failed            error           // the first read that failed
+	usedGiven         map[string]bool // pages discovery passed on, read already
+	res               harvest.Result
 }
 
-// harvest reads the collection's pages and records what changed. The
+// Harvest reads the collection's pages and records what changed. The
 // first harvest crawls from where the person pointed and records every
 // page found as already seen: a crawl cannot tell which pages are new,
 // and a static host's Last-Modified is its last deploy.
-func (pagesProtocol) harvest(ctx context.Context, j *CollectionRun) error {
-	j.keepWatermark = true // changes come from reading pages, not from a watermark
-	h, err := newPagesHarvest(ctx, j)
+func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Result, error) {
+	// Changes come from reading pages, not from a watermark.
+	h, err := newPagesHarvest(ctx, r)
 	if err != nil {
-		return err
+		return harvest.Result{OwnWatermark: true}, err
 	}
 	h.plan()
 	h.crawl(ctx)
-	return h.finish()
+	err = h.finish()
+	h.res.OwnWatermark = true
+	return h.res, err
 }
 
-func newPagesHarvest(ctx context.Context, j *CollectionRun) (*pagesHarvest, error) {
-	scope, ok := crawl.ScopeOf(j.col.Key)
+func newPagesHarvest(ctx context.Context, r *harvest.CollectionRun) (*pagesHarvest, error) {
+	col, site := r.Collection(), r.Site()
+	scope, ok := crawl.ScopeOf(col.Key)
 	if !ok {
-		return nil, problemf("the watched address %s is not one tidings can read", j.col.Key)
+		return nil, harvest.Problemf("the watched address %s is not one tidings can read", col.Key)
 	}
-	known, err := j.pagesKnown(ctx)
+	known, err := r.KnownPages(ctx)
 	if err != nil {
 		return nil, err
 	}
-	list, err := j.h.store.WatchedPages(ctx, j.col.ID)
+	list, err := r.Store().WatchedPages(ctx, col.ID)
 	if err != nil {
 		return nil, err
 	}
-	prev, err := j.h.store.Snapshots(ctx, j.site.ID, slices.Collect(maps.Keys(known)))
+	prev, err := r.Store().Snapshots(ctx, site.ID, slices.Collect(maps.Keys(known)))
 	if err != nil {
 		return nil, err
 	}
 	h := &pagesHarvest{
-		CollectionRun: j, scope: scope, set: pageset.New(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
-		first: len(known) == 0, knownN: len(known), limit: j.Settings().(*PagesSettings).withDefaults().WatchPages,
+		CollectionRun: r, col: col, site: site, now: r.Now(), usedGiven: map[string]bool{},
+		scope: scope, set: pageset.New(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
+		first: len(known) == 0, knownN: len(known), limit: r.Settings().(*Settings).withDefaults().WatchPages,
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
 		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
 		funnel: map[string]int{}, moved: map[string]string{}, sameText: map[string]string{},
@@ -177,7 +188,7 @@ func (h *pagesHarvest) crawl(ctx context.Context) {
 		} else {
 			t, h.rereads = h.rereads[0], h.rereads[1:]
 		}
-		if _, read := h.s.pages[t.url]; (t.known || !read) && !h.spend() {
+		if read := h.passed(t.url); (t.known || !read) && !h.spend() {
 			h.links = nil
 			break
 		}
@@ -188,8 +199,7 @@ func (h *pagesHarvest) crawl(ctx context.Context) {
 // spend takes one fetch from the budgets: the first crawl's own, or the
 // site harvest's page fetches; and the documents of the site harvest.
 func (h *pagesHarvest) spend() bool {
-	ps := h.s.shots
-	if ps.stop {
+	if h.Paused() {
 		return false
 	}
 	if h.first {
@@ -197,20 +207,15 @@ func (h *pagesHarvest) spend() bool {
 			return false
 		}
 		h.fetches--
-	} else {
-		if ps.left <= 0 {
-			return false
-		}
-		ps.left--
+	} else if !h.TakePageFetch() {
+		return false
 	}
-	if err := h.s.spend(); err != nil {
+	if err := h.SpendDocument(); err != nil {
 		if h.failed == nil {
 			h.failed = err
 		}
-		ps.stop = true
 		return false
 	}
-	h.s.documents++
 	return true
 }
 
@@ -219,38 +224,38 @@ func (h *pagesHarvest) spend() bool {
 func (h *pagesHarvest) finish() error {
 	if len(h.reads) == 0 && h.first {
 		for u := range h.signIn {
-			return problemf("the pages of %s lead to a sign-in page (%s); tidings watches only pages anyone can read", h.scope.URL(), u)
+			return harvest.Problemf("the pages of %s lead to a sign-in page (%s); tidings watches only pages anyone can read", h.scope.URL(), u)
 		}
 		if h.failed != nil {
 			return h.failed
 		}
-		return problemf("no page of %s could be watched", h.scope.URL())
+		return harvest.Problemf("no page of %s could be watched", h.scope.URL())
 	}
 	if h.answered == 0 && len(h.reads)+len(h.vanished)+len(h.moved) == 0 && h.failed != nil {
 		// No page answered at all: the site is down, or asked for a
 		// pause. That is the harvest's error, not one warning a page.
-		h.warn = warnings{}
+		h.ClearWarnings()
 		return h.failed
 	}
 	h.settleMoves()
 	h.judge()
-	h.pages, h.gone = h.set.ToStore()
+	h.res.Pages, h.res.Gone = h.set.ToStore()
 	for _, u := range slices.Sorted(maps.Keys(h.checked)) {
-		h.watched = append(h.watched, h.checked[u])
+		h.res.Watched = append(h.res.Watched, h.checked[u])
 	}
 	for u, n := range h.signIn {
-		h.warn.add("%d address(es) lead to a sign-in page (%s) and are not watched", n, u)
+		h.Warn("%d address(es) lead to a sign-in page (%s) and are not watched", n, u)
 	}
 	for u, n := range h.funnel {
 		if n >= minFunnel && h.signIn[u] == 0 {
-			h.warn.add("%d addresses redirect to %s (a sign-in page, or where the site sends the pages it does not have); they are not watched apart", n, u)
+			h.Warn("%d addresses redirect to %s (a sign-in page, or where the site sends the pages it does not have); they are not watched apart", n, u)
 		}
 	}
 	if h.overCap > 0 {
-		h.warn.add("the site has more pages than tidings watches (--watch-pages %d); %d more links were not followed", h.limit, h.overCap)
+		h.Warn("the site has more pages than tidings watches (--watch-pages %d); %d more links were not followed", h.limit, h.overCap)
 	}
 	if h.variantN > 0 {
-		h.warn.add("%d links that differ only by their query string (a calendar's next month, a search) were not followed: at most %d of one page are watched", h.variantN, maxQueryVariants)
+		h.Warn("%d links that differ only by their query string (a calendar's next month, a search) were not followed: at most %d of one page are watched", h.variantN, maxQueryVariants)
 	}
 	return nil
 }

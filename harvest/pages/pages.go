@@ -1,99 +1,99 @@
-package harvest
+package pages
 
 import (
 	"bytes"
 	"context"
-	"slices"
 	"strings"
 
 	"tidings/crawl"
 	"tidings/db"
-	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/hints"
 	"tidings/source"
 )
 
-// ProtocolPages names watched page sets in the store: where a site
-// publishes no change information, tidings finds its pages by a polite
+// Name names watched page sets in the store: where a site publishes no
+// change information, tidings finds its pages by a polite
 // crawl and its changes by reading them again. One collection watches
 // one scope (a directory of the site), keyed by its URL.
-const ProtocolPages = "pages"
+const Name = "pages"
 
 // Watched pages are the least precise source, asked only when nothing
 // else was found.
 func init() {
-	register(pagesProtocol{}, source.Info{Tier: 2, Help: "watched pages",
-		NewSettings: func() source.Settings { return &PagesSettings{WatchPages: DefaultWatchPages} },
+	harvest.Register(Source{}, source.Info{Tier: 2, Help: "watched pages",
+		NewSettings: func() source.Settings { return &Settings{WatchPages: DefaultWatchPages} },
 		Follows: func(n int) string {
 			return "the site publishes no change information; tidings watches " + source.Watches(n)
 		}})
 }
 
-// pagesProtocol watches pages. It is the least precise source, asked
-// only when nothing else was found.
-type pagesProtocol struct{}
+// Source watches pages. It is the least precise source, asked only when
+// nothing else was found.
+type Source struct{}
 
-func (pagesProtocol) name() string { return ProtocolPages }
+// passKey prefixes the pages discovery passes on to the harvest.
+const passKey = "pages:"
 
-// discover keeps the site's watched scopes, and adds the scope of the
+// Name is the name watched page sets are stored under.
+func (Source) Name() string { return Name }
+
+// Discover keeps the site's watched scopes, and adds the scope of the
 // address given when it is in none of them: the directory of the page it
 // leads to. An address within a watched scope adds nothing here; its
 // collection's harvest watches the page (see pagesHarvest.plan).
-func (pagesProtocol) discover(ctx context.Context, d *SiteDiscovery) error {
-	input, _ := crawl.Canonical(d.input, true)
+func (Source) Discover(ctx context.Context, d *harvest.SiteDiscovery) error {
+	input, _ := crawl.Canonical(d.Input(), true)
 	if keepWatched(d, input) {
 		return nil
 	}
-	resp, err := d.page(ctx)
+	resp, err := d.Page(ctx)
 	if err != nil {
 		// Another protocol may have tried the page already, and said so.
-		if !slices.Contains(d.d.Tried, err.Error()) {
-			d.failed(err)
+		if !d.HasTried(err.Error()) {
+			d.Failed(err)
 		}
 		return err
 	}
 	if !strings.Contains(strings.ToLower(resp.ContentType), "html") {
-		d.triedf("%s is not an HTML page, so it has no pages to watch", d.input)
+		d.Tried("%s is not an HTML page, so it has no pages to watch", d.Input())
 		return nil
 	}
 	final, ok := crawl.Canonical(resp.URL, true)
 	scope, ok2 := crawl.ScopeOf(resp.URL)
 	if !ok || !ok2 {
-		d.triedf("%s led to %s, which tidings cannot watch", d.input, resp.URL)
+		d.Tried("%s led to %s, which tidings cannot watch", d.Input(), resp.URL)
 		return nil
 	}
 	page := crawl.Parse(resp.Body, resp.URL, scope)
 	if page.SignIn && final != input {
-		d.triedf("%s leads to a sign-in page (%s); tidings watches only pages anyone can read", d.input, final)
+		d.Tried("%s leads to a sign-in page (%s); tidings watches only pages anyone can read", d.Input(), final)
 		return nil
 	}
 	_, title := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
 	if crawl.NotFound(title, "") {
-		d.triedf("%s answers with a page saying it was not found (%q)", d.input, title)
+		d.Tried("%s answers with a page saying it was not found (%q)", d.Input(), title)
 		return nil
 	}
 	if len(page.Links) == 0 {
-		d.warnf("%s has no links to follow; tidings watches this one page", final)
+		d.Warn("%s has no links to follow; tidings watches this one page", final)
 	}
 	if title == "" {
 		title = scope.URL()
 	}
-	if d.s.pages == nil {
-		d.s.pages = map[string]*fetch.Response{}
-	}
-	d.s.pages[final] = resp
-	d.add(db.CollectionSpec{Protocol: ProtocolPages, Key: scope.URL(), SourceURL: final, Title: title})
+	d.Pass(passKey+final, resp)
+	d.Add(db.CollectionSpec{Protocol: Name, Key: scope.URL(), SourceURL: final, Title: title})
 	return nil
 }
 
 // keepWatched keeps the site's watched page sets and reports whether one
 // of them covers the address given.
-func keepWatched(d *SiteDiscovery, input string) (covered bool) {
-	for _, c := range d.stored {
-		if c.Protocol != ProtocolPages {
+func keepWatched(d *harvest.SiteDiscovery, input string) (covered bool) {
+	for _, c := range d.Stored() {
+		if c.Protocol != Name {
 			continue
 		}
-		d.add(db.CollectionSpec{Protocol: c.Protocol, Key: c.Key, SourceURL: c.SourceURL})
+		d.Add(db.CollectionSpec{Protocol: c.Protocol, Key: c.Key, SourceURL: c.SourceURL})
 		if sc, ok := crawl.ScopeOf(c.Key); ok && sc.Contains(input) {
 			covered = true
 		}
@@ -106,10 +106,10 @@ func keepWatched(d *SiteDiscovery, input string) (covered bool) {
 // (listed in watched) is it under any of its spellings, so the harvest
 // that follows adds it (see pagesHarvest.plan).
 func PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (inScope, adds bool) {
-	if col.Protocol != ProtocolPages {
+	if col.Protocol != Name {
 		return false, false
 	}
-	_, input, err := NormalizeAddress(rawURL)
+	_, input, err := harvest.NormalizeAddress(rawURL)
 	if err != nil {
 		return false, false
 	}

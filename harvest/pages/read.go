@@ -1,4 +1,4 @@
-package harvest
+package pages
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"tidings/crawl"
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/pagetext"
 )
 
@@ -27,7 +28,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	}
 	var page crawl.Page
 	var id string
-	o := ReadOptions{WholeBody: true, Conditional: true, Extract: true, Types: fetch.PageTypes, Given: h.given(t),
+	o := harvest.ReadOptions{WholeBody: true, Conditional: true, Extract: true, Types: fetch.PageTypes, Given: h.given(t),
 		Accept: func(resp *fetch.Response) bool {
 			page = crawl.Parse(resp.Body, resp.URL, h.scope)
 			var ok bool
@@ -43,7 +44,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 		return
 	}
 	if r.NotModified {
-		h.s.notModified++
+		h.CountNotModified()
 		// Clients send the validators on along redirects, so a page
 		// renamed as it was answers 304 from its new address.
 		if final, ok := crawl.Canonical(r.Resp.URL, strings.Contains(t.url, "?")); ok && isMove(t.url, final) {
@@ -119,22 +120,22 @@ func (h *pagesHarvest) identify(t pageTarget, finalURL string, page crawl.Page) 
 // extracted judges a page's text, all of its body (see siteLines), as
 // the page reader read it. A new page must be HTML; a page saying "not
 // found" while answering 200 is gone.
-func (h *pagesHarvest) extracted(t pageTarget, r PageRead, err error) (*pagetext.Snapshot, bool) {
-	if errors.Is(err, errNoTurn) {
+func (h *pagesHarvest) extracted(t pageTarget, r harvest.PageRead, err error) (*pagetext.Snapshot, bool) {
+	if r.Text == nil && err == nil || harvest.EndedWaiting(err) {
 		return nil, false
 	}
 	snap := r.Text
 	if err != nil {
-		why := problemf("the text of the page %s could not be read", t.url)
-		if tooLarge(err) {
-			why = problemf("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body)",
-				t.url, fetch.SizeString(int64(h.h.opts.Snapshots.MaxBody)))
+		why := harvest.Problemf("the text of the page %s could not be read", t.url)
+		if harvest.TooLarge(err) {
+			why = harvest.Problemf("the page %s is larger than tidings reads for its text (%s, --snapshot-max-body)",
+				t.url, fetch.SizeString(int64(h.Snapshots().MaxBody)))
 		}
 		if h.failed == nil {
 			h.failed = why
 		}
 		if t.known {
-			h.warn.add("%s; it is read again at the next harvest", why)
+			h.Warn("%s; it is read again at the next harvest", why)
 		}
 		return nil, false
 	}
@@ -152,20 +153,16 @@ func (h *pagesHarvest) extracted(t pageTarget, r PageRead, err error) (*pagetext
 // says it is gone (404, 410): only that deletes a page, or a "not found"
 // page answering 200.
 func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) {
-	h.s.noteRetryAfter(err)
-	var fe *fetch.FetchError
-	if errors.As(err, &fe) && fe.RetryAfter > 0 {
-		h.s.shots.stop = true
-	}
+	h.NoteFailure(err)
 	if fetch.Gone(err) {
 		h.vanished[t.url] = t.known
 		return
 	}
 	if h.failed == nil {
-		h.failed = roleError("the page", err)
+		h.failed = harvest.RoleError("the page", err)
 	}
 	if t.known && ctx.Err() == nil {
-		h.warn.add("%s; it is read again at the next harvest", roleError("the page", err))
+		h.Warn("%s; it is read again at the next harvest", harvest.RoleError("the page", err))
 	}
 }
 
@@ -232,7 +229,7 @@ func (h *pagesHarvest) settleMoves() {
 	}
 	if h.answered == 0 {
 		for u, to := range h.moved {
-			h.warn.add("every page tidings read redirects elsewhere (%s to %s); they are kept until they answer again", u, to)
+			h.Warn("every page tidings read redirects elsewhere (%s to %s); they are kept until they answer again", u, to)
 			break
 		}
 		return
@@ -268,11 +265,19 @@ func (h *pagesHarvest) movedTo(t pageTarget, final string) {
 // given is what discovery read of a new page, which is then not fetched
 // again: a first crawl starts at the page discovery has just read.
 func (h *pagesHarvest) given(t pageTarget) *fetch.Response {
-	if resp, ok := h.s.pages[t.url]; ok && !t.known {
-		delete(h.s.pages, t.url)
-		return resp
+	if t.known || !h.passed(t.url) {
+		return nil
 	}
-	return nil
+	v, _ := h.Passed(passKey + t.url)
+	h.usedGiven[t.url] = true
+	return v.(*fetch.Response)
+}
+
+// passed reports whether discovery read the page and it is still to be
+// taken.
+func (h *pagesHarvest) passed(u string) bool {
+	_, ok := h.Passed(passKey + u)
+	return ok && !h.usedGiven[u]
 }
 
 // maxAlternates bounds the other spellings of one page kept to try.
