@@ -34,6 +34,9 @@ type ReadOptions struct {
 	// them any answer is read up to the snapshot limit, so that a
 	// change's image is still known by its type, size and hash.
 	Types []string
+	// Timeout bounds the read, shorter than the harvester's --page-timeout
+	// (a page that was slow before); 0 is that.
+	Timeout time.Duration
 }
 
 // PageRead is one page read for its text.
@@ -45,6 +48,8 @@ type PageRead struct {
 	NotModified, SameBytes bool
 	// Skipped: Accept refused the answer; nothing was read of it.
 	Skipped bool
+	// TimedOut: the page took longer than the read's time limit.
+	TimedOut bool
 	// Text is the page's text, when a body was read.
 	Text *pagetext.Snapshot
 	// Snapshot is what to store as the page's latest, the next read's
@@ -65,13 +70,10 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 	opts := h.opts.Snapshots
 	resp := o.Given
 	if resp == nil {
-		g := fetch.GetOptions{MaxBody: int64(opts.MaxBody), Types: o.Types}
-		if o.Conditional && had {
-			g.Conditional = fetch.Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
-		}
 		var err error
-		if resp, err = h.client.GetWith(ctx, url, g); err != nil {
-			return PageRead{}, err
+		var timedOut bool
+		if resp, timedOut, err = h.getPage(ctx, url, prev, had, o); err != nil {
+			return PageRead{TimedOut: timedOut}, err
 		}
 	}
 	r := PageRead{Resp: resp, NotModified: resp.NotModified}
@@ -100,9 +102,9 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 	if had {
 		ex.Prefer = prev.Method
 	}
-	snap, err := ex.Extract(resp.Body, resp.ContentType, resp.URL)
-	if err != nil {
-		return r, err
+	snap, xerr := ex.Extract(resp.Body, resp.ContentType, resp.URL)
+	if xerr != nil {
+		return r, xerr
 	}
 	r.Text = snap
 	r.Snapshot = &db.Snapshot{
@@ -114,6 +116,23 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 		r.Snapshot.Text = pagetext.Compress(snap.Text)
 	}
 	return r, nil
+}
+
+// getPage fetches a page within its time limit; timedOut says the limit,
+// not the harvest's end, stopped it.
+func (h *Harvester) getPage(ctx context.Context, url string, prev db.Snapshot, had bool, o ReadOptions) (resp *fetch.Response, timedOut bool, err error) {
+	limit := h.opts.Snapshots.PageTimeout
+	if o.Timeout > 0 && o.Timeout < limit {
+		limit = o.Timeout
+	}
+	pctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	g := fetch.GetOptions{MaxBody: int64(h.opts.Snapshots.MaxBody), Types: o.Types}
+	if o.Conditional && had {
+		g.Conditional = fetch.Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
+	}
+	resp, err = h.client.GetWith(pctx, url, g)
+	return resp, err != nil && pctx.Err() != nil && ctx.Err() == nil, err
 }
 
 // tooLarge reports whether a page read failed for its size: announced or

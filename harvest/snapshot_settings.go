@@ -2,6 +2,7 @@ package harvest
 
 import (
 	"flag"
+	"time"
 
 	"tidings/pagetext"
 )
@@ -21,12 +22,16 @@ type SnapshotSettings struct {
 	// MaxBody is the largest page read for its text, in bytes; a bigger
 	// one keeps its change without a snapshot, with a warning.
 	MaxBody int
+	// PageTimeout bounds one page read: a page that drips its bytes must
+	// not hold a worker for minutes.
+	PageTimeout time.Duration
 }
 
 // Default snapshot settings.
 const (
 	DefaultPageFetches     = 100
 	DefaultSnapshotMaxBody = 4 << 20
+	DefaultPageTimeout     = 15 * time.Second
 )
 
 // RegisterFlags registers the snapshot settings' flags on fs, each
@@ -37,6 +42,7 @@ func (s *SnapshotSettings) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&s.PageFetches, "page-fetches", d.PageFetches, "most pages one site's harvest fetches to compare their text, newest changes first")
 	fs.IntVar(&s.MaxText, "snapshot-max-text", d.MaxText, "most text kept of one page, in bytes")
 	fs.IntVar(&s.MaxBody, "snapshot-max-body", d.MaxBody, "largest page read for its text, in bytes")
+	fs.DurationVar(&s.PageTimeout, "page-timeout", d.PageTimeout, "longest one page may take to read; a watched page that was slow gets a third of it")
 }
 
 func (s SnapshotSettings) withDefaults() SnapshotSettings {
@@ -48,6 +54,9 @@ func (s SnapshotSettings) withDefaults() SnapshotSettings {
 	}
 	if s.MaxBody <= 0 {
 		s.MaxBody = DefaultSnapshotMaxBody
+	}
+	if s.PageTimeout <= 0 {
+		s.PageTimeout = DefaultPageTimeout
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/source"
 )
@@ -28,8 +29,10 @@ type Report struct {
 	// past the list's bound.
 	Fetched     []Fetch
 	FetchedMore int
-	Collections []Collection
-	Problems    []Problem
+	// Downloaded is what the check read, of DownloadBudget at most.
+	Downloaded, DownloadBudget int64
+	Collections                []Collection
+	Problems                   []Problem
 	// Warnings are what discovery and the harvest noted that no rule of
 	// the check explains; shown as they are.
 	Warnings []string
@@ -108,12 +111,17 @@ type Options struct {
 	PreviewEntries int
 	// TempDir is where the throwaway database is made; "" = os.TempDir.
 	TempDir string
+	// MaxBytes bounds what the whole check downloads, its documents and
+	// pages together; 0 = DefaultCheckBytes. Anyone may start a check, so
+	// no site can make one cost more, however many large files it links.
+	MaxBytes int64
 }
 
 // Defaults of Options.
 const (
 	DefaultCheckPageFetches = 10
 	DefaultPreviewEntries   = 5
+	DefaultCheckBytes       = 25 << 20
 )
 
 // checkWindow is the first-harvest window of a check's dry run: every
@@ -155,6 +163,11 @@ func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report
 	dry := ck.h.WithStore(store, opts)
 	log := &checkLog{}
 	ctx = log.attach(ctx)
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultCheckBytes
+	}
+	budget := fetch.NewBudget("the check's download budget", o.MaxBytes)
+	ctx = fetch.WithBudget(ctx, budget)
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, harvest.ErrSiteTimeout)
@@ -181,6 +194,7 @@ func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report
 		}
 	}
 	rep.Fetched, rep.FetchedMore = log.fetches()
+	rep.Downloaded, rep.DownloadBudget = budget.Used(), budget.Max()
 	judge(rep, log, srep, strictDatetime(opts.Sources))
 	return rep, nil
 }

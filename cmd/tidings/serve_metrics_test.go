@@ -78,7 +78,9 @@ func TestServeHealthMetricsBackupAndSIGTERM(t *testing.T) {
 
 	after := before
 	deadline := time.Now().Add(60 * time.Second)
-	for after[`tidings_site_harvests_total{outcome="ok"}`] < 1 {
+	// The counters move one after the other as the harvest ends: wait for
+	// the last one, the duration observed once the report is made.
+	for after[`tidings_site_harvests_total{outcome="ok"}`] < 1 || after[`tidings_harvest_duration_seconds_count`] <= before[`tidings_harvest_duration_seconds_count`] {
 		if time.Now().After(deadline) {
 			t.Fatalf("serve did not harvest the due site within 60 s\nstderr:\n%s", srv.stderr.String())
 		}

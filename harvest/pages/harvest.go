@@ -79,6 +79,8 @@ type pagesHarvest struct {
 	overCap, variantN int
 	failed            error           // the first read that failed
 	usedGiven         map[string]bool // pages discovery passed on, read already
+	st                state
+	setAside          int // links not offered: they led to no page lately
 	res               harvest.Result
 }
 
@@ -118,7 +120,7 @@ func newPagesHarvest(ctx context.Context, r *harvest.CollectionRun) (*pagesHarve
 		return nil, err
 	}
 	h := &pagesHarvest{
-		CollectionRun: r, col: col, site: site, now: r.Now(), usedGiven: map[string]bool{},
+		CollectionRun: r, col: col, site: site, now: r.Now(), usedGiven: map[string]bool{}, st: loadState(col.State),
 		scope: scope, set: pageset.New(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
 		first: len(known) == 0, knownN: len(known), limit: r.Settings().(*Settings).withDefaults().WatchPages,
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
@@ -240,6 +242,7 @@ func (h *pagesHarvest) finish() error {
 	h.settleMoves()
 	h.judge()
 	h.res.Pages, h.res.Gone = h.set.ToStore()
+	h.res.State = h.st.encode(h.now)
 	for _, u := range slices.Sorted(maps.Keys(h.checked)) {
 		h.res.Watched = append(h.res.Watched, h.checked[u])
 	}
@@ -253,6 +256,9 @@ func (h *pagesHarvest) finish() error {
 	}
 	if h.overCap > 0 {
 		h.Warn("the site has more pages than tidings watches (--watch-pages %d); %d more links were not followed", h.limit, h.overCap)
+	}
+	if h.setAside > 0 {
+		h.Warn("%d links were not followed: lately they led to nothing tidings could read (too large, not a page, broken or too slow); they are tried again later", h.setAside)
 	}
 	if h.variantN > 0 {
 		h.Warn("%d links that differ only by their query string (a calendar's next month, a search) were not followed: at most %d of one page are watched", h.variantN, maxQueryVariants)

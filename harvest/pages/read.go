@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"tidings/crawl"
 	"tidings/db"
@@ -29,6 +30,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	var page crawl.Page
 	var id string
 	o := harvest.ReadOptions{WholeBody: true, Conditional: true, Extract: true, Types: fetch.PageTypes, Given: h.given(t),
+		Timeout: h.patience(t),
 		Accept: func(resp *fetch.Response) bool {
 			page = crawl.Parse(resp.Body, resp.URL, h.scope)
 			var ok bool
@@ -37,12 +39,18 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 		}}
 	r, err := h.ReadPage(ctx, t.url, prev, o)
 	if errors.Is(err, fetch.ErrUnwantedType) && !t.known {
-		return // a link to a file, not a page
+		h.st.setAside(t.url, h.now) // a link to a file, not a page
+		return
 	}
-	if r.Resp == nil && err != nil {
+	if r.TimedOut {
+		h.tooSlow(t)
+		return
+	}
+	if r.Resp == nil && err != nil && !harvest.TooLarge(err) {
 		h.readFailed(ctx, t, err)
 		return
 	}
+	delete(h.st.Slow, t.url)
 	if r.NotModified {
 		h.CountNotModified()
 		// Clients send the validators on along redirects, so a page
@@ -136,14 +144,20 @@ func (h *pagesHarvest) extracted(t pageTarget, r harvest.PageRead, err error) (*
 		}
 		if t.known {
 			h.Warn("%s; it is read again at the next harvest", why)
+		} else {
+			h.st.setAside(t.url, h.now)
 		}
 		return nil, false
 	}
 	if !t.known && !isHTML(snap) {
+		h.st.setAside(t.url, h.now)
 		return nil, false
 	}
 	if crawl.NotFound(snap.Title, firstLine(snap.Text)) {
 		h.vanished[t.url] = t.known
+		if !t.known {
+			h.st.setAside(t.url, h.now)
+		}
 		return nil, false
 	}
 	return snap, true
@@ -154,6 +168,9 @@ func (h *pagesHarvest) extracted(t pageTarget, r harvest.PageRead, err error) (*
 // page answering 200.
 func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) {
 	h.NoteFailure(err)
+	if !t.known && ctx.Err() == nil {
+		h.st.setAside(t.url, h.now)
+	}
 	if fetch.Gone(err) {
 		h.vanished[t.url] = t.known
 		return
@@ -177,6 +194,10 @@ func (h *pagesHarvest) check(t pageTarget, id string) {
 // bounds.
 func (h *pagesHarvest) offer(u string, depth int) {
 	if h.has[u] {
+		return
+	}
+	if h.st.skipped(u, h.now) {
+		h.setAside++
 		return
 	}
 	if alias := crawl.AliasKey(u); h.has[alias] {
@@ -298,4 +319,33 @@ func (h *pagesHarvest) tryAlternate(t pageTarget) {
 	h.alternates[alias] = alts[1:]
 	h.has[next.url] = true
 	h.links = append(h.links, next)
+}
+
+// patience is how long a page may take: a watched page that was too slow
+// last time gets a share of --page-timeout, so that a site of dripping
+// pages costs little after its first harvest.
+func (h *pagesHarvest) patience(t pageTarget) time.Duration {
+	if t.known && h.st.Slow[t.url] {
+		return h.Snapshots().PageTimeout / slowShare
+	}
+	return 0
+}
+
+// tooSlow keeps a watched page that took too long, with less patience
+// next time, and sets a new link that did aside.
+func (h *pagesHarvest) tooSlow(t pageTarget) {
+	limit := h.Snapshots().PageTimeout
+	if t.known && h.st.Slow[t.url] {
+		limit /= slowShare
+	}
+	why := harvest.Problemf("the page %s took longer than %s to send (--page-timeout)", t.url, limit.Round(time.Millisecond))
+	if h.failed == nil {
+		h.failed = why
+	}
+	if !t.known {
+		h.st.setAside(t.url, h.now)
+		return
+	}
+	h.st.Slow[t.url] = true
+	h.Warn("%s; it is read again at the next harvest, with less patience", why)
 }
