@@ -93,7 +93,7 @@ func Canonical(raw string, keepQuery bool) (string, bool) {
 	if port != "" {
 		host += ":" + port
 	}
-	p := u.EscapedPath()
+	p := withoutSession(u.EscapedPath())
 	if p == "" {
 		p = "/"
 	}
@@ -109,7 +109,7 @@ func Canonical(raw string, keepQuery bool) (string, bool) {
 	}
 	out := u.Scheme + "://" + host + p
 	if keepQuery && u.RawQuery != "" {
-		if q, err := url.ParseQuery(u.RawQuery); err == nil && len(q) > 0 {
+		if q, err := url.ParseQuery(u.RawQuery); err == nil && len(dropSessionKeys(q)) > 0 {
 			out += "?" + q.Encode()
 		}
 	}
@@ -175,4 +175,65 @@ func notPage(canonical string) bool {
 	}
 	_, found := slices.BinarySearch(skipExt, strings.ToLower(path.Ext(u.Path)))
 	return found
+}
+
+// sessionKeys are query parameters that carry a visitor's session, not
+// what the page shows: a site that writes them into its links would
+// otherwise be crawled once per visit, every page again under a new name.
+var sessionKeys = map[string]bool{
+	"jsessionid": true, "phpsessid": true, "sid": true, "sessionid": true, "session_id": true,
+	"sessid": true, "cfid": true, "cftoken": true, "zenid": true, "oscsid": true, "aspsessionid": true,
+}
+
+// dropSessionKeys removes the session parameters from q, and returns it.
+func dropSessionKeys(q url.Values) url.Values {
+	for k := range q {
+		if sessionKeys[strings.ToLower(k)] {
+			delete(q, k)
+		}
+	}
+	return q
+}
+
+// withoutSession removes a session from a path: a ;jsessionid=… path
+// parameter, an ASP.NET cookieless /(S(…))/ segment, and a /s/<id>/
+// segment whose id looks generated (long, letters and digits).
+func withoutSession(p string) string {
+	segs := strings.Split(p, "/")
+	out := segs[:0]
+	for i := 0; i < len(segs); i++ {
+		s := segs[i]
+		if j := strings.Index(strings.ToLower(s), ";jsessionid="); j >= 0 {
+			s = s[:j]
+		}
+		if strings.HasPrefix(s, "(S(") || strings.HasPrefix(s, "%28S%28") {
+			continue
+		}
+		if s == "s" && i+1 < len(segs) && i+2 < len(segs) && sessionLike(segs[i+1]) {
+			i++ // the id goes with its "s"
+			continue
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "/")
+}
+
+// sessionLike: an id a server made up, not words a person wrote: long,
+// letters and digits mixed, no separators.
+func sessionLike(s string) bool {
+	if len(s) < 16 {
+		return false
+	}
+	letters, digits := 0, 0
+	for _, r := range s {
+		switch {
+		case '0' <= r && r <= '9':
+			digits++
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z':
+			letters++
+		default:
+			return false
+		}
+	}
+	return letters >= 4 && digits >= 4
 }

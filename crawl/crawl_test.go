@@ -144,9 +144,34 @@ func TestNotFound(t *testing.T) {
 		{"Oops", "Error 404: this page does not exist", true},
 		{"Ann's shrine", "Welcome", false},
 		{"Cats 4040", "", false},
+		{"Error 404", "", true},
+		{"404 - Page", "", true},
+		{"Room 404 – Ann's shrine", "Welcome to room 404", false},
+		{"The 404 club", "", false},
 	} {
 		if got := NotFound(tc.title, tc.line); got != tc.want {
 			t.Errorf("NotFound(%q, %q) = %v, want %v", tc.title, tc.line, got, tc.want)
+		}
+	}
+}
+
+// TestCanonicalDropsSessions: links that carry a visitor's session name
+// the page without it, so a site that writes sessions into its links is
+// crawled once, not once per visit.
+func TestCanonicalDropsSessions(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"https://h/a.html;jsessionid=0A1B2C3D4E5F", "https://h/a.html"},
+		{"https://h/shop/;JSESSIONID=abc?x=1", "https://h/shop/?x=1"},
+		{"https://h/a.php?PHPSESSID=9f8e7d6c5b4a39281706&page=2", "https://h/a.php?page=2"},
+		{"https://h/a.php?sid=77", "https://h/a.php"},
+		{"https://h/s/a1b2c3d4e5f6a7b8c9d0/gallery/", "https://h/gallery/"},
+		{"https://h/(S(lit3py55t21z5v55vlm25s55))/page.aspx", "https://h/page.aspx"},
+		{"https://h/s/summer-holidays-2026/", "https://h/s/summer-holidays-2026/"},
+		{"https://h/s/short1/", "https://h/s/short1/"},
+		{"https://h/blog?side=left", "https://h/blog?side=left"},
+	} {
+		if got, ok := Canonical(tc.in, true); !ok || got != tc.want {
+			t.Errorf("Canonical(%q) = %q, %v; want %q", tc.in, got, ok, tc.want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package crawl
 import (
 	"bytes"
 	"net/url"
+	"slices"
 	"strings"
 	"tidings/hints"
 
@@ -152,26 +153,36 @@ func (p *linkScan) page() Page {
 
 // NotFound reports whether a page that answered 200 says it is not there
 // (a "soft 404"): its title, or the first line of its text, says "not
-// found", "404" or "does not exist". Such a page is no page: a link to it
-// is not watched, and a watched page that turns into one is deleted.
+// found" or "does not exist", or is an error 404 ("404", "Error 404",
+// "404 error"). A title that merely has 404 among its words ("Room 404")
+// is a page. Such a page is no page: a link to it is not watched, and a
+// watched page that turns into one is deleted.
 func NotFound(title, firstLine string) bool {
 	for _, s := range []string{title, firstLine} {
 		s = strings.ToLower(s)
 		if strings.Contains(s, "not found") || strings.Contains(s, "does not exist") ||
-			strings.Contains(s, "doesn't exist") || strings.Contains(s, "doesn’t exist") || hasWord(s, "404") {
+			strings.Contains(s, "doesn't exist") || strings.Contains(s, "doesn’t exist") || says404(s) {
 			return true
 		}
 	}
 	return false
 }
 
-func hasWord(s, w string) bool {
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
+// says404: the words are an error 404, alone or with "error", "page",
+// "http".
+func says404(s string) bool {
+	words := strings.FieldsFunc(s, func(r rune) bool {
 		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
-	}) {
-		if f == w {
-			return true
+	})
+	if !slices.Contains(words, "404") || len(words) > 3 {
+		return false
+	}
+	for _, w := range words {
+		switch w {
+		case "404", "error", "page", "http", "status":
+		default:
+			return false
 		}
 	}
-	return false
+	return true
 }

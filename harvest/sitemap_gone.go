@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"tidings/crawl"
 	"tidings/fetch"
 	"tidings/harvest/pageset"
 	"tidings/hints"
@@ -77,12 +78,7 @@ func saysNotFound(resp *fetch.Response) bool {
 		return false
 	}
 	_, title := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
-	return titleSaysNotFound(title)
-}
-
-func titleSaysNotFound(title string) bool {
-	t := strings.ToLower(title)
-	return strings.Contains(t, "not found") || strings.Contains(t, "404") || strings.Contains(t, "page does not exist")
+	return crawl.NotFound(title, "")
 }
 
 // sameAddress: a page that redirected from a to b is still itself ("/x"

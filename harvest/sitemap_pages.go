@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"tidings/crawl"
 	"tidings/db"
 	"tidings/pagetext"
 )
@@ -198,7 +199,7 @@ func (h *smHarvest) readPage(ctx context.Context, u, kind string, prev map[strin
 		r.verdict = readElsewhere
 		return r
 	}
-	if titleSaysNotFound(snap.Title) {
+	if crawl.NotFound(snap.Title, "") {
 		h.warn.add("the page %s says it is not found (%q); it was not compared", u, pagetext.Clip(snap.Title, 80))
 		r.verdict = readElsewhere
 		return r
