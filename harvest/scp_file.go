@@ -75,18 +75,16 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 			fetch.SizeString(it.Size), fetch.SizeString(cfg.MaxCompressed)))
 		return nil, false
 	}
-	h.j.s.documents++
-	stream, err := h.j.h.client.Stream(ctx, it.URL, fetch.StreamOptions{
+	stream, err := h.j.Stream(ctx, role, it.URL, fetch.StreamOptions{
 		MaxBytes: cfg.MaxCompressed, Timeout: cfg.DownloadTimeout,
 		Accept: "application/x-ndjson+zstd, application/x-ndjson+gzip;q=0.9, */*;q=0.1",
 	})
 	if err != nil {
-		h.errs = append(h.errs, roleError(role, err).Error())
+		h.errs = append(h.errs, err.Error())
 		var fe *fetch.FetchError
 		if errors.As(err, &fe) && fe.RetryAfter > 0 {
 			// The site asked for a pause: the files left are not asked
 			// for now, and the next harvest comes after it.
-			h.j.s.noteRetryAfter(err)
 			h.waiting = true
 		}
 		return nil, false
@@ -117,7 +115,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 		if err != nil {
 			noteRejected(ctx, ProtocolSCP, role, it.URL, err)
 			h.reject(role, it.URL, err.Error())
-			h.j.h.opts.Logger.Info("scp file rejected", "url", it.URL, "error", err.Error(),
+			h.j.Logger().Info("scp file rejected", "url", it.URL, "error", err.Error(),
 				"compressed", r.Stats().Compressed, "decompressed", r.Stats().Decompressed)
 			return nil, false
 		}
@@ -125,7 +123,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	}
 	if rule := r.Checksum(); rule != scpbridge.ChecksumNone {
 		h.st.Checksum, h.stChanged = string(rule)+" "+it.URL, true
-		h.j.h.opts.Logger.Info("scp checksum verified", "url", it.URL, "rule", string(rule))
+		h.j.Logger().Info("scp checksum verified", "url", it.URL, "rule", string(rule))
 	}
 	return st, true
 }
@@ -184,9 +182,7 @@ func (h *scpHarvest) commit(st *scpStaged) {
 	for _, w := range r.Warnings() {
 		h.j.warn.add("%s %s", st.item.URL, w)
 	}
-	if extra := r.WarningCount() - len(r.Warnings()); extra > 0 {
-		h.j.warn.dropped += extra
-	}
+	h.j.CountWarnings(r.WarningCount() - len(r.Warnings()))
 	for _, c := range deleted {
 		h.j.record(db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
 			Title: c.Page.Title, Summary: c.Page.Summary})

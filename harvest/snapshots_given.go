@@ -21,23 +21,14 @@ type givenPage struct {
 	title, text string
 }
 
-// give keeps the text of an SCP page's content blocks, so that its
-// snapshot costs no fetch. A later version of the page replaces it.
+// give hands the run the text of an SCP page's content blocks, so that
+// its snapshot costs no fetch.
 func (j *CollectionRun) give(p *scpbridge.Page) {
-	if j.h.opts.Snapshots.Off {
+	max := j.PageTextMax()
+	if max == 0 {
 		return
 	}
-	text := blocksText(p.Content, j.h.opts.Snapshots.MaxText)
-	if old, ok := j.given[p.URL]; ok {
-		j.givenBytes -= len(old.text)
-	} else if j.givenBytes+len(text) > maxGivenBytes {
-		return
-	}
-	if j.given == nil {
-		j.given = map[string]givenPage{}
-	}
-	j.given[p.URL] = givenPage{title: pagetext.Clip(p.Title, maxSCPTitle), text: text}
-	j.givenBytes += len(text)
+	j.GivePage(p.URL, pagetext.Clip(p.Title, maxSCPTitle), blocksText(p.Content, max))
 }
 
 // blocksText is the readable text of SCP content blocks in the form
