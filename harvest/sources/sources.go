@@ -5,4 +5,5 @@ package sources
 
 import (
 	_ "tidings/harvest/arc" // ARC sitemaps and their deltas
+	_ "tidings/harvest/scp" // SCP sections: snapshots and deltas
 )
