@@ -3,11 +3,9 @@ package harvest
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 
 	"tidings/db"
 	"tidings/pagetext"
-	"tidings/scpbridge"
 )
 
 // maxGivenBytes bounds the page text one collection harvest holds from
@@ -19,56 +17,6 @@ const maxGivenBytes = 32 << 20
 // givenPage is a page's text as the site's change information gave it.
 type givenPage struct {
 	title, text string
-}
-
-// give keeps the text of an SCP page's content blocks, so that its
-// snapshot costs no fetch. A later version of the page replaces it.
-func (j *CollectionRun) give(p *scpbridge.Page) {
-	if j.h.opts.Snapshots.Off {
-		return
-	}
-	text := blocksText(p.Content, j.h.opts.Snapshots.MaxText)
-	if old, ok := j.given[p.URL]; ok {
-		j.givenBytes -= len(old.text)
-	} else if j.givenBytes+len(text) > maxGivenBytes {
-		return
-	}
-	if j.given == nil {
-		j.given = map[string]givenPage{}
-	}
-	j.given[p.URL] = givenPage{title: pagetext.Clip(p.Title, maxSCPTitle), text: text}
-	j.givenBytes += len(text)
-}
-
-// blocksText is the readable text of SCP content blocks in the form
-// pagetext gives a fetched page: one heading, paragraph, quote or code
-// line per line, white space collapsed, at most max bytes. Lists and
-// tables are decoded by no one yet, so their text is not seen.
-func blocksText(blocks []scpbridge.Block, max int) string {
-	var sb strings.Builder
-	for _, b := range blocks {
-		var lines []string
-		switch b.Type {
-		case "code":
-			lines = strings.Split(b.Text, "\n")
-		case "text", "heading", "quote", "link":
-			lines = []string{b.Text}
-		}
-		for _, l := range lines {
-			l = strings.Join(strings.Fields(l), " ")
-			if l == "" {
-				continue
-			}
-			if sb.Len()+len(l)+1 > max {
-				return sb.String()
-			}
-			if sb.Len() > 0 {
-				sb.WriteByte('\n')
-			}
-			sb.WriteString(l)
-		}
-	}
-	return sb.String()
 }
 
 // givenShot is takeShot for a page whose text the change information

@@ -14,6 +14,7 @@ import (
 	arcdoc "tidings/arc"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/harvest/scp"
 	"tidings/rsync"
 	"tidings/scpbridge"
 )
@@ -114,7 +115,7 @@ func (l *checkLog) Parsed(d *rsync.Document) {
 func (l *checkLog) Rejected(source, role, u string, err error) {
 	var p Problem
 	switch source {
-	case harvest.ProtocolSCP:
+	case scp.Name:
 		p = scpRejected(role, u, err)
 	case arc.Name:
 		p = arcRejected(u, err)

@@ -6,4 +6,5 @@ package sources
 import (
 	_ "tidings/harvest/arc"   // ARC sitemaps and their deltas
 	_ "tidings/harvest/pages" // watched pages, where a site publishes nothing
+	_ "tidings/harvest/scp"   // SCP sections: snapshots and deltas
 )

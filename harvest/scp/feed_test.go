@@ -1,24 +1,22 @@
-package harvest_test
+package scp_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mmcdole/gofeed"
 
-	"tidings/db"
-	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/internal/harvesttest"
 	"tidings/internal/scpsite"
 )
 
 // TestSCPFeedsShowTitlesAndDescriptions follows an SCP site as the form and
 // the CLI do (Harvester.Follow) and reads our Atom back with gofeed: per
 // page, entries are titled by the page and summarised by its description;
-// the digest lists titles. (An external test: web imports harvest.)
+// the digest lists titles.
 func TestSCPFeedsShowTitlesAndDescriptions(t *testing.T) {
 	now := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	site := scpsite.New()
@@ -33,13 +31,7 @@ func TestSCPFeedsShowTitlesAndDescriptions(t *testing.T) {
 	site.Set("/blog.scp.zst", scpsite.Zstd(file))
 	site.SetText("/sitemap.xml", scpsite.Sitemap("scp", scpsite.Element("scp", "collection", "section", "blog", "type", "snapshot",
 		"url", "{{.Base}}/blog.scp.zst", "generated", gen, "expires", now.Add(48*time.Hour).Format(time.RFC3339), "pages", "3", "size", "900")))
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	client := fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
-	h := harvest.New(client, store, harvest.Options{Now: func() time.Time { return now }})
+	store, h := harvesttest.New(t, harvest.Options{Now: func() time.Time { return now }})
 	rep, err := h.Follow(context.Background(), site.URL)
 	if err != nil || len(rep.Collections) != 1 || rep.Collections[0].Run.Changes != 2 {
 		t.Fatalf("follow: %v %+v", err, rep)
@@ -47,7 +39,7 @@ func TestSCPFeedsShowTitlesAndDescriptions(t *testing.T) {
 	blog := rep.Collections[0].Collection
 	get := func(perPage bool) *gofeed.Feed {
 		t.Helper()
-		f, err := gofeed.NewParser().ParseString(collectionAtom(t, store, blog.ID, perPage))
+		f, err := gofeed.NewParser().ParseString(harvesttest.CollectionAtom(t, store, blog.ID, perPage))
 		if err != nil {
 			t.Fatalf("feed (per page: %v): %v", perPage, err)
 		}

@@ -1,4 +1,4 @@
-package harvest
+package scp
 
 import (
 	"context"
@@ -66,7 +66,7 @@ func (h *scpHarvest) checkChain(d scpItem) {
 	if d.Since == nil || h.st.Through == nil || !d.Since.After(*h.st.Through) {
 		return
 	}
-	h.j.warn.add("the delta %s covers changes since %s, but the files read before end at %s: changes in between may be missing until a newer snapshot is read",
+	h.r.Warn("the delta %s covers changes since %s, but the files read before end at %s: changes in between may be missing until a newer snapshot is read",
 		d.URL, d.Since.UTC().Format(time.RFC3339), h.st.Through.UTC().Format(time.RFC3339))
 	if h.st.Gap == nil {
 		gap := *h.st.Through
@@ -97,7 +97,7 @@ func (h *scpHarvest) snapshotDue(snap *scpItem, deltas []scpItem) bool {
 	haveDeltas := slices.ContainsFunc(h.sm.Files, func(f scpbridge.File) bool {
 		return f.Section == h.section && f.Type == scpbridge.TypeDelta
 	})
-	return !haveDeltas || h.j.now.Sub(*h.st.SnapshotRead) >= h.j.Settings().(*SCPSettings).withDefaults().SnapshotInterval
+	return !haveDeltas || h.r.Now().Sub(*h.st.SnapshotRead) >= h.r.Settings().(*Settings).withDefaults().SnapshotInterval
 }
 
 // gapAhead returns where the deltas to read stop following on from what

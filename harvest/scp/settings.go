@@ -1,4 +1,4 @@
-package harvest
+package scp
 
 import (
 	"flag"
@@ -7,9 +7,9 @@ import (
 	"tidings/scpbridge"
 )
 
-// SCPSettings are the SCP adapter's own settings. A zero field takes its
+// Settings are the SCP adapter's own settings. A zero field takes its
 // default.
-type SCPSettings struct {
+type Settings struct {
 	// MaxCompressed, MaxDecompressed and MaxLine cap a collection file's
 	// size as downloaded, its size after decompression and one line (one
 	// page), enforced while it streams (with the spec's 100:1 ratio). Their
@@ -27,14 +27,14 @@ type SCPSettings struct {
 
 // Default SCP settings besides the size caps.
 const (
-	DefaultSCPDownloadTimeout  = 30 * time.Minute
-	DefaultSCPSnapshotInterval = 7 * 24 * time.Hour
+	DefaultDownloadTimeout  = 30 * time.Minute
+	DefaultSnapshotInterval = 7 * 24 * time.Hour
 )
 
 // RegisterFlags registers the SCP settings' flags on fs, each defaulting
 // to what a zero field takes.
-func (s *SCPSettings) RegisterFlags(fs *flag.FlagSet) {
-	d := SCPSettings{}.withDefaults()
+func (s *Settings) RegisterFlags(fs *flag.FlagSet) {
+	d := Settings{}.withDefaults()
 	fs.Int64Var(&s.MaxCompressed, "scp-max-compressed", d.MaxCompressed, "largest SCP collection file as downloaded, in bytes")
 	fs.Int64Var(&s.MaxDecompressed, "scp-max-decompressed", d.MaxDecompressed, "largest SCP collection file after decompression, in bytes")
 	fs.Int64Var(&s.MaxLine, "scp-max-line", d.MaxLine, "largest single page (one line) of an SCP file, in bytes")
@@ -43,21 +43,21 @@ func (s *SCPSettings) RegisterFlags(fs *flag.FlagSet) {
 }
 
 // Validate: a size or time given as zero takes its default.
-func (s *SCPSettings) Validate() error { return nil }
+func (s *Settings) Validate() error { return nil }
 
-func (s SCPSettings) withDefaults() SCPSettings {
+func (s Settings) withDefaults() Settings {
 	lim := s.limits().WithDefaults()
 	s.MaxCompressed, s.MaxDecompressed, s.MaxLine = lim.MaxCompressed, lim.MaxDecompressed, lim.MaxLine
 	if s.DownloadTimeout <= 0 {
-		s.DownloadTimeout = DefaultSCPDownloadTimeout
+		s.DownloadTimeout = DefaultDownloadTimeout
 	}
 	if s.SnapshotInterval <= 0 {
-		s.SnapshotInterval = DefaultSCPSnapshotInterval
+		s.SnapshotInterval = DefaultSnapshotInterval
 	}
 	return s
 }
 
 // limits are the caps the parser enforces while a file streams.
-func (s SCPSettings) limits() scpbridge.Limits {
+func (s Settings) limits() scpbridge.Limits {
 	return scpbridge.Limits{MaxCompressed: s.MaxCompressed, MaxDecompressed: s.MaxDecompressed, MaxLine: s.MaxLine}
 }

@@ -1,4 +1,4 @@
-package harvest
+package scp
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/harvest"
+	"tidings/internal/harvesttest"
 	"tidings/internal/scpsite"
 )
 
@@ -19,19 +21,25 @@ type scpEnv struct {
 	t     *testing.T
 	site  *scpsite.Site
 	store *db.DB
-	h     *Harvester
+	h     *harvest.Harvester
 
 	mu  sync.Mutex
 	now time.Time
 }
 
-func newSCPEnv(t *testing.T, o Options) *scpEnv {
+func newSCPEnv(t *testing.T, o harvest.Options) *scpEnv {
 	t.Helper()
 	site := scpsite.New()
 	t.Cleanup(site.Close)
 	e := &scpEnv{t: t, site: site, now: base}
 	o.Now = e.clock
-	e.store, e.h = testHarvester(t, o)
+	if o.Snapshots == (harvest.SnapshotSettings{}) {
+		// The fixture site serves the SCP files, not the pages, and these
+		// tests count what is fetched and warned about: page snapshots
+		// have tests of their own, which set Snapshots.
+		o.Snapshots.Off = true
+	}
+	e.store, e.h = harvesttest.New(t, o)
 	return e
 }
 
@@ -100,14 +108,14 @@ func meta(f scpFile) scpsite.Meta {
 	return m
 }
 
-func (e *scpEnv) follow() *SiteReport {
+func (e *scpEnv) follow() *harvest.SiteReport {
 	e.t.Helper()
-	return followURL(e.t, e.h, e.site.URL+"/")
+	return harvesttest.Follow(e.t, e.h, e.site.URL+"/")
 }
 
-func (e *scpEnv) harvest() *SiteReport {
+func (e *scpEnv) harvest() *harvest.SiteReport {
 	e.t.Helper()
-	return harvestURL(e.t, e.store, e.h, e.site.URL+"/")
+	return harvesttest.Harvest(e.t, e.store, e.h, e.site.URL+"/")
 }
 
 // changes returns the stored changes of a section by "kind path", oldest
@@ -159,14 +167,14 @@ func (e *scpEnv) standard() {
 }
 
 func TestSCPFollowReadsEachSnapshotOnce(t *testing.T) {
-	e := newSCPEnv(t, Options{})
+	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	rep := e.follow()
 	if len(rep.Collections) != 2 {
 		t.Fatalf("collections %d, want one per section", len(rep.Collections))
 	}
-	blog, docs := collectionRun(t, rep, "#blog"), collectionRun(t, rep, "#docs")
-	if blog.Collection.Protocol != ProtocolSCP || blog.Collection.Key != e.site.URL+"/sitemap.xml#blog" ||
+	blog, docs := harvesttest.CollectionRun(t, rep, "#blog"), harvesttest.CollectionRun(t, rep, "#docs")
+	if blog.Collection.Protocol != Name || blog.Collection.Key != e.site.URL+"/sitemap.xml#blog" ||
 		!strings.HasPrefix(blog.Collection.Title, "blog (") {
 		t.Errorf("blog collection %+v", blog.Collection)
 	}
@@ -208,7 +216,7 @@ func TestSCPFollowReadsEachSnapshotOnce(t *testing.T) {
 }
 
 func TestSCPDeltasOverlapAndWeeklySnapshotFindsDeletions(t *testing.T) {
-	e := newSCPEnv(t, Options{})
+	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	e.follow()
 	blogSnap := snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour))
@@ -233,7 +241,7 @@ func TestSCPDeltasOverlapAndWeeklySnapshotFindsDeletions(t *testing.T) {
 	e.site.Set(dd.path, scpsite.Gzip(scpsite.File(nil, 0, e.page("/docs/x", "Install v2", t1.Add(-6*time.Hour)))))
 	e.publish(blogSnap, docsSnap, d2, d1, dd, old)
 	rep := e.harvest()
-	blog, docs := collectionRun(t, rep, "#blog").Run, collectionRun(t, rep, "#docs").Run
+	blog, docs := harvesttest.CollectionRun(t, rep, "#blog").Run, harvesttest.CollectionRun(t, rep, "#docs").Run
 	if blog.Error != "" || docs.Error != "" {
 		t.Fatalf("errors %q %q", blog.Error, docs.Error)
 	}
@@ -290,7 +298,7 @@ func TestSCPDeltasOverlapAndWeeklySnapshotFindsDeletions(t *testing.T) {
 	e.setNow(base.Add(8 * 24 * time.Hour))
 	e.publish(snap2, snap3, docsSnap, d2, d1, d3, dd)
 	rep = e.harvest()
-	if r := collectionRun(t, rep, "#blog").Run; r.Error != "" || r.Changes != 2 {
+	if r := harvesttest.CollectionRun(t, rep, "#blog").Run; r.Error != "" || r.Changes != 2 {
 		t.Fatalf("weekly harvest: error %q, changes %d (want Beta deleted and Gimel created)", r.Error, r.Changes)
 	}
 	if e.site.Requests(snap2.path) != 0 || e.site.Requests(snap3.path) != 1 {

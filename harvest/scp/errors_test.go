@@ -1,4 +1,4 @@
-package harvest
+package scp
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"tidings/fetch"
+	"tidings/harvest"
+	"tidings/internal/harvesttest"
 	"tidings/internal/scpsite"
 	"tidings/source"
 )
@@ -78,7 +80,7 @@ func TestSCPFatalFileStoresNothing(t *testing.T) {
 	for _, c := range cases {
 		for _, p := range packs {
 			t.Run(c.name+"/"+p.name, func(t *testing.T) {
-				e := newSCPEnv(t, Options{})
+				e := newSCPEnv(t, harvest.Options{})
 				e.standard()
 				e.follow()
 				e.setNow(t1)
@@ -90,7 +92,7 @@ func TestSCPFatalFileStoresNothing(t *testing.T) {
 				e.site.Set(bad.path, data)
 				e.site.Set(good.path, scpsite.Zstd(scpsite.File(meta(good), 0, e.page("/blog/good", "Good", t1.Add(-90*time.Minute)))))
 				e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), bad, good)
-				run := collectionRun(t, e.harvest(), "#blog")
+				run := harvesttest.CollectionRun(t, e.harvest(), "#blog")
 				wantErr := fmt.Sprintf("the delta %s%s was rejected: line %d: ", e.site.URL, bad.path, c.line)
 				if c.line == 0 {
 					wantErr = regexp.MustCompile(`line \d+: `).ReplaceAllString(wantErr, "")
@@ -128,7 +130,7 @@ func TestSCPFatalFileStoresNothing(t *testing.T) {
 }
 
 func TestSCPWarningsAreCounted(t *testing.T) {
-	e := newSCPEnv(t, Options{})
+	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	e.follow()
 	t1 := base.Add(24 * time.Hour)
@@ -145,7 +147,7 @@ func TestSCPWarningsAreCounted(t *testing.T) {
 	elsewhere := scpsite.NewPage("https://elsewhere.example/page", "Not ours", "someone else's page", t1.Add(-2*time.Hour))
 	e.site.Set(d.path, scpsite.Gzip(scpsite.File(meta(d), 0, blocks, js, elsewhere, e.page("/blog/fine", "Fine", t1.Add(-2*time.Hour)))))
 	e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), d)
-	run := collectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
 	if run.Error != "" {
 		t.Fatal(run.Error)
 	}
@@ -172,7 +174,7 @@ func TestSCPWarningsAreCounted(t *testing.T) {
 // TestSCPCompressionBombAbortsEarly serves a 96 MB delta that would
 // decompress to about 60 GiB: the harvest stops after reading a tiny part.
 func TestSCPCompressionBombAbortsEarly(t *testing.T) {
-	e := newSCPEnv(t, Options{})
+	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	e.follow()
 	t1 := base.Add(24 * time.Hour)
@@ -189,7 +191,7 @@ func TestSCPCompressionBombAbortsEarly(t *testing.T) {
 	d := deltaAt("/c/blog-bomb.scp.gz", "blog", t1.Add(-time.Hour))
 	e.site.Handle(d.path, scpsite.Repeat(chunk, n))
 	e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), d)
-	run := collectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
 	if !strings.Contains(run.Error, "compression bomb") || !strings.Contains(run.Error, "line ") {
 		t.Fatalf("error %q", run.Error)
 	}
@@ -205,15 +207,15 @@ func TestSCPCompressionBombAbortsEarly(t *testing.T) {
 }
 
 func TestSCPSizeCapsFromOptions(t *testing.T) {
-	e := newSCPEnv(t, Options{Sources: source.SettingsSet{ProtocolSCP: &SCPSettings{MaxDecompressed: 500}}})
+	e := newSCPEnv(t, harvest.Options{Sources: source.SettingsSet{Name: &Settings{MaxDecompressed: 500}}})
 	e.standard()
 	rep := e.follow()
-	if r := collectionRun(t, rep, "#blog").Run; !strings.Contains(r.Error, "decompresses to more than the limit of 500 bytes") {
+	if r := harvesttest.CollectionRun(t, rep, "#blog").Run; !strings.Contains(r.Error, "decompresses to more than the limit of 500 bytes") {
 		t.Errorf("blog error %q", r.Error)
 	}
-	e2 := newSCPEnv(t, Options{Sources: source.SettingsSet{ProtocolSCP: &SCPSettings{MaxCompressed: 100}}})
+	e2 := newSCPEnv(t, harvest.Options{Sources: source.SettingsSet{Name: &Settings{MaxCompressed: 100}}})
 	e2.standard()
-	if r := collectionRun(t, e2.follow(), "#docs").Run; !strings.Contains(r.Error, "larger than the limit") &&
+	if r := harvesttest.CollectionRun(t, e2.follow(), "#docs").Run; !strings.Contains(r.Error, "larger than the limit") &&
 		!strings.Contains(r.Error, "more than the limit") {
 		t.Errorf("docs error %q", r.Error)
 	}
@@ -221,7 +223,7 @@ func TestSCPSizeCapsFromOptions(t *testing.T) {
 
 // TestSiteWithResourceSyncAndSCP: both kinds of collection are found.
 func TestSiteWithResourceSyncAndSCP(t *testing.T) {
-	e := newSCPEnv(t, Options{})
+	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	const rsNS = `xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"`
 	e.site.SetText("/.well-known/resourcesync", `<urlset `+rsNS+`><rs:md capability="description"/>
@@ -238,7 +240,7 @@ func TestSiteWithResourceSyncAndSCP(t *testing.T) {
 			t.Errorf("%s: %s", c.Collection.Key, c.Run.Error)
 		}
 	}
-	if kinds[ProtocolResourceSync] != 1 || kinds[ProtocolSCP] != 2 {
+	if kinds[harvest.ProtocolResourceSync] != 1 || kinds[Name] != 2 {
 		t.Errorf("collections by protocol %v", kinds)
 	}
 	if rep.Changes() != 4 {
@@ -249,7 +251,7 @@ func TestSiteWithResourceSyncAndSCP(t *testing.T) {
 // TestSCPFromSitemapIndexAndRobots: SCP sitemaps named by robots.txt and
 // below a sitemap index are found.
 func TestSCPFromSitemapIndexAndRobots(t *testing.T) {
-	e := newSCPEnv(t, Options{})
+	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	sm, _ := e.siteDoc("/sitemap.xml")
 	e.site.Remove("/sitemap.xml")
@@ -278,7 +280,7 @@ func (e *scpEnv) siteDoc(path string) ([]byte, error) {
 // postpones the site's next harvest past the wait, and the files after it
 // are left for that harvest rather than asked for at once.
 func TestSCPDownloadRetryAfter(t *testing.T) {
-	e := newSCPEnv(t, Options{})
+	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	e.follow()
 	t1 := base.Add(24 * time.Hour)
@@ -292,7 +294,7 @@ func TestSCPDownloadRetryAfter(t *testing.T) {
 	e.site.Set(d2.path, scpsite.Zstd(scpsite.File(meta(d2), 0, e.page("/blog/n", "New", t1.Add(-90*time.Minute)))))
 	e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), d1, d2)
 	rep := e.harvest()
-	if r := collectionRun(t, rep, "#blog").Run; !strings.Contains(r.Error, "429") {
+	if r := harvesttest.CollectionRun(t, rep, "#blog").Run; !strings.Contains(r.Error, "429") {
 		t.Errorf("run error %q, want the 429", r.Error)
 	}
 	site, err := e.store.SiteByID(context.Background(), rep.Site.ID)
@@ -309,7 +311,7 @@ func TestSCPDownloadRetryAfter(t *testing.T) {
 	e.site.Remove(d1.path)
 	e.site.Set(d1.path, scpsite.Zstd(scpsite.File(meta(d1), 0, e.page("/blog/m", "Middle", t1.Add(-150*time.Minute)))))
 	e.setNow(t1.Add(2 * time.Hour))
-	if r := collectionRun(t, e.harvest(), "#blog").Run; r.Error != "" || r.Changes != 2 {
+	if r := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run; r.Error != "" || r.Changes != 2 {
 		t.Errorf("after the wait: error %q, %d changes", r.Error, r.Changes)
 	}
 }

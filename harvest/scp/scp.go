@@ -1,4 +1,7 @@
-package harvest
+// Package scp is the adapter of the Site Content Protocol: it finds the
+// sections a site's sitemaps advertise and harvests each from its
+// snapshots and deltas, through the core's exported API.
+package scp
 
 import (
 	"bytes"
@@ -9,29 +12,31 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/scpbridge"
 	"tidings/source"
 )
 
-// ProtocolSCP names SCP collections in the store: one per section of a
+// Name names SCP collections in the store: one per section of a
 // sitemap, keyed by the sitemap's URL, "#" and the section's name.
-const ProtocolSCP = "scp"
+const Name = "scp"
 
 // maxSitemapChildren bounds the child sitemaps of a sitemap index looked
 // at during discovery.
 const maxSitemapChildren = 20
 
 func init() {
-	register(scp{}, source.Info{Tier: 0, Rank: 2, Help: "SCP collections", Published: true,
-		NewSettings: func() source.Settings { s := SCPSettings{}.withDefaults(); return &s },
+	harvest.Register(Source{}, source.Info{Tier: 0, Rank: 2, Help: "SCP collections", Published: true,
+		NewSettings: func() source.Settings { s := Settings{}.withDefaults(); return &s },
 		Follows:     func(int) string { return "follows the site's SCP snapshots and deltas" }})
 }
 
-// scp follows the Site Content Protocol: sections advertised in
+// Source follows the Site Content Protocol: sections advertised in
 // sitemap.xml, each with snapshots and deltas.
-type scp struct{}
+type Source struct{}
 
-func (scp) name() string { return ProtocolSCP }
+// Name is the name SCP collections are stored under.
+func (Source) Name() string { return Name }
 
 // scpKey is a section's collection key.
 func scpKey(sitemap, section string) string { return sitemap + "#" + section }
@@ -45,17 +50,17 @@ func scpSection(key string) (sitemap, section string) {
 	return key[:i], key[i+1:]
 }
 
-// discover looks for scp: elements in /sitemap.xml, in the sitemaps that
+// Discover looks for scp: elements in /sitemap.xml, in the sitemaps that
 // robots.txt names, and in the sitemaps one level below a sitemap index.
-func (scp) discover(ctx context.Context, sd *SiteDiscovery) error {
+func (Source) Discover(ctx context.Context, sd *harvest.SiteDiscovery) error {
 	d := &scpDiscovery{SiteDiscovery: sd, seen: map[string]bool{}}
-	candidates := append([]string{sd.root + "sitemap.xml"}, sd.robotsSitemaps(ctx)...)
+	candidates := append([]string{sd.Root() + "sitemap.xml"}, sd.RobotsSitemaps(ctx)...)
 	for i, u := range candidates {
 		if i > 10 {
 			break
 		}
 		d.try(ctx, u, true)
-		if sd.refused != nil {
+		if sd.Refused() {
 			return nil
 		}
 	}
@@ -68,7 +73,7 @@ func (scp) discover(ctx context.Context, sd *SiteDiscovery) error {
 }
 
 type scpDiscovery struct {
-	*SiteDiscovery
+	*harvest.SiteDiscovery
 	seen   map[string]bool
 	found  int
 	unsure error
@@ -79,23 +84,23 @@ func (d *scpDiscovery) try(ctx context.Context, u string, top bool) {
 		return
 	}
 	d.seen[u] = true
-	resp, err := d.get(ctx, u)
+	resp, err := d.Get(ctx, u)
 	if err != nil {
 		if !fetch.Gone(err) {
 			d.unsure = err
 		}
-		d.failed(err)
+		d.Failed(err)
 		return
 	}
 	sm, err := scpbridge.ParseSitemap(bytes.NewReader(resp.Body), resp.URL)
 	if err != nil {
-		d.triedf("%s is not a sitemap, so not an SCP one", u)
+		d.Tried("%s is not a sitemap, so not an SCP one", u)
 		return
 	}
 	if len(sm.Sitemaps) > 0 && top {
 		n := len(sm.Sitemaps)
 		if n > maxSitemapChildren {
-			d.triedf("the sitemap index %s lists %d sitemaps; only the first %d were looked at for SCP", u, n, maxSitemapChildren)
+			d.Tried("the sitemap index %s lists %d sitemaps; only the first %d were looked at for SCP", u, n, maxSitemapChildren)
 			n = maxSitemapChildren
 		}
 		for _, child := range sm.Sitemaps[:n] {
@@ -104,7 +109,7 @@ func (d *scpDiscovery) try(ctx context.Context, u string, top bool) {
 	}
 	if !sm.HasSCP() {
 		if sm.Root == "urlset" {
-			d.triedf("%s is a sitemap without the SCP extension", u)
+			d.Tried("%s is a sitemap without the SCP extension", u)
 		}
 		return
 	}
@@ -115,7 +120,7 @@ func (d *scpDiscovery) try(ctx context.Context, u string, top bool) {
 // or referenced section that offers a snapshot or a delta.
 func (d *scpDiscovery) sections(u string, sm *scpbridge.Sitemap) {
 	for _, w := range sm.Warnings {
-		d.warnf("%s: %s", u, w)
+		d.Warn("%s: %s", u, w)
 	}
 	offered := map[string]bool{}
 	var names []string
@@ -127,7 +132,7 @@ func (d *scpDiscovery) sections(u string, sm *scpbridge.Sitemap) {
 	}
 	for _, s := range sm.Sections {
 		if !offered[s.Name] {
-			d.warnf("the SCP section %q of %s offers no snapshot or delta; it is not followed", s.Name, u)
+			d.Warn("the SCP section %q of %s offers no snapshot or delta; it is not followed", s.Name, u)
 		}
 	}
 	host := u
@@ -136,12 +141,12 @@ func (d *scpDiscovery) sections(u string, sm *scpbridge.Sitemap) {
 	}
 	for _, name := range names {
 		key := scpKey(u, name)
-		spec := db.CollectionSpec{Protocol: ProtocolSCP, Key: key, SourceURL: u}
-		if !d.isKnown(key) {
+		spec := db.CollectionSpec{Protocol: Name, Key: key, SourceURL: u}
+		if !d.Known(key) {
 			spec.Title = fmt.Sprintf("%s (%s)", name, host)
 		}
-		d.add(spec)
+		d.Add(spec)
 		d.found++
 	}
-	d.triedf("%s declares SCP sections: %s", u, strings.Join(names, ", "))
+	d.Tried("%s declares SCP sections: %s", u, strings.Join(names, ", "))
 }

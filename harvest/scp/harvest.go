@@ -1,13 +1,15 @@
-package harvest
+package scp
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"tidings/harvest"
 	"tidings/harvest/pageset"
 	"tidings/scpbridge"
 )
@@ -32,7 +34,7 @@ type scpState struct {
 
 // scpHarvest is one harvest of an SCP section.
 type scpHarvest struct {
-	j         *CollectionRun
+	r         *harvest.CollectionRun
 	sitemap   string
 	section   string
 	sm        *scpbridge.Sitemap
@@ -49,31 +51,32 @@ type scpHarvest struct {
 	filling *time.Time
 }
 
-// harvest reads the section's snapshot when due and every delta not yet
+// Harvest reads the section's snapshot when due and every delta not yet
 // processed, oldest first. A fatal problem in one file rejects that file
 // only: the others are still read, and the run's error names it. A
 // rejected snapshot in particular holds back no delta: each file says what
 // it says whatever becomes of another.
-func (scp) harvest(ctx context.Context, j *CollectionRun) error {
-	sitemap, section := scpSection(j.col.Key)
-	sm, err := scpFetchSitemap(ctx, j.s, j.col.SourceURL)
+func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Result, error) {
+	col := r.Collection()
+	sitemap, section := scpSection(col.Key)
+	sm, err := scpFetchSitemap(ctx, r, col.SourceURL)
 	if err != nil {
-		return err
+		return harvest.Result{}, err
 	}
-	h := &scpHarvest{j: j, sitemap: sitemap, section: section, sm: sm}
-	if s := j.col.State; s != "" {
+	h := &scpHarvest{r: r, sitemap: sitemap, section: section, sm: sm}
+	if s := col.State; s != "" {
 		if err := json.Unmarshal([]byte(s), &h.st); err != nil {
-			j.warn.add("the stored SCP state could not be read; the snapshot is read again")
+			r.Warn("the stored SCP state could not be read; the snapshot is read again")
 			h.st = scpState{}
 		}
 	}
-	known, err := j.pagesKnown(ctx)
+	known, err := r.KnownPages(ctx)
 	if err != nil {
-		return err
+		return harvest.Result{}, err
 	}
 	h.known = pageset.New(known)
-	if h.processed, err = j.processedDocs(ctx); err != nil {
-		return err
+	if h.processed, err = r.ProcessedDocs(ctx); err != nil {
+		return harvest.Result{}, err
 	}
 	if h.st.Through == nil && h.st.SnapshotGenerated != nil {
 		// State kept before the chain was followed.
@@ -81,19 +84,20 @@ func (scp) harvest(ctx context.Context, j *CollectionRun) error {
 		h.st.Through = &t
 	}
 	if err := h.read(ctx); err != nil {
-		return err
+		return harvest.Result{}, err
 	}
-	h.finish()
+	res := h.finish()
 	if len(h.errs) > 0 {
-		return problemf("%s", strings.Join(h.errs, "; "))
+		// What the files read said is stored all the same.
+		return res, &harvest.Problem{Msg: strings.Join(h.errs, "; ")}
 	}
-	return nil
+	return res, nil
 }
 
 // scpFetchSitemap fetches the sitemap conditionally; on a 304 what it said
 // is taken from the memo kept with the earlier fetch.
-func scpFetchSitemap(ctx context.Context, s *session, u string) (*scpbridge.Sitemap, error) {
-	resp, memo, err := s.fetch(ctx, "sitemap", u)
+func scpFetchSitemap(ctx context.Context, r *harvest.CollectionRun, u string) (*scpbridge.Sitemap, error) {
+	resp, memo, err := r.Fetch(ctx, "sitemap", u)
 	if err != nil {
 		return nil, err
 	}
@@ -102,15 +106,15 @@ func scpFetchSitemap(ctx context.Context, s *session, u string) (*scpbridge.Site
 		if memo != "" && json.Unmarshal([]byte(memo), &sm) == nil {
 			return &sm, nil
 		}
-		s.forget(u)
-		return scpFetchSitemap(ctx, s, u)
+		r.Forget(u)
+		return scpFetchSitemap(ctx, r, u)
 	}
 	sm, err := scpbridge.ParseSitemap(bytes.NewReader(resp.Body), u)
 	if err != nil {
-		return nil, problemf("the sitemap %s can no longer be read: %s", u, strings.TrimPrefix(err.Error(), "scpbridge: "))
+		return nil, &harvest.Problem{Msg: fmt.Sprintf("the sitemap %s can no longer be read: %s", u, strings.TrimPrefix(err.Error(), "scpbridge: "))}
 	}
 	if b, err := json.Marshal(sm); err == nil {
-		s.keep(u, resp, string(b))
+		r.Keep(u, resp, string(b))
 	}
 	return sm, nil
 }
@@ -136,8 +140,8 @@ func (h *scpHarvest) offered() (snaps, deltas []scpItem) {
 		if f.Section != h.section {
 			continue
 		}
-		if f.Expires != nil && f.Expires.Before(h.j.now) {
-			h.j.warn.add("skipped the %s %s: it expired on %s", f.Type, f.URL, f.Expires.UTC().Format(time.RFC3339))
+		if f.Expires != nil && f.Expires.Before(h.r.Now()) {
+			h.r.Warn("skipped the %s %s: it expired on %s", f.Type, f.URL, f.Expires.UTC().Format(time.RFC3339))
 			continue
 		}
 		k := groupKey{typ: f.Type, period: f.Period, gen: f.Generated.UnixNano()}
@@ -210,14 +214,15 @@ func (h *scpHarvest) preferred(urls []string) string {
 	return best
 }
 
-// finish hands the run what is to be stored.
-func (h *scpHarvest) finish() {
-	j := h.j
-	j.pages, j.gone = h.known.ToStore()
-	j.processed = h.done
+// finish says what is to be stored.
+func (h *scpHarvest) finish() harvest.Result {
+	var res harvest.Result
+	res.Pages, res.Gone = h.known.ToStore()
+	res.Processed = h.done
 	if h.stChanged {
 		b, _ := json.Marshal(h.st)
 		s := string(b)
-		j.state = &s
+		res.State = &s
 	}
+	return res
 }

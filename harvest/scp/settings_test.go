@@ -1,4 +1,4 @@
-package harvest
+package scp
 
 import (
 	"flag"
@@ -15,10 +15,10 @@ import (
 // default its flag shows, the size caps being the parser's own, and the
 // flags set the fields.
 func TestSourceSettingsFlagsAndDefaults(t *testing.T) {
-	d := SCPSettings{}.withDefaults()
+	d := Settings{}.withDefaults()
 	lim := scpbridge.DefaultLimits()
 	if d.MaxCompressed != lim.MaxCompressed || d.MaxDecompressed != lim.MaxDecompressed || d.MaxLine != lim.MaxLine ||
-		d.DownloadTimeout != DefaultSCPDownloadTimeout || d.SnapshotInterval != DefaultSCPSnapshotInterval {
+		d.DownloadTimeout != DefaultDownloadTimeout || d.SnapshotInterval != DefaultSnapshotInterval {
 		t.Errorf("SCP defaults %+v", d)
 	}
 	p := source.DefaultSettings()
@@ -30,14 +30,14 @@ func TestSourceSettingsFlagsAndDefaults(t *testing.T) {
 		"scp-max-compressed":    strconv.FormatInt(lim.MaxCompressed, 10),
 		"scp-max-decompressed":  strconv.FormatInt(lim.MaxDecompressed, 10),
 		"scp-max-line":          strconv.FormatInt(lim.MaxLine, 10),
-		"scp-download-timeout":  DefaultSCPDownloadTimeout.String(),
-		"scp-snapshot-interval": DefaultSCPSnapshotInterval.String(),
+		"scp-download-timeout":  DefaultDownloadTimeout.String(),
+		"scp-snapshot-interval": DefaultSnapshotInterval.String(),
 	} {
 		if f := fs.Lookup(name); f == nil || f.DefValue != want {
 			t.Errorf("--%s: %+v, want default %s", name, f, want)
 		}
 	}
-	scp := p[ProtocolSCP].(*SCPSettings)
+	scp := p[Name].(*Settings)
 	if *scp != d {
 		t.Errorf("registered defaults %+v, want %+v", *scp, d)
 	}
@@ -48,7 +48,7 @@ func TestSourceSettingsFlagsAndDefaults(t *testing.T) {
 		t.Errorf("after parsing: %+v", *scp)
 	}
 	// A setting given as zero (not through flags) still takes its default.
-	if got := (SCPSettings{MaxLine: 5}).withDefaults(); got.MaxLine != 5 || got.MaxDecompressed != lim.MaxDecompressed {
+	if got := (Settings{MaxLine: 5}).withDefaults(); got.MaxLine != 5 || got.MaxDecompressed != lim.MaxDecompressed {
 		t.Errorf("partial settings: %+v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package harvest
+package scp
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/harvest/pageset"
 	"tidings/pagetext"
 	"tidings/scpbridge"
@@ -40,11 +41,11 @@ func (h *scpHarvest) readSnapshot(ctx context.Context, snap *scpItem) {
 		return
 	}
 	h.commit(st)
-	now := h.j.now
+	now := h.r.Now()
 	gen := st.generated
 	h.st.Snapshot, h.st.SnapshotGenerated, h.st.SnapshotRead = snap.URL, &gen, &now
 	if h.filling != nil {
-		h.j.warn.add("the deltas offered leave out changes made after %s; the snapshot %s was read to fill the gap",
+		h.r.Warn("the deltas offered leave out changes made after %s; the snapshot %s was read to fill the gap",
 			h.filling.UTC().Format(time.RFC3339), snap.URL)
 	}
 	h.st.Gap = nil
@@ -68,25 +69,23 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	if h.waiting {
 		return nil, false
 	}
-	cfg := h.j.Settings().(*SCPSettings).withDefaults()
+	cfg := h.r.Settings().(*Settings).withDefaults()
 	role := it.Type
 	if it.Size > cfg.MaxCompressed {
 		h.reject(role, it.URL, fmt.Sprintf("it declares %s, more than the limit of %s (--scp-max-compressed)",
 			fetch.SizeString(it.Size), fetch.SizeString(cfg.MaxCompressed)))
 		return nil, false
 	}
-	h.j.s.documents++
-	stream, err := h.j.h.client.Stream(ctx, it.URL, fetch.StreamOptions{
+	stream, err := h.r.Stream(ctx, role, it.URL, fetch.StreamOptions{
 		MaxBytes: cfg.MaxCompressed, Timeout: cfg.DownloadTimeout,
 		Accept: "application/x-ndjson+zstd, application/x-ndjson+gzip;q=0.9, */*;q=0.1",
 	})
 	if err != nil {
-		h.errs = append(h.errs, roleError(role, err).Error())
+		h.errs = append(h.errs, err.Error())
 		var fe *fetch.FetchError
 		if errors.As(err, &fe) && fe.RetryAfter > 0 {
 			// The site asked for a pause: the files left are not asked
 			// for now, and the next harvest comes after it.
-			h.j.s.noteRetryAfter(err)
 			h.waiting = true
 		}
 		return nil, false
@@ -115,9 +114,9 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 			break
 		}
 		if err != nil {
-			noteRejected(ctx, ProtocolSCP, role, it.URL, err)
+			harvest.NoteRejected(ctx, Name, role, it.URL, err)
 			h.reject(role, it.URL, err.Error())
-			h.j.h.opts.Logger.Info("scp file rejected", "url", it.URL, "error", err.Error(),
+			h.r.Logger().Info("scp file rejected", "url", it.URL, "error", err.Error(),
 				"compressed", r.Stats().Compressed, "decompressed", r.Stats().Decompressed)
 			return nil, false
 		}
@@ -125,7 +124,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 	}
 	if rule := r.Checksum(); rule != scpbridge.ChecksumNone {
 		h.st.Checksum, h.stChanged = string(rule)+" "+it.URL, true
-		h.j.h.opts.Logger.Info("scp checksum verified", "url", it.URL, "rule", string(rule))
+		h.r.Logger().Info("scp checksum verified", "url", it.URL, "rule", string(rule))
 	}
 	return st, true
 }
@@ -144,7 +143,7 @@ func (h *scpHarvest) checkMeta(st *scpStaged, m *scpbridge.Meta) string {
 		return fmt.Sprintf("line 1: the file says it is a %s but the sitemap lists it as a %s", m.Type, st.item.Type)
 	}
 	if m.Section != h.section {
-		h.j.warn.add("%s says it belongs to the section %q, but the sitemap lists it under %q; taken as the sitemap says", st.item.URL, m.Section, h.section)
+		h.r.Warn("%s says it belongs to the section %q, but the sitemap lists it under %q; taken as the sitemap says", st.item.URL, m.Section, h.section)
 	}
 	st.generated = m.Generated
 	return ""
@@ -166,7 +165,7 @@ func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
 		// before its last modification: that was an update.
 		c.Kind = "updated"
 	}
-	h.j.give(p)
+	h.give(p)
 	st.changes = append(st.changes, db.Change{
 		URL: p.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
 		Title: c.Page.Title, Summary: c.Page.Summary, Author: pagetext.Clip(p.Author, maxSCPTitle), Language: p.Language,
@@ -178,17 +177,15 @@ func (h *scpHarvest) stage(st *scpStaged, p *scpbridge.Page) {
 func (h *scpHarvest) commit(st *scpStaged) {
 	deleted := st.doc.Commit()
 	for _, c := range st.changes {
-		h.j.record(c)
+		h.r.Record(c)
 	}
 	r := st.reader
 	for _, w := range r.Warnings() {
-		h.j.warn.add("%s %s", st.item.URL, w)
+		h.r.Warn("%s %s", st.item.URL, w)
 	}
-	if extra := r.WarningCount() - len(r.Warnings()); extra > 0 {
-		h.j.warn.dropped += extra
-	}
+	h.r.CountWarnings(r.WarningCount() - len(r.Warnings()))
 	for _, c := range deleted {
-		h.j.record(db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
+		h.r.Record(db.Change{URL: c.Page.URL, Kind: c.Kind, Datetime: c.At, Source: st.item.URL,
 			Title: c.Page.Title, Summary: c.Page.Summary})
 	}
 }
