@@ -95,6 +95,7 @@ func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Re
 		return harvest.Result{OwnWatermark: true}, err
 	}
 	h.plan()
+	h.learnNotFound(ctx)
 	h.crawl(ctx)
 	err = h.finish()
 	h.res.OwnWatermark = true

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/harvesttest"
@@ -189,4 +190,98 @@ func TestCrawlOfDrippingPages(t *testing.T) {
 		t.Errorf("harvests took %s and %s with five pages of %s each at most", took, took2, limit)
 	}
 	t.Logf("harvests of five dripping pages: %s, then %s", took, took2)
+}
+
+// TestCrawlOfASoft404Site: a site answering every address with 200 and
+// made-up text linking more made-up addresses gets its start page and
+// the pages it links watched, not a crawl of its inventions.
+func TestCrawlOfASoft404Site(t *testing.T) {
+	var n atomic.Int64
+	serve := func(w http.ResponseWriter, r *http.Request) {
+		k := n.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<title>Shrine</title><p>Made-up text number %d.</p>", k)
+		for i := range 5 {
+			fmt.Fprintf(w, `<a href="/x%d-%d.html">more</a> `, k, i)
+		}
+	}
+	site := newHostileSite(t, []string{"/a.html", "/b.html", "/c.html"}, serve)
+	store, h := harvesttest.New(t, harvest.Options{})
+	rep := harvesttest.Follow(t, h, site.URL+"/")
+	for range 2 {
+		rep = harvesttest.Harvest(t, store, h, site.URL+"/")
+	}
+	cols, err := store.Collections(context.Background(), db.CollectionFilter{SiteID: rep.Site.ID})
+	if err != nil || len(cols) != 1 {
+		t.Fatalf("collections %v, %v", cols, err)
+	}
+	list, err := store.WatchedPages(context.Background(), cols[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) > 10 {
+		t.Errorf("%d pages watched of a site that makes them up; want its start page and its links", len(list))
+	}
+	t.Logf("%d pages watched", len(list))
+}
+
+// TestCrawlOfSessionLinks: a site that writes a new session id into every
+// link, in each of the ways sites do, is watched as its 10 pages.
+func TestCrawlOfSessionLinks(t *testing.T) {
+	var n atomic.Int64
+	site := newHostileSite(t, []string{"/p0.html"}, func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.URL.Path, "/p") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		page := r.URL.Path[strings.LastIndex(r.URL.Path, "/p")+2:]
+		page = strings.TrimSuffix(page, ".html")
+		fmt.Fprintf(w, "<title>Page %s</title><p>The text of page %s.</p>", page, page)
+		for i := range 10 {
+			k := n.Add(1)
+			fmt.Fprintf(w, `<a href="/p%d.html;jsessionid=%032x">a</a> <a href="/p%d.html?PHPSESSID=%032x">b</a> <a href="/s/a1b2c3d4e5f6%010d/p%d.html">c</a> `, i, k, i, k, k, i)
+		}
+	})
+	store, h := harvesttest.New(t, harvest.Options{})
+	rep := harvesttest.Follow(t, h, site.URL+"/")
+	rep = harvesttest.Harvest(t, store, h, site.URL+"/")
+	cols, err := store.Collections(context.Background(), db.CollectionFilter{SiteID: rep.Site.ID})
+	if err != nil || len(cols) != 1 {
+		t.Fatalf("collections %v, %v", cols, err)
+	}
+	list, err := store.WatchedPages(context.Background(), cols[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) > 12 {
+		var urls []string
+		for _, p := range list {
+			urls = append(urls, p.URL)
+		}
+		t.Errorf("%d pages watched of a site of 10 pages and its home page:\n%s", len(list), strings.Join(urls, "\n"))
+	}
+}
+
+// TestCrawlOfAHomePageTitledWith404: a page that merely has 404 in its
+// title is a page.
+func TestCrawlOfAHomePageTitledWith404(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<title>Room 404 – Ann's shrine</title><p>Welcome to room 404.</p><a href="/b.html">b</a>`)
+		case "/b.html":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<title>B</title><p>Page b.</p>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(site.Close)
+	_, h := harvesttest.New(t, harvest.Options{})
+	rep := harvesttest.Follow(t, h, site.URL+"/")
+	if len(rep.Collections) != 1 || rep.Collections[0].Run.Error != "" {
+		t.Fatalf("collections %+v", rep.Collections)
+	}
 }

@@ -2,6 +2,8 @@ package pages
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"slices"
 	"strings"
@@ -76,6 +78,11 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 		}
 		id = page.Canonical
 	}
+	if !t.known && h.st.NotFoundHash != "" && snap.TextHash == h.st.NotFoundHash {
+		// What the site answers for an address it does not have.
+		h.st.setAside(t.url, h.now)
+		return
+	}
 	if other, ok := h.sameText[snap.TextHash]; ok && !t.known && h.stillThere(other) {
 		// Another address of a page already watched, or what a site
 		// answers for every address it does not have (a single-page
@@ -90,7 +97,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	stored.URL = id
 	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap, stored: stored})
 	h.check(t, id)
-	if t.depth < maxWatchDepth {
+	if t.depth < h.maxDepth() {
 		h.overCap += page.Dropped
 		for _, l := range page.Links {
 			h.offer(l, t.depth+1)
@@ -348,4 +355,41 @@ func (h *pagesHarvest) tooSlow(t pageTarget) {
 	}
 	h.st.Slow[t.url] = true
 	h.Warn("%s; it is read again at the next harvest, with less patience", why)
+}
+
+// maxDepth is how far links are followed: on a site that answers every
+// address with 200 ("soft 404"), a link may lead to a page that is not
+// there, which links to more, so only the start page's links are taken.
+func (h *pagesHarvest) maxDepth() int {
+	if a := h.st.Answers200; a != nil && *a {
+		return 1
+	}
+	return maxWatchDepth
+}
+
+// learnNotFound asks, once, for an address of the scope that cannot
+// exist, to learn how the site says "not found": with a 404, or with a
+// 200 whose text then marks the pages that are not there.
+func (h *pagesHarvest) learnNotFound(ctx context.Context) {
+	if h.st.Answers200 != nil || ctx.Err() != nil || !h.spend() {
+		return
+	}
+	var b [8]byte
+	rand.Read(b[:])
+	probe := h.scope.URL() + "tidings-no-such-page-" + hex.EncodeToString(b[:])
+	r, err := h.ReadPage(ctx, probe, nil, harvest.ReadOptions{WholeBody: true, Extract: true, Types: fetch.PageTypes})
+	switch {
+	case err == nil && r.Text != nil:
+		h.st.NotFoundHash = r.Text.TextHash
+		// A "not found" page that says so is told apart by what it says.
+		says := crawl.NotFound(r.Text.Title, firstLine(r.Text.Text))
+		h.st.Answers200 = &says
+		*h.st.Answers200 = !says
+		if !says {
+			h.Warn("the site answers 200 for an address it does not have (%s): only the pages its start page links to are watched", probe)
+		}
+	case err != nil && (fetch.Gone(err) || r.Resp != nil):
+		no := false
+		h.st.Answers200 = &no
+	}
 }

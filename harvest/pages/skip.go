@@ -28,6 +28,11 @@ type state struct {
 	Skip map[string]skip `json:"skip,omitempty"`
 	// Slow are the watched pages that took too long to read last time.
 	Slow map[string]bool `json:"slow,omitempty"`
+	// Answers200, once learned, says whether the site answers an address
+	// it does not have with 200 (a "soft 404"); NotFoundHash is the text
+	// hash of that answer, which no page of the site then has.
+	Answers200   *bool  `json:"answers_200,omitempty"`
+	NotFoundHash string `json:"not_found_hash,omitempty"`
 }
 
 // skip is a link set aside.
