@@ -13,10 +13,12 @@ import (
 
 	"tidings/accounts"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/metrics"
 	"tidings/sitecheck"
 	"tidings/web"
+	"tidings/worker"
 )
 
 // schedulerTick is how often serve looks for sites that are due.
@@ -115,8 +117,8 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		defer p.wait()
 		ho.AfterHarvest = afterHarvests(ho.AfterHarvest, p.afterHarvest)
 	}
-	a.harvester = harvest.New(client, a.store, ho)
-	var sched *harvest.Scheduler
+	a.setHarvester(harvest.New(client, a.store, ho), follow.Options{})
+	var sched *worker.Scheduler
 	opts := web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Checker: sitecheck.New(a.harvester), Registration: so.registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
@@ -124,8 +126,9 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		MaxPendingDiscoveries: so.maxPending,
 	}
 	if !so.noScheduler {
-		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{
+		sched = worker.NewScheduler(a.store, a.harvester, worker.SchedulerOptions{
 			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
+			Logger: a.log,
 		})
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*so.tick
 	}
