@@ -11,7 +11,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
-	"tidings/harvest"
+	"tidings/follow"
 	"tidings/sitecheck"
 )
 
@@ -79,11 +79,11 @@ func (s *Server) checkPage(c echo.Context) error {
 		return fail(http.StatusServiceUnavailable, "This tidings cannot check sites.")
 	}
 	ctx := c.Request().Context()
-	root, err := harvest.SiteRoot(d.URL)
+	root, err := follow.SiteRoot(d.URL)
 	if err != nil {
 		return fail(http.StatusUnprocessableEntity, capitalize(err.Error())+".")
 	}
-	if err := s.opts.Harvester.CheckAddress(ctx, root); err != nil {
+	if err := s.follow.CheckAddress(ctx, root); err != nil {
 		return fail(http.StatusUnprocessableEntity, addressMessage(err))
 	}
 	if allowed, _ := s.checks.rates.Allow(c.RealIP()); !allowed {
@@ -97,7 +97,7 @@ func (s *Server) checkPage(c echo.Context) error {
 	}
 	defer release()
 	rep, err := ck.Check(ctx, d.URL, webCheck)
-	var p *harvest.Problem
+	var p *follow.Problem
 	if errors.As(err, &p) {
 		return fail(http.StatusUnprocessableEntity, capitalize(p.Msg)+".")
 	}

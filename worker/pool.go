@@ -1,7 +1,9 @@
 // Package worker runs tidings' background work: the scheduler that
-// harvests sites when they are due, and the batches of the command line
-// (following or harvesting many sites at once). All of it goes through a
-// Pool, so that two pieces of work on one host never run at once.
+// harvests sites when they are due, the discovery queue that works
+// through the sites people asked to follow, and the batches of the
+// command line (following or harvesting many sites at once). All of it
+// goes through one Pool, so that two pieces of work on one host never
+// run at once, whoever started them.
 //
 // The package is named for what a `tidings worker` process will run
 // beside serve: the work that is not an answer to a request.
@@ -17,11 +19,12 @@ import (
 const DefaultWorkers = 4
 
 // Pool holds the hosts being worked on, so that work on one host waits
-// for the work under way there: the politeness rule the scheduler and a
-// batch share. The per-host delay (fetch.Client) spaces the requests
-// within one harvest; the pool keeps two harvests of a host from
-// interleaving theirs. Each user of a pool has a lane with its own number
-// of workers, so that one kind of work does not hold up another.
+// for the work under way there: the politeness rule the scheduler, the
+// discovery queue and a batch share. The per-host delay (fetch.Client)
+// spaces the requests within one harvest; the pool keeps two harvests of
+// a host from interleaving theirs. Each user of a pool has a lane with
+// its own number of workers, so that scheduled harvests do not hold up
+// the discoveries people wait for, nor the other way round.
 type Pool struct {
 	mu    sync.Mutex
 	hosts map[string]bool

@@ -20,7 +20,7 @@ type SchedulerOptions struct {
 	// follows any more is kept; 0 = DefaultUnfollowedRetention.
 	UnfollowedRetention time.Duration
 	// Pool, when set, is the pool whose hosts the scheduler shares with
-	// other background work; else it has its own.
+	// other background work (the discovery queue); else it has its own.
 	Pool *Pool
 	// Now is the clock that says which sites are due; time.Now when nil.
 	Now func() time.Time

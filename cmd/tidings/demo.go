@@ -15,8 +15,8 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/feedbuild"
+	"tidings/follow"
 	"tidings/internal/demosite"
-	"tidings/web"
 	"tidings/worker"
 )
 
@@ -94,7 +94,7 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	// Closed: with loopback and private addresses allowed, only the
 	// person who started the demo, who has its password, may add sites.
 	return a.serve(ctx, serveOptions{
-		workers: worker.DefaultWorkers, registration: accounts.RegistrationClosed, maxPending: web.DefaultMaxPendingDiscoveries,
+		workers: worker.DefaultWorkers, registration: accounts.RegistrationClosed, maxPending: follow.DefaultMaxPendingDiscoveries,
 		tick: min(*every/2, schedulerTick),
 		listening: func(addr net.Addr) {
 			out := newTermWriter(stdout)
