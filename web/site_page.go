@@ -96,6 +96,14 @@ func (s *Server) sitePage(c echo.Context) error {
 		return s.movedTo(c, sitePath(site))
 	}
 	ctx := c.Request().Context()
+	// Whether a harvest asked for is done is asked before what it stores
+	// is read, so that a page saying it is done shows all of it.
+	notice, harvesting := s.siteNotice(c, site)
+	if c.QueryParam("harvest") == "started" && !harvesting {
+		if site, err = s.store.SiteByID(ctx, site.ID); err != nil {
+			return err
+		}
+	}
 	views, err := s.siteViews(c, []db.Site{site})
 	if err != nil {
 		return err
@@ -129,7 +137,7 @@ func (s *Server) sitePage(c echo.Context) error {
 		}
 		d.Runs = append(d.Runs, runView{r, name})
 	}
-	d.Notice, d.Harvesting = s.siteNotice(c, site)
+	d.Notice, d.Harvesting = notice, harvesting
 	return s.render(c, http.StatusOK, "site", siteName(site), d)
 }
 
