@@ -101,7 +101,7 @@ func (a *uiApp) settle(t *testing.T) {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("background jobs still running after 10 s")
+		t.Fatal("background work still running after 10 s")
 	}
 }
 
