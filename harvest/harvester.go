@@ -128,28 +128,34 @@ func (r *SiteReport) Changes() int {
 }
 
 // Follow discovers the site that rawURL belongs to, records it and runs its
-// first harvest. Following a site already followed runs a full discovery
-// and harvests it now, and returns db.ErrAlreadyExists alongside the
-// report. When nothing can be
-// followed, the returned error is a *Problem listing what was tried, and
-// nothing is stored.
+// first harvest. Following a site already followed refollows it (see
+// Refollow) and returns db.ErrAlreadyExists alongside the report. When
+// nothing can be followed, the returned error is a *Problem listing what
+// was tried, and nothing is stored.
 func (h *Harvester) Follow(ctx context.Context, rawURL string) (*SiteReport, error) {
 	root, input, err := NormalizeAddress(rawURL)
 	if err != nil {
 		return nil, err
 	}
 	if site, err := h.store.SiteByURL(ctx, root); err == nil {
-		// Asked to follow it again, tidings looks everywhere again, from
-		// the address given this time: a page of a site whose pages are
-		// watched is then watched too.
-		site.InputURL = input
-		rep, herr := h.harvest(ctx, site, nil, true)
+		rep, herr := h.Refollow(ctx, site, input)
 		return rep, errors.Join(db.ErrAlreadyExists, herr)
 	} else if !errors.Is(err, db.ErrNotFound) {
 		return nil, err
 	}
 	rep, _, err := h.FollowNew(ctx, root, input)
 	return rep, err
+}
+
+// Refollow follows a stored site again from input, an address normalised
+// by NormalizeAddress: it runs a full discovery and harvests the site now.
+// The caller has looked the site up, so nothing is looked up again.
+func (h *Harvester) Refollow(ctx context.Context, site db.Site, input string) (*SiteReport, error) {
+	// Asked to follow it again, tidings looks everywhere again, from the
+	// address given this time: a page of a site whose pages are watched
+	// is then watched too.
+	site.InputURL = input
+	return h.harvest(ctx, site, nil, true)
 }
 
 // FollowNew discovers a site that is not stored yet, records it and runs

@@ -21,6 +21,7 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/sitecheck"
 )
@@ -34,8 +35,8 @@ type uiApp struct {
 }
 
 // newUIApp builds a server over store (a new database when nil). Unset
-// options get test defaults: the test base URL and a harvester allowed to
-// fetch from the loopback fixture sites.
+// options get test defaults: the test base URL, and a follow service and
+// a checker whose harvester may fetch from the loopback fixture sites.
 func newUIApp(t *testing.T, store *db.DB, o Options) *uiApp {
 	t.Helper()
 	if store == nil {
@@ -44,11 +45,14 @@ func newUIApp(t *testing.T, store *db.DB, o Options) *uiApp {
 	if o.BaseURL == "" {
 		o.BaseURL = testBase
 	}
-	if o.Harvester == nil {
-		o.Harvester = harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
-	}
-	if h, ok := o.Harvester.(*harvest.Harvester); ok && o.Checker == nil {
-		o.Checker = sitecheck.New(h)
+	if o.Follow == nil || o.Checker == nil {
+		h := harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
+		if o.Follow == nil {
+			o.Follow = follow.New(store, h, follow.Options{})
+		}
+		if o.Checker == nil {
+			o.Checker = sitecheck.New(h)
+		}
 	}
 	s, err := New(store, o)
 	if err != nil {
@@ -58,11 +62,20 @@ func newUIApp(t *testing.T, store *db.DB, o Options) *uiApp {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.jobs.start(t.Context())
+	o.Follow.Start(t.Context())
 	// Registered after the store's cleanup, so it runs before the store
 	// closes.
-	t.Cleanup(s.jobs.wait)
+	t.Cleanup(o.Follow.Wait)
 	return &uiApp{srv: s, h: s.Handler(), store: store, base: base}
+}
+
+// followWith is a follow service over store following with h, or, when h
+// is nil, with a harvester that may fetch from loopback.
+func followWith(store *db.DB, h follow.Harvester, o follow.Options) *follow.Service {
+	if h == nil {
+		h = harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
+	}
+	return follow.New(store, h, o)
 }
 
 // openStore opens a new database.
@@ -82,13 +95,13 @@ func (a *uiApp) settle(t *testing.T) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {
-		a.srv.jobs.wait()
+		a.srv.follow.Wait()
 		close(done)
 	}()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		t.Fatal("background jobs still running after 10 s")
+		t.Fatal("background work still running after 10 s")
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
 	"tidings/opml"
@@ -134,19 +135,28 @@ type browserApp struct {
 	release func() // lets discoveries reach the harvester
 }
 
-// gatedHarvester holds every Follow until its gate opens.
+// gatedHarvester holds every follow until its gate opens.
 type gatedHarvester struct {
 	*harvest.Harvester
 	gate <-chan struct{}
 }
 
-func (g gatedHarvester) Follow(ctx context.Context, rawURL string) (*harvest.SiteReport, error) {
+func (g gatedHarvester) FollowNew(ctx context.Context, root, input string) (*harvest.SiteReport, *harvest.Discovery, error) {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	return g.Harvester.FollowNew(ctx, root, input)
+}
+
+func (g gatedHarvester) Refollow(ctx context.Context, site db.Site, input string) (*harvest.SiteReport, error) {
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return g.Harvester.Follow(ctx, rawURL)
+	return g.Harvester.Refollow(ctx, site, input)
 }
 
 func startBrowserApp(t *testing.T) *browserApp {
@@ -171,7 +181,7 @@ func startBrowserApp(t *testing.T) *browserApp {
 	srv, err := web.New(store, web.Options{
 		BaseURL:      app.base,
 		Registration: accounts.RegistrationInvite,
-		Harvester:    gatedHarvester{h, gate},
+		Follow:       follow.New(store, gatedHarvester{h, gate}, follow.Options{}),
 		Checker:      sitecheck.New(h),
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

@@ -11,7 +11,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/time/rate"
 
-	"tidings/harvest"
+	"tidings/follow"
 	"tidings/sitecheck"
 )
 
@@ -75,7 +75,7 @@ func (s *Server) checkPage(c echo.Context) error {
 		return fail(http.StatusServiceUnavailable, "This tidings cannot check sites.")
 	}
 	ctx := c.Request().Context()
-	root, err := harvest.SiteRoot(d.URL)
+	root, err := follow.SiteRoot(d.URL)
 	if err != nil {
 		return fail(http.StatusUnprocessableEntity, capitalize(err.Error())+".")
 	}
@@ -86,7 +86,7 @@ func (s *Server) checkPage(c echo.Context) error {
 		c.Response().Header().Set("Retry-After", "60")
 		return fail(http.StatusTooManyRequests, "You have checked several sites in the last minute. Wait a minute, then check again.")
 	}
-	if err := s.opts.Harvester.CheckAddress(ctx, root); err != nil {
+	if err := s.follow.CheckAddress(ctx, root); err != nil {
 		return fail(http.StatusUnprocessableEntity, addressMessage(err))
 	}
 	release, err := s.checks.queue.acquire(ctx, client)
@@ -103,7 +103,7 @@ func (s *Server) checkPage(c echo.Context) error {
 	}
 	defer release()
 	rep, err := ck.Check(ctx, d.URL, webCheck)
-	var p *harvest.Problem
+	var p *follow.Problem
 	if errors.As(err, &p) {
 		return fail(http.StatusUnprocessableEntity, capitalize(p.Msg)+".")
 	}

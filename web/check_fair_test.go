@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/sitecheck"
 )
@@ -64,7 +65,7 @@ func newCheckServer(t *testing.T, slots int, patience time.Duration) *checkServe
 		Harvester: harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{}),
 		started:   make(chan string, 16), gates: map[string]chan struct{}{},
 	}
-	a := newUIApp(t, store, Options{Harvester: h, Checker: h, TrustedProxies: []*net.IPNet{lo}})
+	a := newUIApp(t, store, Options{Checker: h, TrustedProxies: []*net.IPNet{lo}})
 	a.srv.checks = newCheckGate(checkRate, slots, patience)
 	srv := httptest.NewServer(a.h)
 	t.Cleanup(srv.Close)
@@ -244,7 +245,9 @@ func TestCheckPageCountsRefusedAddresses(t *testing.T) {
 		dialed = append(dialed, address)
 		mu.Unlock()
 	}})
-	a := newUIApp(t, nil, Options{Harvester: harvest.New(client, openStore(t), harvest.Options{})})
+	store := openStore(t)
+	h := harvest.New(client, store, harvest.Options{})
+	a := newUIApp(t, store, Options{Follow: follow.New(store, h, follow.Options{}), Checker: sitecheck.New(h)})
 	srv := httptest.NewServer(a.h)
 	t.Cleanup(srv.Close)
 	get := func(site string) (int, string) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/internal/checksite"
 	"tidings/sitecheck"
@@ -75,7 +76,9 @@ func TestCheckPageFormAndBadAddresses(t *testing.T) {
 		dialed = append(dialed, address)
 		mu.Unlock()
 	}})
-	a := newUIApp(t, nil, Options{Harvester: harvest.New(client, openStore(t), harvest.Options{})})
+	store := openStore(t)
+	h := harvest.New(client, store, harvest.Options{})
+	a := newUIApp(t, store, Options{Follow: followWith(store, h, follow.Options{}), Checker: sitecheck.New(h)})
 	c := a.client(t, "192.0.2.2")
 	rec := c.get("/check")
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `<input type="url" id="url" name="url"`) {

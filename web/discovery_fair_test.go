@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"tidings/db"
+	"tidings/follow"
 	"tidings/harvest"
 )
 
-// gatedHarvester tells of every Follow on calls, then holds it until the
+// gatedHarvester tells of every follow on calls, then holds it until the
 // test sends on gate (or closes it). It fetches nothing, so addresses that
 // name no real host can be followed.
 type gatedHarvester struct {
@@ -25,14 +26,19 @@ func newGatedHarvester() *gatedHarvester {
 	return &gatedHarvester{calls: make(chan string, 1000), gate: make(chan struct{})}
 }
 
-func (g *gatedHarvester) Follow(ctx context.Context, rawURL string) (*harvest.SiteReport, error) {
-	g.calls <- rawURL
+func (g *gatedHarvester) FollowNew(ctx context.Context, _, input string) (*harvest.SiteReport, *harvest.Discovery, error) {
+	g.calls <- input
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
-	return nil, errors.New("the test site is closed")
+	return nil, nil, errors.New("the test site is closed")
+}
+
+func (g *gatedHarvester) Refollow(ctx context.Context, _ db.Site, input string) (*harvest.SiteReport, error) {
+	rep, _, err := g.FollowNew(ctx, "", input)
+	return rep, err
 }
 
 func (g *gatedHarvester) HarvestSite(context.Context, db.Site) (*harvest.SiteReport, error) {
@@ -56,17 +62,17 @@ func TestDiscoveriesTakeTurnsBetweenUsers(t *testing.T) {
 	t.Parallel()
 	store := openStore(t)
 	g := newGatedHarvester()
-	a := newUIApp(t, store, Options{Harvester: g})
+	a := newUIApp(t, store, Options{Follow: followWith(store, g, follow.Options{})})
 	ann := a.signedIn(t, signIn(t, store, "ann"))
 	bob := a.signedIn(t, sessionFor(t, store, "bob"))
 	annUser := a.user(t, "ann")
 
 	ann.get("/import")
 	location(t, ann.upload("/import", "opml", "many.opml", opmlOf(300), ann.token()))
-	if n, err := store.PendingCount(t.Context(), annUser.ID); err != nil || n != DefaultMaxPendingDiscoveries {
-		t.Fatalf("ann's import of 300 left %d pending (%v), want the cap of %d", n, err, DefaultMaxPendingDiscoveries)
+	if n, err := store.PendingCount(t.Context(), annUser.ID); err != nil || n != follow.DefaultMaxPendingDiscoveries {
+		t.Fatalf("ann's import of 300 left %d pending (%v), want the cap of %d", n, err, follow.DefaultMaxPendingDiscoveries)
 	}
-	for range maxDiscoveries {
+	for range follow.DiscoveryWorkers {
 		<-g.calls // every worker holds one of ann's sites
 	}
 
@@ -79,7 +85,7 @@ func TestDiscoveriesTakeTurnsBetweenUsers(t *testing.T) {
 		if u := <-g.calls; u == "https://bob.example/" {
 			break
 		}
-		if i == maxDiscoveries {
+		if i == follow.DiscoveryWorkers {
 			t.Fatalf("bob's discovery did not start after %d more of ann's", i+1)
 		}
 	}
@@ -94,7 +100,7 @@ func TestPendingDiscoveriesCappedPerUser(t *testing.T) {
 	t.Parallel()
 	store := openStore(t)
 	g := newGatedHarvester()
-	a := newUIApp(t, store, Options{Harvester: g, MaxPendingDiscoveries: 5})
+	a := newUIApp(t, store, Options{Follow: followWith(store, g, follow.Options{MaxPendingDiscoveries: 5})})
 	t.Cleanup(func() { close(g.gate) })
 	ann := a.signedIn(t, signIn(t, store, "ann"))
 	annUser := a.user(t, "ann")
@@ -130,7 +136,7 @@ func TestPendingDiscoveriesCappedPerUser(t *testing.T) {
 func TestAddAndImportRateLimitedPerUser(t *testing.T) {
 	t.Parallel()
 	store := openStore(t)
-	a := newUIApp(t, store, Options{Harvester: newGatedHarvester(), AddRate: 2, ImportRate: 1})
+	a := newUIApp(t, store, Options{Follow: followWith(store, newGatedHarvester(), follow.Options{}), AddRate: 2, ImportRate: 1})
 	ann := a.signedIn(t, signIn(t, store, "ann"))
 	bob := a.signedIn(t, sessionFor(t, store, "bob")) // from the same address
 

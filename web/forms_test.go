@@ -22,6 +22,7 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
 )
@@ -33,20 +34,29 @@ func newSite(t *testing.T) *fixturesite.Site {
 	return site
 }
 
-// heldHarvester holds every Follow until release is closed, so a test can
+// heldHarvester holds every follow until release is closed, so a test can
 // see a discovery while it is pending.
 type heldHarvester struct {
 	*harvest.Harvester
 	release chan struct{}
 }
 
-func (h heldHarvester) Follow(ctx context.Context, rawURL string) (*harvest.SiteReport, error) {
+func (h heldHarvester) FollowNew(ctx context.Context, root, input string) (*harvest.SiteReport, *harvest.Discovery, error) {
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	return h.Harvester.FollowNew(ctx, root, input)
+}
+
+func (h heldHarvester) Refollow(ctx context.Context, site db.Site, input string) (*harvest.SiteReport, error) {
 	select {
 	case <-h.release:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	return h.Harvester.Follow(ctx, rawURL)
+	return h.Harvester.Refollow(ctx, site, input)
 }
 
 // submit posts form to path as c, url-encoded or as multipart with an
@@ -261,7 +271,7 @@ func TestAddPrivateAddressRefused(t *testing.T) {
 	var dials atomic.Int32
 	client := fetch.NewClient(fetch.ClientOptions{DialHook: func(string, string) { dials.Add(1) }})
 	store := openStore(t)
-	a := newUIApp(t, store, Options{Harvester: harvest.New(client, store, harvest.Options{})})
+	a := newUIApp(t, store, Options{Follow: followWith(store, harvest.New(client, store, harvest.Options{}), follow.Options{})})
 	c := a.signedIn(t, signIn(t, a.store, "ann"))
 	for _, tt := range []struct{ url, want string }{
 		{"http://10.0.0.1/", "This address points to a private address (10.0.0.1), which tidings does not fetch from. " + operatorAdvice},
@@ -301,7 +311,7 @@ func TestAddNewSite(t *testing.T) {
 		Harvester: harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{}),
 		release:   make(chan struct{}),
 	}
-	a := newUIApp(t, store, Options{Harvester: held})
+	a := newUIApp(t, store, Options{Follow: followWith(store, held, follow.Options{})})
 	c := a.signedIn(t, signIn(t, a.store, "ann"))
 
 	c.get("/add")
@@ -424,7 +434,7 @@ func TestAddSiteDiscoveryFails(t *testing.T) {
 func TestHarvestNowOncePerInterval(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
-	a := newUIApp(t, fx.store, Options{HarvestNowEvery: time.Hour})
+	a := newUIApp(t, fx.store, Options{Follow: followWith(fx.store, nil, follow.Options{HarvestNowEvery: time.Hour})})
 	ann := a.signedIn(t, signIn(t, fx.store, "ann"))
 	bob := a.signedIn(t, signIn(t, fx.store, "bob"))
 	const source = "/.well-known/resourcesync"

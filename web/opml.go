@@ -11,15 +11,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tidings/db"
-	"tidings/harvest"
+	"tidings/follow"
 	"tidings/opml"
 )
 
 // maxOPMLBytes bounds an uploaded OPML file.
 const maxOPMLBytes = 2 << 20
-
-// maxImportSites bounds the sites one import may start discovering.
-const maxImportSites = 500
 
 func (s *Server) opmlExport(c echo.Context) error {
 	u := currentUser(c)
@@ -61,66 +58,18 @@ func (s *Server) opmlImport(c echo.Context) error {
 	if err != nil {
 		return fail(capitalize(trimPrefix(err.Error(), "opml: ")) + ".")
 	}
-	sites, more := s.importURLs(outlines)
-	skipped = append(skipped, more...)
-	if len(sites) == 0 {
-		return fail("No outline in the file names a site that can be followed: " + joinLimited(skipped, 5))
-	}
-	u := currentUser(c)
-	waiting, err := s.store.PendingCount(c.Request().Context(), u.ID)
-	if err != nil {
+	im, err := s.follow.Import(c.Request().Context(), currentUser(c).ID, outlines, skipped)
+	var nothing *follow.NothingToImportError
+	var pending *follow.PendingError
+	switch {
+	case errors.As(err, &nothing):
+		return fail("No outline in the file names a site that can be followed: " + joinLimited(nothing.Skipped, 5))
+	case errors.As(err, &pending):
+		return fail(fmt.Sprintf("You already have %d sites waiting to be looked at, the most tidings keeps waiting for one person. Import the file once they are done.", pending.Pending))
+	case err != nil:
 		return err
-	}
-	room := max(0, s.opts.MaxPendingDiscoveries-waiting)
-	if room == 0 {
-		return fail(fmt.Sprintf("You already have %d sites waiting to be looked at, the most tidings keeps waiting for one person. Import the file once they are done.", waiting))
-	}
-	if len(sites) > room {
-		for _, site := range sites[room:] {
-			skipped = append(skipped, fmt.Sprintf("%s: not queued: at most %d of your sites may wait to be looked at; import the file again once these are done", site.URL, s.opts.MaxPendingDiscoveries))
-		}
-		sites = sites[:room]
-	}
-	im, err := s.store.CreateImportTitled(c.Request().Context(), u.ID, sites, skipped)
-	if err != nil {
-		return err
-	}
-	pending, err := s.store.Discoveries(c.Request().Context(), u.ID, im.ID, maxImportSites)
-	if err != nil {
-		return err
-	}
-	for _, x := range pending {
-		s.jobs.discover(x)
 	}
 	return c.Redirect(http.StatusSeeOther, s.abs(fmt.Sprintf("imports/%d", im.ID)))
-}
-
-// importURLs picks one address per site from the outlines: the page
-// (htmlUrl) when given, else the feed (xmlUrl), whose site is the same;
-// with the outline's title, which the follow keeps.
-func (s *Server) importURLs(outlines []opml.Outline) (sites []db.ImportSite, skipped []string) {
-	seen := map[string]bool{}
-	for _, o := range outlines {
-		addr := o.HTMLURL
-		if addr == "" {
-			addr = o.XMLURL
-		}
-		root, err := harvest.SiteRoot(addr)
-		if err != nil {
-			skipped = append(skipped, fmt.Sprintf("%q: %v", o.Title, err))
-			continue
-		}
-		if seen[root] {
-			continue
-		}
-		if len(sites) >= maxImportSites {
-			skipped = append(skipped, fmt.Sprintf("%s: only %d sites are imported at once", addr, maxImportSites))
-			continue
-		}
-		seen[root] = true
-		sites = append(sites, db.ImportSite{URL: addr, Title: o.Title})
-	}
-	return sites, skipped
 }
 
 type importResultData struct {
@@ -153,7 +102,7 @@ func (s *Server) opmlImportResult(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := s.store.Discoveries(ctx, u.ID, im.ID, maxImportSites)
+	list, err := s.store.Discoveries(ctx, u.ID, im.ID, follow.MaxImportSites)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"tidings/db"
 	"tidings/feedbuild"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/opml"
 )
@@ -211,7 +212,7 @@ func TestOPMLImport(t *testing.T) {
 		Harvester: harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{}),
 		release:   make(chan struct{}),
 	}
-	a := newUIApp(t, store, Options{Harvester: held})
+	a := newUIApp(t, store, Options{Follow: followWith(store, held, follow.Options{})})
 	ann := a.signedIn(t, signIn(t, store, "ann"))
 	annUser := a.user(t, "ann")
 

@@ -17,6 +17,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/db"
+	"tidings/follow"
 	"tidings/harvest"
 )
 
@@ -301,7 +302,7 @@ func TestHarvestNowRefreshesUntilDone(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	slow := slowHarvester{fx.harvester(), make(chan struct{})}
-	a := newUIApp(t, fx.store, Options{Harvester: slow})
+	a := newUIApp(t, fx.store, Options{Follow: followWith(fx.store, slow, follow.Options{})})
 	ann := a.signedIn(t, signIn(t, fx.store, "ann"))
 	ann.get("/site/1")
 	u, _ := url.Parse(location(t, ann.post("/site/1/harvest", nil)))

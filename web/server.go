@@ -2,7 +2,7 @@
 // them, cached and answered with validators, compression and 304s; the
 // pages, sessions, CSRF and forms of the web UI; OPML import and export;
 // /healthz and /metrics. It holds HTTP concerns only: the accounts,
-// feedbuild, opml and metrics packages hold the rules it applies.
+// feedbuild, follow, opml and metrics packages hold the rules it applies.
 package web
 
 import (
@@ -20,7 +20,7 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/feedbuild"
-	"tidings/harvest"
+	"tidings/follow"
 	"tidings/metrics"
 	"tidings/templates"
 )
@@ -31,8 +31,10 @@ type Options struct {
 	FeedEntries  int    // entries per feed page; 0 = feedbuild.DefaultFeedEntries
 	Registration string // an accounts.Registration mode; invite by default
 	Logger       *slog.Logger
-	// Harvester discovers and harvests sites added through the UI.
-	Harvester Harvester
+	// Follow does what people ask of sites (follow, import, harvest
+	// now, unfollow); the server runs its background work while it
+	// serves. A server without one serves feeds and pages only.
+	Follow *follow.Service
 	// Checker answers the public check page; without one the page says
 	// this tidings cannot check sites.
 	Checker Checker
@@ -44,12 +46,6 @@ type Options struct {
 	// user may import per hour; 0 = DefaultImportRate.
 	AddRate    float64
 	ImportRate float64
-	// MaxPendingDiscoveries is how many discoveries one user may have
-	// waiting at once; 0 = DefaultMaxPendingDiscoveries.
-	MaxPendingDiscoveries int
-	// HarvestNowEvery is how often one site may be harvested on request;
-	// 0 = DefaultHarvestNowEvery.
-	HarvestNowEvery time.Duration
 	// SchedulerHeartbeat, when the scheduler runs, returns when it last
 	// ticked; /healthz fails when that is older than SchedulerStale.
 	SchedulerHeartbeat func() time.Time
@@ -68,27 +64,14 @@ type Options struct {
 	MetricsToken string
 }
 
-// Harvester is what the web UI needs of harvest.Harvester.
-type Harvester interface {
-	Follow(ctx context.Context, rawURL string) (*harvest.SiteReport, error)
-	HarvestSite(ctx context.Context, site db.Site) (*harvest.SiteReport, error)
-	CheckAddress(ctx context.Context, rawURL string) error
-}
-
 // Defaults of Options.
 const (
-	DefaultAuthRate        = 10
-	DefaultHarvestNowEvery = 5 * time.Minute
+	DefaultAuthRate = 10
 	// A person adding sites by hand stays well under 20 a minute; an
 	// import is one file of up to maxImportSites sites, and one every ten
 	// minutes (after a burst of six) is plenty to retry a corrected file.
 	DefaultAddRate    = 20
 	DefaultImportRate = 6
-	// Two hundred waiting discoveries are about an hour of the workers'
-	// time when sites are slow: one person's large import then holds at
-	// most that much of a queue everyone shares, while an ordinary reading
-	// list (a few dozen to a couple of hundred sites) still fits at once.
-	DefaultMaxPendingDiscoveries = 200
 )
 
 // Server holds the handlers' dependencies.
@@ -98,12 +81,11 @@ type Server struct {
 	base  *url.URL
 	pages map[string]*template.Template
 	echo  *echo.Echo
-	jobs  *jobs
-	// harvestNow remembers when each site was last harvested on request.
-	harvestNow *limiter
-	feedCache  *feedCache
-	build      *feedbuild.Builder
-	checks     *checkGate // the public check page's limits (check.go)
+	// follow does what people ask of sites.
+	follow    *follow.Service
+	feedCache *feedCache
+	build     *feedbuild.Builder
+	checks    *checkGate // the public check page's limits (check.go)
 }
 
 // New builds the server and its routes.
@@ -123,12 +105,6 @@ func New(store *db.DB, o Options) (*Server, error) {
 	if o.ImportRate <= 0 {
 		o.ImportRate = DefaultImportRate
 	}
-	if o.MaxPendingDiscoveries <= 0 {
-		o.MaxPendingDiscoveries = DefaultMaxPendingDiscoveries
-	}
-	if o.HarvestNowEvery <= 0 {
-		o.HarvestNowEvery = DefaultHarvestNowEvery
-	}
 	if o.SchedulerStale <= 0 {
 		o.SchedulerStale = 10 * time.Minute
 	}
@@ -146,9 +122,8 @@ func New(store *db.DB, o Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{store: store, opts: o, base: base, pages: pages, echo: echo.New(), harvestNow: newLimiter(o.HarvestNowEvery), build: build}
+	s := &Server{store: store, opts: o, base: base, pages: pages, echo: echo.New(), follow: o.Follow, build: build}
 	s.feedCache = newFeedCache(defaultFeedCacheBytes)
-	s.jobs = newJobs(s)
 	s.routes()
 	return s, nil
 }
@@ -169,10 +144,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second,
 	}
-	// Jobs first: a discovery requested by the first request must run
-	// under ctx, and be resumed only once.
-	s.jobs.start(ctx)
-	defer s.jobs.wait()
+	// The background work first: a discovery requested by the first
+	// request must run under ctx, and be resumed only once.
+	if s.follow != nil {
+		s.follow.Start(ctx)
+		defer s.follow.Wait()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

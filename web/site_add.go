@@ -11,7 +11,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
-	"tidings/harvest"
+	"tidings/follow"
 )
 
 type addData struct {
@@ -23,59 +23,34 @@ func (s *Server) siteAddForm(c echo.Context) error {
 	return s.render(c, http.StatusOK, "add", "Add a site", addData{URL: c.QueryParam("url")})
 }
 
-// siteAdd checks the address, then follows a known site at once or starts
-// discovering a new one in the background.
+// siteAdd asks the follow service to follow the address: a known site is
+// followed at once, a new one discovered in the background.
 func (s *Server) siteAdd(c echo.Context) error {
-	ctx := c.Request().Context()
-	u := currentUser(c)
 	d := addData{URL: c.FormValue("url")}
-	fail := func(msg string) error {
-		d.Error = msg
-		return s.render(c, http.StatusUnprocessableEntity, "add", "Add a site", d)
-	}
-	root, err := harvest.SiteRoot(d.URL)
-	if err != nil {
-		return fail(capitalize(err.Error()) + ".")
-	}
-	if err := s.opts.Harvester.CheckAddress(ctx, root); err != nil {
-		return fail(addressMessage(err))
-	}
-	site, err := s.store.SiteByURL(ctx, root)
-	if err == nil {
-		if adds, aerr := s.addsWatchedPage(ctx, site.ID, d.URL); aerr != nil {
-			return aerr
-		} else if adds {
-			// Discovered like a new site: the page is fetched, and the
-			// site harvested, which is "Harvest now" by another door.
-			if ok, wait := s.harvestNow.allow(site.ID, s.now()); !ok {
-				return fail(fmt.Sprintf("Adding this page reads the site now, and it was read on request moments ago; add it again in %d minute(s).",
-					int(math.Ceil(wait.Minutes()))))
-			}
-			err = db.ErrNotFound
-		}
-	}
+	added, err := s.follow.Add(c.Request().Context(), currentUser(c).ID, d.URL)
+	var (
+		bad     *follow.AddressError
+		wait    *follow.WaitError
+		pending *follow.PendingError
+	)
 	switch {
-	case err == nil:
-		if err := s.store.Follow(ctx, u.ID, site.ID); errors.Is(err, db.ErrAlreadyExists) {
-			return fail("You already follow " + root + ".")
-		} else if err != nil {
-			return err
-		}
-		return c.Redirect(http.StatusSeeOther, s.abs(sitePath(site))+"?followed=1")
-	case !errors.Is(err, db.ErrNotFound):
+	case errors.As(err, &bad):
+		d.Error = addressMessage(bad.Err)
+	case errors.As(err, &wait):
+		d.Error = fmt.Sprintf("Adding this page reads the site now, and it was read on request moments ago; add it again in %d minute(s).",
+			int(math.Ceil(wait.Wait.Minutes())))
+	case errors.Is(err, follow.ErrAlreadyFollowed):
+		d.Error = "You already follow " + added.Site.URL + "."
+	case errors.As(err, &pending):
+		d.Error = fmt.Sprintf("You already have %d sites waiting to be looked at, the most tidings keeps waiting for one person. Add this one once some of them are done.", pending.Pending)
+	case err != nil:
 		return err
+	case added.Discovery.ID != 0:
+		return c.Redirect(http.StatusSeeOther, s.abs(fmt.Sprintf("discoveries/%d", added.Discovery.ID)))
+	default:
+		return c.Redirect(http.StatusSeeOther, s.abs(sitePath(added.Site))+"?followed=1")
 	}
-	if n, err := s.store.PendingCount(ctx, u.ID); err != nil {
-		return err
-	} else if n >= s.opts.MaxPendingDiscoveries {
-		return fail(fmt.Sprintf("You already have %d sites waiting to be looked at, the most tidings keeps waiting for one person. Add this one once some of them are done.", n))
-	}
-	x, err := s.store.CreateDiscovery(ctx, u.ID, 0, d.URL)
-	if err != nil {
-		return err
-	}
-	s.jobs.discover(x)
-	return c.Redirect(http.StatusSeeOther, s.abs(fmt.Sprintf("discoveries/%d", x.ID)))
+	return s.render(c, http.StatusUnprocessableEntity, "add", "Add a site", d)
 }
 
 // addressMessage phrases a refused address for the form: the operator's

@@ -12,6 +12,7 @@ import (
 
 	"tidings/db"
 	"tidings/feedbuild"
+	"tidings/follow"
 )
 
 type sitePageData struct {
@@ -95,6 +96,14 @@ func (s *Server) sitePage(c echo.Context) error {
 		return s.movedTo(c, sitePath(site))
 	}
 	ctx := c.Request().Context()
+	// Whether a harvest asked for is done is asked before what it stores
+	// is read, so that a page saying it is done shows all of it.
+	notice, harvesting := s.siteNotice(c, site)
+	if c.QueryParam("harvest") == "started" && !harvesting {
+		if site, err = s.store.SiteByID(ctx, site.ID); err != nil {
+			return err
+		}
+	}
 	views, err := s.siteViews(c, []db.Site{site})
 	if err != nil {
 		return err
@@ -128,7 +137,7 @@ func (s *Server) sitePage(c echo.Context) error {
 		}
 		d.Runs = append(d.Runs, runView{r, name})
 	}
-	d.Notice, d.Harvesting = s.siteNotice(c, site)
+	d.Notice, d.Harvesting = notice, harvesting
 	return s.render(c, http.StatusOK, "site", siteName(site), d)
 }
 
@@ -143,7 +152,7 @@ func siteName(site db.Site) string {
 // siteNotice says what the action that led to the site page did.
 func (s *Server) siteNotice(c echo.Context, site db.Site) (notice string, harvesting bool) {
 	switch {
-	case c.QueryParam("harvest") == "started" && s.jobs.harvesting(site.ID):
+	case c.QueryParam("harvest") == "started" && s.follow.Harvesting(site.ID):
 		return "Harvesting now… This page refreshes itself when the harvest is done.", true
 	case c.QueryParam("harvest") == "started":
 		return "The harvest you asked for is done: what it found is below.", false
@@ -156,20 +165,22 @@ func (s *Server) siteNotice(c echo.Context, site db.Site) (notice string, harves
 	return "", false
 }
 
-// siteHarvest harvests a followed site now, in the background, at most once
-// per HarvestNowEvery for each site whoever asks.
+// siteHarvest harvests a followed site now, in the background, as often
+// as the follow service allows.
 func (s *Server) siteHarvest(c echo.Context) error {
 	site, err := s.followedSite(c)
 	if err != nil {
 		return err
 	}
 	page := s.abs(sitePath(site))
-	if ok, wait := s.harvestNow.allow(site.ID, s.now()); !ok {
-		mins := int(math.Ceil(wait.Minutes()))
-		c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	var wait *follow.WaitError
+	if err := s.follow.HarvestNow(currentUser(c).ID, site); errors.As(err, &wait) {
+		mins := int(math.Ceil(wait.Wait.Minutes()))
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Wait.Seconds()))))
 		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("%s?harvest=wait&in=%d", page, mins))
+	} else if err != nil {
+		return err
 	}
-	s.jobs.harvest(site)
 	return c.Redirect(http.StatusSeeOther, page+"?harvest=started")
 }
 
@@ -194,7 +205,7 @@ func (s *Server) siteUnfollow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.Unfollow(c.Request().Context(), currentUser(c).ID, site.ID)
+	err = s.follow.Unfollow(c.Request().Context(), currentUser(c).ID, site.ID)
 	if errors.Is(err, db.ErrNotFound) {
 		return errNotFollowed
 	}

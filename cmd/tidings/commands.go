@@ -11,9 +11,11 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/pagetext"
 	"tidings/source"
+	"tidings/worker"
 )
 
 // stripExists removes db.ErrAlreadyExists from a joined error, keeping the
@@ -107,10 +109,10 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 		defer p.wait()
 		ho := a.cfg.harvestOptions(a.log)
 		ho.AfterHarvest = p.afterHarvest
-		a.harvester = harvest.New(client, a.store, ho)
+		a.setHarvester(harvest.New(client, a.store, ho), follow.Options{})
 	}
 	// As serve's scheduler does, for a serve run without one.
-	if n, err := a.store.DeleteUnfollowedHistory(ctx, time.Now().Add(-a.cfg.UnfollowedRetention)); err != nil {
+	if n, err := a.follow.SweepUnfollowed(ctx, a.cfg.UnfollowedRetention); err != nil {
 		return err
 	} else if n > 0 {
 		fmt.Fprintf(stdout, "Deleted the history of %d site(s) nobody has followed for %s.\n", n, a.cfg.UnfollowedRetention)
@@ -118,7 +120,7 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	var sites []db.Site
 	switch {
 	case *siteURL != "":
-		root, err := harvest.SiteRoot(*siteURL)
+		root, err := follow.SiteRoot(*siteURL)
 		if err != nil {
 			return err
 		}
@@ -148,7 +150,7 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	failed, done := 0, 0
 	prog := newProgress(stdout, len(sites), isTerminal(stdout))
-	err = a.harvester.HarvestSites(ctx, sites, harvest.Batch{
+	err = a.follow.HarvestSites(ctx, sites, worker.Batch{
 		Workers: *workers,
 		Started: prog.start,
 		Done: func(_ string, rep *harvest.SiteReport, herr error) {
@@ -285,7 +287,7 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	if *siteURL != "" {
-		if f.SiteURL, err = harvest.SiteRoot(*siteURL); err != nil {
+		if f.SiteURL, err = follow.SiteRoot(*siteURL); err != nil {
 			return err
 		}
 		if _, err := a.store.SiteByURL(ctx, f.SiteURL); errors.Is(err, db.ErrNotFound) {

@@ -15,6 +15,7 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/source"
+	"tidings/worker"
 )
 
 // maxFeedEntries bounds --feed-entries: a document of more entries is
@@ -122,7 +123,7 @@ func websubFlags(fs *flag.FlagSet, c *Config) {
 // retentionFlag registers --unfollowed-retention, for the commands that
 // harvest on schedule: serve and harvest.
 func retentionFlag(fs *flag.FlagSet, c *Config) {
-	fs.DurationVar(&c.UnfollowedRetention, "unfollowed-retention", harvest.DefaultUnfollowedRetention, "how long the history of a site nobody follows any more is kept before it is deleted")
+	fs.DurationVar(&c.UnfollowedRetention, "unfollowed-retention", worker.DefaultUnfollowedRetention, "how long the history of a site nobody follows any more is kept before it is deleted")
 }
 
 // validateRetention checks the setting retentionFlag registers.

@@ -15,9 +15,9 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/feedbuild"
-	"tidings/harvest"
+	"tidings/follow"
 	"tidings/internal/demosite"
-	"tidings/web"
+	"tidings/worker"
 )
 
 // demoUser is the account the demo makes and follows the sample sites for.
@@ -94,7 +94,7 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	// Closed: with loopback and private addresses allowed, only the
 	// person who started the demo, who has its password, may add sites.
 	return a.serve(ctx, serveOptions{
-		workers: harvest.DefaultWorkers, registration: accounts.RegistrationClosed, maxPending: web.DefaultMaxPendingDiscoveries,
+		workers: worker.DefaultWorkers, registration: accounts.RegistrationClosed, maxPending: follow.DefaultMaxPendingDiscoveries,
 		tick: min(*every/2, schedulerTick),
 		listening: func(addr net.Addr) {
 			out := newTermWriter(stdout)
@@ -127,7 +127,7 @@ func (a *app) demoAccount(ctx context.Context) (db.User, string, error) {
 func (a *app) followDemoSites(ctx context.Context, user db.User, sites *demosite.Sites) []db.Site {
 	var out []db.Site
 	for _, s := range sites.All {
-		rep, err := a.harvester.Follow(ctx, s.URL)
+		rep, err := a.follow.Follow(ctx, s.URL)
 		if rep == nil {
 			a.log.Info("demo: a sample site is not followed", "site", s.URL, "name", s.Name, "error", err)
 			continue

@@ -13,11 +13,12 @@ import (
 
 	"tidings/db"
 	"tidings/harvest"
+	"tidings/worker"
 )
 
 // workersFlag registers --workers, shared by serve, follow and harvest.
 func workersFlag(fs *flag.FlagSet) *int {
-	return fs.Int("workers", harvest.DefaultWorkers, "sites harvested at once; never two of one host")
+	return fs.Int("workers", worker.DefaultWorkers, "sites harvested at once; never two of one host")
 }
 
 func cmdFollow(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -119,7 +120,7 @@ func (a *app) followAll(ctx context.Context, urls []string, user db.User, worker
 	}
 	var errs []error
 	done := 0
-	err := a.harvester.FollowAll(ctx, urls, harvest.Batch{
+	err := a.follow.FollowAll(ctx, urls, worker.Batch{
 		Workers: workers,
 		Started: prog.start,
 		Done: func(u string, rep *harvest.SiteReport, err error) {

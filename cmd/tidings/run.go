@@ -15,6 +15,7 @@ import (
 	"tidings/db"
 	"tidings/feedbuild"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	_ "tidings/harvest/sources" // every source of change information tidings follows
 	"tidings/source"
@@ -157,7 +158,9 @@ type app struct {
 	cfg       Config
 	store     *db.DB
 	harvester *harvest.Harvester
-	log       *slog.Logger
+	// follow does, over the harvester, what the commands ask of sites.
+	follow *follow.Service
+	log    *slog.Logger
 	// followed are the sites a follow recorded, in the order done.
 	followed []db.Site
 }
@@ -186,9 +189,17 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 	}
 	a := &app{cfg: cfg, store: store, log: log}
 	if cfg.groups&groupHarvest != 0 {
-		a.harvester = harvest.New(fetch.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log))
+		a.setHarvester(harvest.New(fetch.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log)), follow.Options{})
 	}
 	return a, nil
+}
+
+// setHarvester makes h the harvester the commands harvest with, through a
+// follow service of options o.
+func (a *app) setHarvester(h *harvest.Harvester, o follow.Options) {
+	o.Logger = a.log
+	a.harvester = h
+	a.follow = follow.New(a.store, h, o)
 }
 
 // feedURL is a collection's Atom feed address.

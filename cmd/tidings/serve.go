@@ -13,10 +13,12 @@ import (
 
 	"tidings/accounts"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/metrics"
 	"tidings/sitecheck"
 	"tidings/web"
+	"tidings/worker"
 )
 
 // schedulerTick is how often serve looks for sites that are due.
@@ -33,7 +35,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
 	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
-	maxPending := fs.Int("max-pending-discoveries", web.DefaultMaxPendingDiscoveries, "sites one person may have waiting to be discovered at once; an import over it queues what fits")
+	maxPending := fs.Int("max-pending-discoveries", follow.DefaultMaxPendingDiscoveries, "sites one person may have waiting to be discovered at once; an import over it queues what fits")
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	demo := fs.Bool("demo", false, "run tidings demo instead: sample sites on loopback and a temporary database (it takes --addr, --log-format and --demo-every)")
 	if err := parseFlags(fs, args, getenv); err != nil {
@@ -115,17 +117,20 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		defer p.wait()
 		ho.AfterHarvest = afterHarvests(ho.AfterHarvest, p.afterHarvest)
 	}
-	a.harvester = harvest.New(client, a.store, ho)
-	var sched *harvest.Scheduler
+	// One host pool for the scheduler and the discoveries people ask
+	// for: never two of them on one host at once.
+	pool := worker.NewPool()
+	a.setHarvester(harvest.New(client, a.store, ho), follow.Options{MaxPendingDiscoveries: so.maxPending, Pool: pool})
+	var sched *worker.Scheduler
 	opts := web.Options{
-		BaseURL: a.cfg.BaseURL, Logger: a.log, Harvester: a.harvester, Checker: sitecheck.New(a.harvester), Registration: so.registration,
+		BaseURL: a.cfg.BaseURL, Logger: a.log, Follow: a.follow, Checker: sitecheck.New(a.harvester), Registration: so.registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
 		Metrics: m, MetricsToken: so.metricsToken, TrustedProxies: so.proxies,
-		MaxPendingDiscoveries: so.maxPending,
 	}
 	if !so.noScheduler {
-		sched = a.harvester.NewScheduler(harvest.SchedulerOptions{
+		sched = worker.NewScheduler(a.store, a.harvester, worker.SchedulerOptions{
 			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
+			Pool: pool, Logger: a.log,
 		})
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*so.tick
 	}

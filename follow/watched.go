@@ -1,4 +1,4 @@
-package web
+package follow
 
 import (
 	"context"
@@ -7,13 +7,13 @@ import (
 	"tidings/harvest/pages"
 )
 
-// addsWatchedPage reports whether following rawURL on a site tidings
+// addsWatchedPage reports whether following input on a site tidings
 // already knows changes what it watches of the site's pages: a page
 // inside a watched scope that is not watched yet (a link crawl may never
 // reach it), or another directory of a site whose pages are watched (a
 // collection of its own). Such an address is followed, which fetches it,
 // rather than the site just added to the person's sites.
-func (s *Server) addsWatchedPage(ctx context.Context, siteID int64, rawURL string) (bool, error) {
+func (s *Service) addsWatchedPage(ctx context.Context, siteID int64, input string) (bool, error) {
 	cols, err := s.store.Collections(ctx, db.CollectionFilter{SiteID: siteID, ActiveOnly: true})
 	if err != nil {
 		return false, err
@@ -28,7 +28,7 @@ func (s *Server) addsWatchedPage(ctx context.Context, siteID int64, rawURL strin
 		if err != nil {
 			return false, err
 		}
-		if inScope, adds := pages.PageToWatch(c, list, rawURL); inScope {
+		if inScope, adds := pages.PageToWatch(c, list, input); inScope {
 			return adds, nil
 		}
 	}

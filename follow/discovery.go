@@ -1,0 +1,111 @@
+package follow
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"tidings/db"
+	"tidings/harvest"
+	"tidings/worker"
+)
+
+// pending is a stored discovery ready to run: its address normalised
+// once, and the site it adds a page to when Add found that out.
+type pending struct {
+	d           db.Discovery
+	root, input string
+	// err: the stored address is not one, and the discovery fails.
+	err error
+	// site, when set, is the stored site the address adds a page to: it
+	// is refollowed without looking it up again.
+	site *db.Site
+}
+
+// resumed prepares a discovery stored as pending by an earlier run.
+func resumed(d db.Discovery) pending {
+	root, input, err := harvest.NormalizeAddress(d.InputURL)
+	return pending{d: d, root: root, input: input, err: err}
+}
+
+// discover queues a stored discovery in its person's line, on the host of
+// its site.
+func (s *Service) discover(p pending) {
+	host := worker.HostOf(p.root)
+	if p.err != nil {
+		host = p.d.InputURL
+	}
+	s.discoveries.Push(worker.Task{
+		Key: "discovery " + strconv.FormatInt(p.d.ID, 10), User: p.d.UserID, Host: host,
+		Run: func(ctx context.Context) { s.runDiscovery(ctx, p) },
+	})
+}
+
+// runDiscovery works out a discovery's outcome and stores it; when ctx
+// ends first, the discovery stays pending, to be resumed at the next
+// start.
+func (s *Service) runDiscovery(ctx context.Context, p pending) {
+	status, siteID, msg := s.discovered(ctx, p)
+	if ctx.Err() != nil {
+		return
+	}
+	if err := s.store.FinishDiscovery(ctx, p.d.ID, status, siteID, msg); err != nil {
+		s.opts.Logger.Error("finish discovery", "id", p.d.ID, "error", err)
+	}
+}
+
+// discovered follows a discovery's address. A site tidings already knows
+// is followed without fetching anything (it is harvested on its
+// schedule), unless the address adds a page to what it watches of it.
+func (s *Service) discovered(ctx context.Context, p pending) (status string, siteID int64, msg string) {
+	if p.err != nil {
+		return db.DiscoveryFailed, 0, p.err.Error()
+	}
+	site := p.site
+	if site == nil {
+		// Looked up when it runs, not when queued: another person's
+		// discovery of the same site may have stored it meanwhile.
+		known, err := s.store.SiteByURL(ctx, p.root)
+		switch {
+		case err == nil && !s.addsPage(ctx, known.ID, p.input):
+			if ok, _ := s.store.Follows(ctx, p.d.UserID, known.ID); ok {
+				return db.DiscoveryAlready, known.ID, "already followed"
+			}
+			return db.DiscoveryFollowed, known.ID, "followed " + known.URL
+		case err == nil:
+			site = &known
+		case !errors.Is(err, db.ErrNotFound):
+			return db.DiscoveryFailed, 0, err.Error()
+		}
+	}
+	var rep *SiteReport
+	var err error
+	if site != nil {
+		// What it harvests of a site it knows is its own report to read
+		// on the site's page: the follow itself succeeded.
+		if rep, err = s.h.Refollow(ctx, *site, p.input); rep != nil {
+			err = nil
+		}
+	} else if rep, _, err = s.h.FollowNew(ctx, p.root, p.input); errors.Is(err, db.ErrAlreadyExists) {
+		err = nil // stored meanwhile by another follow, and harvested
+	}
+	if rep == nil || err != nil {
+		if err == nil {
+			err = errors.New("nothing was found")
+		}
+		return db.DiscoveryFailed, 0, err.Error()
+	}
+	msg = "found " + plural(len(rep.Collections), "collection", "collections")
+	if rep.Run.Error != "" {
+		msg += "; " + rep.Run.Error
+	}
+	return db.DiscoveryFollowed, rep.Site.ID, msg
+}
+
+// addsPage: following the address changes what tidings watches of a site
+// it knows (see addsWatchedPage), so it is fetched. Should that not be
+// known, the site is followed as it is.
+func (s *Service) addsPage(ctx context.Context, siteID int64, input string) bool {
+	adds, err := s.addsWatchedPage(ctx, siteID, input)
+	return err == nil && adds
+}

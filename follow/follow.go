@@ -1,0 +1,231 @@
+// Package follow is the one place a person's actions on sites are done:
+// following a site (from the web form, the command line or an OPML
+// import), running the discoveries queued for them, harvesting a site
+// now, unfollowing, and the command line's harvest of many sites. The web
+// handlers and the CLI call it and phrase its results; it applies the
+// rules they share: an address is normalised once and its site looked up
+// once, a page added to a site whose pages are watched is fetched, a
+// person has at most so many discoveries waiting, a site is read on
+// request at most so often, and the history of sites nobody follows is
+// kept only so long.
+package follow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"tidings/db"
+	"tidings/harvest"
+	"tidings/worker"
+)
+
+// SiteReport is what one harvest of a site did.
+type SiteReport = harvest.SiteReport
+
+// Problem is why a site cannot be followed, as a person may read it.
+type Problem = harvest.Problem
+
+// Harvester is what following needs of harvest.Harvester; tests hand in
+// one that holds follows.
+type Harvester interface {
+	// FollowNew discovers and harvests a site not stored yet.
+	FollowNew(ctx context.Context, root, input string) (*SiteReport, *harvest.Discovery, error)
+	// Refollow discovers and harvests a stored site again.
+	Refollow(ctx context.Context, site db.Site, input string) (*SiteReport, error)
+	// HarvestSite harvests a stored site.
+	HarvestSite(ctx context.Context, site db.Site) (*SiteReport, error)
+	// CheckAddress says whether the address policy refuses a host.
+	CheckAddress(ctx context.Context, rawURL string) error
+}
+
+// Options tune a Service.
+type Options struct {
+	Logger *slog.Logger
+	// MaxPendingDiscoveries is how many discoveries one person may have
+	// waiting at once; 0 = DefaultMaxPendingDiscoveries.
+	MaxPendingDiscoveries int
+	// HarvestNowEvery is how often one site may be read on request;
+	// 0 = DefaultHarvestNowEvery.
+	HarvestNowEvery time.Duration
+	// Pool, when set, is the host pool the background work shares with
+	// the scheduler, so that a discovery or a harvest asked for never
+	// fetches from a host a scheduled harvest is reading; else the
+	// service has one of its own.
+	Pool *worker.Pool
+	// Now is the clock of the limits; time.Now when nil.
+	Now func() time.Time
+}
+
+// Defaults of Options.
+const (
+	// Two hundred waiting discoveries are about an hour of the workers'
+	// time when sites are slow: one person's large import then holds at
+	// most that much of a queue everyone shares, while an ordinary reading
+	// list (a few dozen to a couple of hundred sites) still fits at once.
+	DefaultMaxPendingDiscoveries = 200
+	DefaultHarvestNowEvery       = 5 * time.Minute
+)
+
+// DiscoveryWorkers bounds the discoveries running at once, so an OPML
+// import of hundreds of sites does not open hundreds of connections.
+const DiscoveryWorkers = 4
+
+// harvestNowWorkers bounds the harvests asked for running at once. They
+// have workers of their own, so that one does not wait behind the
+// discoveries of a large import.
+const harvestNowWorkers = 4
+
+// Service does what people ask of sites. Its background work (the queued
+// discoveries, the harvests asked for now) runs from Start until its
+// context ends.
+type Service struct {
+	store *db.DB
+	h     Harvester
+	opts  Options
+	// discoveries and harvests are the queued discoveries and the
+	// harvests asked for now.
+	discoveries, harvests *worker.Queue
+	// harvestNow remembers when each site was last read on request.
+	harvestNow *limiter
+
+	mu         sync.Mutex
+	harvesting map[int64]bool // sites harvested on request, queued or running
+}
+
+// New builds a Service over store, following with h.
+func New(store *db.DB, h Harvester, o Options) *Service {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.MaxPendingDiscoveries <= 0 {
+		o.MaxPendingDiscoveries = DefaultMaxPendingDiscoveries
+	}
+	if o.HarvestNowEvery <= 0 {
+		o.HarvestNowEvery = DefaultHarvestNowEvery
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Pool == nil {
+		o.Pool = worker.NewPool()
+	}
+	return &Service{
+		store: store, h: h, opts: o,
+		discoveries: worker.NewQueue(o.Pool, DiscoveryWorkers),
+		harvests:    worker.NewQueue(o.Pool, harvestNowWorkers),
+		harvestNow:  newLimiter(o.HarvestNowEvery),
+		harvesting:  map[int64]bool{},
+	}
+}
+
+// Start runs the background work under ctx and resumes the discoveries
+// stored as pending. Call it before the first request that may queue
+// one, so that none is resumed twice.
+func (s *Service) Start(ctx context.Context) {
+	s.discoveries.Start(ctx)
+	s.harvests.Start(ctx)
+	pending, err := s.store.PendingDiscoveries(ctx)
+	if err != nil {
+		s.opts.Logger.Error("resume discoveries", "error", err)
+		return
+	}
+	for _, d := range pending {
+		s.discover(resumed(d))
+	}
+}
+
+// Wait returns when no background work waits or runs, or, once Start's
+// context has ended, when the work under way has stopped.
+func (s *Service) Wait() {
+	s.discoveries.Wait()
+	s.harvests.Wait()
+}
+
+// SiteRoot returns the root of the site rawURL belongs to, or why it is
+// not an address tidings can follow.
+func SiteRoot(rawURL string) (string, error) { return harvest.SiteRoot(rawURL) }
+
+// CheckAddress reports whether the address policy refuses the host of
+// rawURL.
+func (s *Service) CheckAddress(ctx context.Context, rawURL string) error {
+	return s.h.CheckAddress(ctx, rawURL)
+}
+
+// Follow follows the site rawURL belongs to and harvests it now, for the
+// command line: a site not stored yet is discovered; one stored is
+// followed again from this address (and db.ErrAlreadyExists is returned
+// alongside its report).
+func (s *Service) Follow(ctx context.Context, rawURL string) (*SiteReport, error) {
+	root, input, err := harvest.NormalizeAddress(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	return s.follow(ctx, root, input)
+}
+
+// follow follows a normalised address, looking its site up once.
+func (s *Service) follow(ctx context.Context, root, input string) (*SiteReport, error) {
+	site, err := s.store.SiteByURL(ctx, root)
+	if errors.Is(err, db.ErrNotFound) {
+		rep, _, err := s.h.FollowNew(ctx, root, input)
+		return rep, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep, err := s.h.Refollow(ctx, site, input)
+	return rep, errors.Join(db.ErrAlreadyExists, err)
+}
+
+// FollowAll follows every address in urls as Follow does, as a batch:
+// b.Workers at a time, never two of one host at once; an address of a
+// site already followed (earlier in urls too) harvests it again. An
+// address that is not one is reported to b.Done with its error and a nil
+// report, before the others start.
+func (s *Service) FollowAll(ctx context.Context, urls []string, b worker.Batch) error {
+	var items []worker.Item
+	for _, u := range urls {
+		root, input, err := harvest.NormalizeAddress(u)
+		if err != nil {
+			if b.Done != nil {
+				b.Done(u, nil, err)
+			}
+			continue
+		}
+		items = append(items, worker.Item{URL: u, Host: worker.HostOf(root), Do: func(ctx context.Context) (*SiteReport, error) {
+			return s.follow(ctx, root, input)
+		}})
+	}
+	return b.Run(ctx, items)
+}
+
+// HarvestSites harvests the given sites now, as a batch (tidings
+// harvest).
+func (s *Service) HarvestSites(ctx context.Context, sites []db.Site, b worker.Batch) error {
+	return worker.HarvestSites(ctx, s.h, sites, b)
+}
+
+// SweepUnfollowed deletes the history of the sites nobody has followed
+// for retention, as serve's scheduler does at each tick, and returns how
+// many sites it emptied.
+func (s *Service) SweepUnfollowed(ctx context.Context, retention time.Duration) (int, error) {
+	return worker.SweepUnfollowed(ctx, s.store, s.opts.Now(), retention)
+}
+
+// Unfollow takes a site off a person's follows; db.ErrNotFound when they
+// did not follow it. The site's last follower leaving stops its harvests.
+func (s *Service) Unfollow(ctx context.Context, userID, siteID int64) error {
+	return s.store.Unfollow(ctx, userID, siteID)
+}
+
+// plural says "1 collection", "3 collections".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,99 @@
+package follow
+
+import (
+	"context"
+	"fmt"
+
+	"tidings/db"
+	"tidings/harvest"
+	"tidings/opml"
+)
+
+// MaxImportSites bounds the sites one import may start discovering.
+const MaxImportSites = 500
+
+// NothingToImportError: no outline of the file names a site that can be
+// followed; Skipped says why of each.
+type NothingToImportError struct{ Skipped []string }
+
+// Error says that nothing was imported.
+func (e *NothingToImportError) Error() string {
+	return fmt.Sprintf("follow: no site to import; %d outline(s) skipped", len(e.Skipped))
+}
+
+// Import starts following, for a person, the site of each outline of an
+// OPML file: one discovery per site, with the outline's title, which the
+// follow keeps. skipped are the outlines the file's reader left out, and
+// the import records them with its own. Only as many sites as the
+// person's MaxPendingDiscoveries leave room for are queued; the rest are
+// recorded as skipped. The errors a person is told of are a
+// *NothingToImportError and a *PendingError (no room at all).
+func (s *Service) Import(ctx context.Context, userID int64, outlines []opml.Outline, skipped []string) (db.Import, error) {
+	sites, ready, more := importSites(outlines)
+	skipped = append(skipped, more...)
+	if len(sites) == 0 {
+		return db.Import{}, &NothingToImportError{Skipped: skipped}
+	}
+	waiting, err := s.store.PendingCount(ctx, userID)
+	if err != nil {
+		return db.Import{}, err
+	}
+	room := max(0, s.opts.MaxPendingDiscoveries-waiting)
+	if room == 0 {
+		return db.Import{}, &PendingError{Pending: waiting, Max: s.opts.MaxPendingDiscoveries}
+	}
+	if len(sites) > room {
+		for _, site := range sites[room:] {
+			skipped = append(skipped, fmt.Sprintf("%s: not queued: at most %d of your sites may wait to be looked at; import the file again once these are done", site.URL, s.opts.MaxPendingDiscoveries))
+		}
+		sites = sites[:room]
+	}
+	im, err := s.store.CreateImportTitled(ctx, userID, sites, skipped)
+	if err != nil {
+		return db.Import{}, err
+	}
+	queued, err := s.store.Discoveries(ctx, userID, im.ID, MaxImportSites)
+	if err != nil {
+		return db.Import{}, err
+	}
+	for _, x := range queued {
+		p, ok := ready[x.InputURL]
+		if !ok {
+			p = resumed(x)
+		}
+		p.d = x
+		s.discover(p)
+	}
+	return im, nil
+}
+
+// importSites picks one address per site from the outlines: the page
+// (htmlUrl) when given, else the feed (xmlUrl), whose site is the same;
+// with the outline's title. ready holds each address normalised, by the
+// address.
+func importSites(outlines []opml.Outline) (sites []db.ImportSite, ready map[string]pending, skipped []string) {
+	ready = map[string]pending{}
+	seen := map[string]bool{}
+	for _, o := range outlines {
+		addr := o.HTMLURL
+		if addr == "" {
+			addr = o.XMLURL
+		}
+		root, input, err := harvest.NormalizeAddress(addr)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%q: %v", o.Title, err))
+			continue
+		}
+		if seen[root] {
+			continue
+		}
+		if len(sites) >= MaxImportSites {
+			skipped = append(skipped, fmt.Sprintf("%s: only %d sites are imported at once", addr, MaxImportSites))
+			continue
+		}
+		seen[root] = true
+		sites = append(sites, db.ImportSite{URL: addr, Title: o.Title})
+		ready[addr] = pending{root: root, input: input}
+	}
+	return sites, ready, skipped
+}

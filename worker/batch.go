@@ -1,0 +1,87 @@
+package worker
+
+import (
+	"context"
+	"sync"
+
+	"tidings/db"
+	"tidings/harvest"
+)
+
+// Batch tunes a run of many sites at once (tidings follow, tidings
+// harvest).
+type Batch struct {
+	// Workers is how many sites are worked on at once; 0 =
+	// DefaultWorkers. Two sites of one host never are.
+	Workers int
+	// Started, when set, hears which site (the address given, or the
+	// site's root) a worker has just begun.
+	Started func(url string)
+	// Done, when set, hears how each site went. Calls to Started and Done
+	// never overlap, so they may print without a lock of their own.
+	Done func(url string, rep *harvest.SiteReport, err error)
+}
+
+// Item is one site of a batch.
+type Item struct {
+	// URL is what Started and Done hear: the address given, or the
+	// site's root.
+	URL string
+	// Host is the site's HostOf: two items of one host never run at once.
+	Host string
+	// Do does the work.
+	Do func(ctx context.Context) (*harvest.SiteReport, error)
+}
+
+// Harvester is what the background work needs of harvest.Harvester.
+type Harvester interface {
+	HarvestSite(ctx context.Context, site db.Site) (*harvest.SiteReport, error)
+}
+
+// Run runs items, b.Workers at a time, never two of one host at once, in
+// order as far as workers and hosts allow. It returns when all are done,
+// or when ctx ends and the items under way have stored what they
+// completed.
+func (b Batch) Run(ctx context.Context, items []Item) error {
+	started, done := b.serialized()
+	newHostPool(b.Workers).each(ctx, len(items), func(i int) string { return items[i].Host }, func(i int) {
+		if ctx.Err() != nil {
+			return
+		}
+		started(items[i].URL)
+		rep, err := items[i].Do(ctx)
+		done(items[i].URL, rep, err)
+	})
+	return ctx.Err()
+}
+
+// serialized returns b's callbacks behind one lock.
+func (b Batch) serialized() (started func(string), done func(string, *harvest.SiteReport, error)) {
+	var mu sync.Mutex
+	started = func(u string) {
+		if b.Started != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			b.Started(u)
+		}
+	}
+	done = func(u string, rep *harvest.SiteReport, err error) {
+		if b.Done != nil {
+			mu.Lock()
+			defer mu.Unlock()
+			b.Done(u, rep, err)
+		}
+	}
+	return started, done
+}
+
+// HarvestSites harvests the given sites with h as a batch.
+func HarvestSites(ctx context.Context, h Harvester, sites []db.Site, b Batch) error {
+	items := make([]Item, len(sites))
+	for i, site := range sites {
+		items[i] = Item{URL: site.URL, Host: HostOf(site.URL), Do: func(ctx context.Context) (*harvest.SiteReport, error) {
+			return h.HarvestSite(ctx, site)
+		}}
+	}
+	return b.Run(ctx, items)
+}

@@ -1,0 +1,155 @@
+package worker
+
+import (
+	"context"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"tidings/db"
+	"tidings/fetch"
+	"tidings/harvest"
+	"tidings/internal/fixturesite"
+)
+
+// testHarvester opens a fresh database and a harvester over it whose
+// client may fetch from loopback, for the tests' own sites.
+func testHarvester(t *testing.T, o harvest.Options) (*db.DB, *harvest.Harvester) {
+	t.Helper()
+	store, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "tidings.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	client := fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true})
+	// The fixture sites serve the change information, not the pages.
+	o.Snapshots.Off = true
+	return store, harvest.New(client, store, o)
+}
+
+// followSite follows the fixture site s, failing the test on an error.
+func followSite(t *testing.T, h *harvest.Harvester, s *fixturesite.Site) *harvest.SiteReport {
+	t.Helper()
+	rep, err := h.Follow(t.Context(), s.URL)
+	if err != nil {
+		t.Fatalf("follow %s: %v", s.URL, err)
+	}
+	return rep
+}
+
+func TestHostPoolRunsHostsSideBySideOneAtATimeEach(t *testing.T) {
+	hosts := []string{"a", "b", "a", "c", "a", "b", "d"}
+	p := newHostPool(3)
+	var mu sync.Mutex
+	running := map[string]int{}
+	peak, overlaps, ran := 0, 0, 0
+	// The first three distinct hosts must be under way together before
+	// any of them ends: with 3 workers they are, unless the pool runs one
+	// thing at a time, and then the test fails instead of hanging.
+	together := make(chan struct{})
+	var once sync.Once
+	stuck, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p.each(context.Background(), len(hosts), func(i int) string { return hosts[i] }, func(i int) {
+		mu.Lock()
+		ran++
+		running[hosts[i]]++
+		if running[hosts[i]] > 1 {
+			overlaps++
+		}
+		total := 0
+		for _, n := range running {
+			total += n
+		}
+		peak = max(peak, total)
+		if total == 3 {
+			once.Do(func() { close(together) })
+		}
+		mu.Unlock()
+		select {
+		case <-together:
+		case <-stuck.Done():
+		}
+		mu.Lock()
+		running[hosts[i]]--
+		mu.Unlock()
+	})
+	if ran != len(hosts) {
+		t.Errorf("ran %d of %d items", ran, len(hosts))
+	}
+	if overlaps != 0 {
+		t.Errorf("%d items ran while another of their host did", overlaps)
+	}
+	if peak != 3 {
+		t.Errorf("at most %d items ran at once, want 3 (the workers)", peak)
+	}
+}
+
+// TestLanesShareHosts: work of one host in one lane of a pool waits for
+// that host's work in another lane, while its other hosts go ahead.
+func TestLanesShareHosts(t *testing.T) {
+	pool := NewPool()
+	held, batch := pool.lane(1), pool.lane(2)
+	release := make(chan struct{})
+	if held.tryGo("a", func() { <-release }) != started {
+		t.Fatal("the first lane did not start")
+	}
+	if r := batch.tryGo("a", func() {}); r != hostBusy {
+		t.Errorf("the other lane started work on a busy host: %v", r)
+	}
+	ran := make(chan string, 2)
+	done := make(chan struct{})
+	go func() {
+		batch.each(context.Background(), 2, func(i int) string { return []string{"a", "b"}[i] }, func(i int) {
+			ran <- []string{"a", "b"}[i]
+		})
+		close(done)
+	}()
+	if h := <-ran; h != "b" {
+		t.Errorf("ran %s first, want b while a is busy", h)
+	}
+	close(release)
+	<-done
+	if h := <-ran; h != "a" {
+		t.Errorf("ran %s second, want a once freed", h)
+	}
+	held.wait()
+}
+
+func TestHarvestSitesHarvestsEverySite(t *testing.T) {
+	store, h := testHarvester(t, harvest.Options{})
+	var sites []*fixturesite.Site
+	for range 3 {
+		s := fixturesite.New(time.Now())
+		t.Cleanup(s.Close)
+		followSite(t, h, s)
+		sites = append(sites, s)
+	}
+	all, err := store.Sites(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := make([]int, len(sites))
+	for i, s := range sites {
+		before[i] = s.Requests("/shrine/capabilitylist.xml")
+	}
+	var reports []*harvest.SiteReport
+	err = HarvestSites(t.Context(), h, all, Batch{Workers: 2, Done: func(_ string, rep *harvest.SiteReport, err error) {
+		if err != nil {
+			t.Errorf("%s: %v", rep.Site.URL, err)
+		}
+		reports = append(reports, rep)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) != len(all) {
+		t.Errorf("%d reports for %d sites", len(reports), len(all))
+	}
+	for i, s := range sites {
+		if s.Requests("/shrine/capabilitylist.xml") != before[i]+1 {
+			t.Errorf("site %d: its capability list was not read once more", i)
+		}
+	}
+}
