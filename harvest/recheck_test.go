@@ -107,30 +107,6 @@ func TestFullDiscoveryAfterTheDiscoveryInterval(t *testing.T) {
 	}
 }
 
-func TestMovedSourceDescriptionIsFoundAgain(t *testing.T) {
-	e := harvesttest.NewEnv(t, harvest.Options{})
-	// robots.txt names where the Source Description Index will be; it is
-	// trusted for a day, as crawlers may.
-	e.Site.Set("/robots.txt", "User-agent: *\nSitemap: {{.Base}}/rs/index.xml\n")
-	e.Follow()
-	site, _ := e.Store.SiteByURL(context.Background(), e.Site.URL+"/")
-	e.Site.Set("/rs/index.xml", e.Site.Get("/.well-known/resourcesync"))
-	e.Site.Remove("/.well-known/resourcesync")
-	h := harvest.New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.Store, harvest.Options{})
-	rep := harvesttest.HarvestSite(t, e.Store, h, site.URL)
-	if rep.Run.Error != "" || len(rep.Collections) != 2 {
-		t.Fatalf("harvest after the move: error %q, %d collections", rep.Run.Error, len(rep.Collections))
-	}
-	moved, _ := e.Store.SiteByURL(context.Background(), site.URL)
-	if moved.SourceURL != e.Site.URL+"/rs/index.xml" {
-		t.Errorf("source after the move: %s", moved.SourceURL)
-	}
-	cols, _ := e.Store.Collections(context.Background(), db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
-	if len(cols) != 2 {
-		t.Errorf("%d active collections after the move, want 2", len(cols))
-	}
-}
-
 func TestStaleRobotsTxtIsAskedConditionally(t *testing.T) {
 	e := harvesttest.NewEnv(t, harvest.Options{})
 	e.Site.Set("/robots.txt", "User-agent: *\nDisallow: /private/\n")

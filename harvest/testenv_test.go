@@ -54,6 +54,11 @@ func harvestURL(t *testing.T, store *db.DB, h *Harvester, root string) *SiteRepo
 	return rep
 }
 
+// ProtocolResourceSync is resourcesync.Name, which the tests of the
+// sources still in this package cannot import: they follow sites that
+// publish ResourceSync too (see sources_test.go).
+const ProtocolResourceSync = "resourcesync"
+
 // collectionRun returns the report of the collection whose key ends in
 // key.
 func collectionRun(t *testing.T, rep *SiteReport, key string) CollectionReport {

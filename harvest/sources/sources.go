@@ -4,5 +4,6 @@
 package sources
 
 import (
-	_ "tidings/harvest/arc" // ARC sitemaps and their deltas
+	_ "tidings/harvest/arc"          // ARC sitemaps and their deltas
+	_ "tidings/harvest/resourcesync" // ResourceSync change lists and resource lists
 )
