@@ -1,4 +1,4 @@
-package harvest
+package harvest_test
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 )
 
 // benchEntries is the sitemap protocol's limit of entries in one list.
@@ -94,14 +95,14 @@ func bigChangeList(base string, n int, now time.Time) []byte {
 	return buf.Bytes()
 }
 
-func benchHarvester(b *testing.B, dir string) (*Harvester, *db.DB) {
+func benchHarvester(b *testing.B, dir string) (*harvest.Harvester, *db.DB) {
 	b.Helper()
 	store, err := db.Open(context.Background(), filepath.Join(dir, "tidings.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	client := fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/bench", AllowPrivate: true})
-	return New(client, store, Options{}), store
+	return harvest.New(client, store, harvest.Options{}), store
 }
 
 // BenchmarkBigChangeList is scenario 1 of the benchmarks: a change list of

@@ -20,7 +20,7 @@ import (
 func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, siteSession *session) (db.Run, time.Duration, error) {
 	now := h.opts.Now()
 	s := newSession(h.client, known)
-	s.budget, s.read, s.bodies, s.pages, s.passed = siteSession.budget, siteSession.read, siteSession.bodies, siteSession.pages, siteSession.passed
+	s.budget, s.bodies, s.pages, s.passed = siteSession.budget, siteSession.bodies, siteSession.pages, siteSession.passed
 	if siteSession.shots == nil {
 		siteSession.shots = h.newPageShots()
 	}

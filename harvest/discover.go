@@ -12,8 +12,8 @@ const maxCollections = 200
 
 // Discovery is what looking for a site's change information yielded.
 type Discovery struct {
-	SourceURL   string // the ResourceSync Source Description or its index
-	SiteTitle   string // from the Source Description's describedby page, when asked for
+	SourceURL   string // where the site's change information is (SiteDiscovery.SetSourceURL)
+	SiteTitle   string // the site's name, when asked for (SiteDiscovery.SetSiteTitle)
 	Collections []db.CollectionSpec
 	Tried       []string // what was looked at, as sentences, in order
 	Warnings    []string

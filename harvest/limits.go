@@ -139,7 +139,7 @@ func (j *CollectionRun) finishChanges() {
 	if !l.deferred {
 		return
 	}
-	j.s.forgetChangeLists()
+	j.s.forgetCut()
 	if wm := j.col.LastProcessedAt; wm != nil && !j.newest.After(*wm) {
 		// Every change kept is dated at the watermark, which cannot move:
 		// the next harvest would take the same ones again.

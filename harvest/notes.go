@@ -1,18 +1,15 @@
 package harvest
 
-import (
-	"context"
-
-	"tidings/rsync"
-)
+import "context"
 
 // Notes hears, while a harvest runs, about the documents it parsed and
 // those it rejected: the site check (sitecheck) turns them into problems
 // with their fixes. It travels with the context, so an ordinary harvest,
 // which carries none, pays one lookup per document.
 type Notes interface {
-	// Parsed is a ResourceSync document read whole.
-	Parsed(d *rsync.Document)
+	// Parsed is a document read whole for the registered source named;
+	// doc is that source's own parse of it.
+	Parsed(source string, doc any)
 	// Rejected is a document that failed validation: source names the
 	// registered source it was read for, role what it was to the source
 	// ("delta", "ARC sitemap").
@@ -29,13 +26,6 @@ func WithNotes(ctx context.Context, n Notes) context.Context {
 func notesOf(ctx context.Context) Notes {
 	n, _ := ctx.Value(notesKey{}).(Notes)
 	return n
-}
-
-// noteParsed tells the context's Notes of a ResourceSync document.
-func noteParsed(ctx context.Context, d *rsync.Document) {
-	if n := notesOf(ctx); n != nil && d != nil {
-		n.Parsed(d)
-	}
 }
 
 // noteRejected tells the context's Notes of a document that failed

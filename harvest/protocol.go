@@ -22,14 +22,6 @@ type protocol interface {
 	harvest(ctx context.Context, j *CollectionRun) error
 }
 
-// rechecker is a protocol that rechecks; see Rechecker.
-type rechecker interface {
-	recheck(ctx context.Context, d *SiteDiscovery) error
-}
-
-// errRediscover is ErrRediscover, for the adapters inside this package.
-var errRediscover = ErrRediscover
-
 // inside makes a protocol of this package a Source.
 type inside struct{ p protocol }
 
@@ -41,19 +33,8 @@ func (i inside) Harvest(ctx context.Context, j *CollectionRun) (Result, error) {
 	return Result{}, i.p.harvest(ctx, j)
 }
 
-func (i inside) Recheck(ctx context.Context, d *SiteDiscovery) error {
-	if r, ok := i.p.(rechecker); ok {
-		return r.recheck(ctx, d)
-	}
-	return nil
-}
-
 // rechecks reports whether a source rechecks between full discoveries.
 func rechecks(s Source) (Rechecker, bool) {
-	if i, ok := s.(inside); ok {
-		_, ok := i.p.(rechecker)
-		return i, ok
-	}
 	r, ok := s.(Rechecker)
 	return r, ok
 }

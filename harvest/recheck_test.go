@@ -1,4 +1,4 @@
-package harvest
+package harvest_test
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/internal/fixturesite"
+	"tidings/internal/harvesttest"
 )
 
 // discoveryProbes are the places only a full discovery looks at on the
@@ -21,25 +23,25 @@ func answersSince(s *fixturesite.Site, n int) []fixturesite.Answer {
 }
 
 func TestFollowReadsRobotsTxtOnce(t *testing.T) {
-	e := newEnv(t, Options{})
-	e.site.Set("/robots.txt", "User-agent: *\nDisallow: /private/\n")
-	e.follow()
-	if n := e.site.Requests("/robots.txt"); n != 1 {
+	e := harvesttest.NewEnv(t, harvest.Options{})
+	e.Site.Set("/robots.txt", "User-agent: *\nDisallow: /private/\n")
+	e.Follow()
+	if n := e.Site.Requests("/robots.txt"); n != 1 {
 		t.Errorf("following the site fetched robots.txt %d times, want once for discovery and every fetch", n)
 	}
 }
 
 func TestUnchangedSiteIsHarvestedWithConditionalRequestsOnly(t *testing.T) {
-	e := newEnv(t, Options{})
-	e.site.Set("/robots.txt", "User-agent: *\nDisallow: /private/\n")
-	e.follow()
-	n := len(e.site.Answers())
+	e := harvesttest.NewEnv(t, harvest.Options{})
+	e.Site.Set("/robots.txt", "User-agent: *\nDisallow: /private/\n")
+	e.Follow()
+	n := len(e.Site.Answers())
 
 	// Another process (tidings harvest) with the same database: a new
 	// client, which knows nothing but what was stored.
-	h := New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
-	rep := harvestURL(t, e.store, h, e.site.URL+"/")
-	got := answersSince(e.site, n)
+	h := harvest.New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.Store, harvest.Options{})
+	rep := harvesttest.HarvestSite(t, e.Store, h, e.Site.URL+"/")
+	got := answersSince(e.Site, n)
 	if len(got) == 0 {
 		t.Fatal("the second harvest fetched nothing")
 	}
@@ -66,38 +68,38 @@ func TestUnchangedSiteIsHarvestedWithConditionalRequestsOnly(t *testing.T) {
 
 func TestFullDiscoveryAfterTheDiscoveryInterval(t *testing.T) {
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
-	e := newEnv(t, Options{Now: func() time.Time { return now }})
-	e.follow()
-	site, err := e.store.SiteByURL(context.Background(), e.site.URL+"/")
+	e := harvesttest.NewEnv(t, harvest.Options{Now: func() time.Time { return now }})
+	e.Follow()
+	site, err := e.Store.SiteByURL(context.Background(), e.Site.URL+"/")
 	if err != nil || site.DiscoveredAt == nil || !site.DiscoveredAt.Equal(now) {
 		t.Fatalf("after following: discovered at %v, %v; want %v", site.DiscoveredAt, err, now)
 	}
 	probes := func() int {
 		n := 0
 		for _, p := range discoveryProbes {
-			n += e.site.Requests(p)
+			n += e.Site.Requests(p)
 		}
 		return n
 	}
 	before := probes()
-	now = now.Add(DefaultDiscoveryInterval - time.Hour)
-	e.harvest()
+	now = now.Add(harvest.DefaultDiscoveryInterval - time.Hour)
+	e.Harvest()
 	if probes() != before {
 		t.Errorf("a harvest within the discovery interval looked everywhere again")
 	}
 	now = now.Add(time.Hour)
-	e.harvest()
+	e.Harvest()
 	if probes() == before {
 		t.Errorf("a harvest a discovery interval after the last discovery did not look everywhere again")
 	}
-	site, _ = e.store.SiteByURL(context.Background(), e.site.URL+"/")
+	site, _ = e.Store.SiteByURL(context.Background(), e.Site.URL+"/")
 	if site.DiscoveredAt == nil || !site.DiscoveredAt.Equal(now) {
 		t.Errorf("discovered at %v, want %v", site.DiscoveredAt, now)
 	}
 
 	// Following the site again looks everywhere at once.
 	before = probes()
-	if _, err := e.h.Follow(context.Background(), e.site.URL); err == nil {
+	if _, err := e.H.Follow(context.Background(), e.Site.URL); err == nil {
 		t.Fatal("following again: no ErrAlreadyExists")
 	}
 	if probes() == before {
@@ -105,54 +107,30 @@ func TestFullDiscoveryAfterTheDiscoveryInterval(t *testing.T) {
 	}
 }
 
-func TestMovedSourceDescriptionIsFoundAgain(t *testing.T) {
-	e := newEnv(t, Options{})
-	// robots.txt names where the Source Description Index will be; it is
-	// trusted for a day, as crawlers may.
-	e.site.Set("/robots.txt", "User-agent: *\nSitemap: {{.Base}}/rs/index.xml\n")
-	e.follow()
-	site, _ := e.store.SiteByURL(context.Background(), e.site.URL+"/")
-	e.site.Set("/rs/index.xml", e.site.Get("/.well-known/resourcesync"))
-	e.site.Remove("/.well-known/resourcesync")
-	h := New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
-	rep := harvestURL(t, e.store, h, site.URL)
-	if rep.Run.Error != "" || len(rep.Collections) != 2 {
-		t.Fatalf("harvest after the move: error %q, %d collections", rep.Run.Error, len(rep.Collections))
-	}
-	moved, _ := e.store.SiteByURL(context.Background(), site.URL)
-	if moved.SourceURL != e.site.URL+"/rs/index.xml" {
-		t.Errorf("source after the move: %s", moved.SourceURL)
-	}
-	cols, _ := e.store.Collections(context.Background(), db.CollectionFilter{SiteID: site.ID, ActiveOnly: true})
-	if len(cols) != 2 {
-		t.Errorf("%d active collections after the move, want 2", len(cols))
-	}
-}
-
 func TestStaleRobotsTxtIsAskedConditionally(t *testing.T) {
-	e := newEnv(t, Options{})
-	e.site.Set("/robots.txt", "User-agent: *\nDisallow: /private/\n")
-	e.follow()
+	e := harvesttest.NewEnv(t, harvest.Options{})
+	e.Site.Set("/robots.txt", "User-agent: *\nDisallow: /private/\n")
+	e.Follow()
 	ctx := context.Background()
-	site, _ := e.store.SiteByURL(ctx, e.site.URL+"/")
-	states, err := e.store.FetchStates(ctx, site.ID)
+	site, _ := e.Store.SiteByURL(ctx, e.Site.URL+"/")
+	states, err := e.Store.FetchStates(ctx, site.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, ok := states[e.site.URL+"/robots.txt"]
+	st, ok := states[e.Site.URL+"/robots.txt"]
 	if !ok || st.ETag == "" {
 		t.Fatalf("robots.txt's fetch state was not stored: %+v", st)
 	}
 	// Read two days ago: no longer to be trusted without asking.
 	st.FetchedAt = time.Now().Add(-48 * time.Hour)
-	if _, err := e.store.SaveSiteHarvest(ctx, db.Run{SiteID: site.ID, StartedAt: st.FetchedAt, FinishedAt: st.FetchedAt}, []db.FetchState{st}); err != nil {
+	if _, err := e.Store.SaveSiteHarvest(ctx, db.Run{SiteID: site.ID, StartedAt: st.FetchedAt, FinishedAt: st.FetchedAt}, []db.FetchState{st}); err != nil {
 		t.Fatal(err)
 	}
-	n := len(e.site.Answers())
-	h := New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.store, Options{})
-	harvestURL(t, e.store, h, site.URL)
+	n := len(e.Site.Answers())
+	h := harvest.New(fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", AllowPrivate: true}), e.Store, harvest.Options{})
+	harvesttest.HarvestSite(t, e.Store, h, site.URL)
 	var robots []fixturesite.Answer
-	for _, a := range answersSince(e.site, n) {
+	for _, a := range answersSince(e.Site, n) {
 		if a.Path == "/robots.txt" {
 			robots = append(robots, a)
 		}
@@ -160,8 +138,8 @@ func TestStaleRobotsTxtIsAskedConditionally(t *testing.T) {
 	if len(robots) != 1 || robots[0].Status != http.StatusNotModified {
 		t.Errorf("robots.txt answers %+v; want one 304", robots)
 	}
-	states, _ = e.store.FetchStates(ctx, site.ID)
-	if got := states[e.site.URL+"/robots.txt"].FetchedAt; time.Since(got) > time.Hour {
+	states, _ = e.Store.FetchStates(ctx, site.ID)
+	if got := states[e.Site.URL+"/robots.txt"].FetchedAt; time.Since(got) > time.Hour {
 		t.Errorf("robots.txt confirmed unchanged, but its state still says it was read at %v", got)
 	}
 }

@@ -113,7 +113,7 @@ func (h *Harvester) storeSite(ctx context.Context, site *db.Site, stored []db.Co
 				disc.Collections = append(disc.Collections, db.CollectionSpec{Protocol: c.Protocol, Key: c.Key, SourceURL: c.SourceURL})
 			}
 		}
-		if err := h.updateSite(ctx, site, disc, st.keep[ProtocolResourceSync]); err != nil {
+		if err := h.updateSite(ctx, site, disc); err != nil {
 			return nil, db.Run{}, err
 		}
 		var err error
@@ -135,14 +135,11 @@ func (h *Harvester) storeSite(ctx context.Context, site *db.Site, stored []db.Co
 	return cols, run, err
 }
 
-// updateSite records where the Source Description now is and the site's
-// title. keptRS: ResourceSync was not looked at (or the look failed), so
-// where it was found before still stands.
-func (h *Harvester) updateSite(ctx context.Context, site *db.Site, disc *Discovery, keptRS bool) error {
+// updateSite records where the site's change information now is and the
+// site's title. A source that could not look this time said where it was
+// before (SiteDiscovery.SetSourceURL).
+func (h *Harvester) updateSite(ctx context.Context, site *db.Site, disc *Discovery) error {
 	source, title := disc.SourceURL, site.Title
-	if source == "" && keptRS {
-		source = site.SourceURL
-	}
 	if title == "" {
 		title = disc.SiteTitle
 	}

@@ -45,19 +45,7 @@ func (h *smHarvest) sharedLines(ctx context.Context) pagetext.LineSet {
 			}
 		}
 	}
-	return mostShared(before).Union(mostShared(after))
-}
-
-// mostShared returns the lines found in a quarter of texts, and in two
-// at least. Not more: the text extractor finds the main text of some
-// pages and falls back to the whole body on others, so the navigation
-// and footer are in only some of the texts.
-func mostShared(texts []string) pagetext.LineSet {
-	count := pagetext.NewSharedLines()
-	for _, t := range texts {
-		count.Add(t)
-	}
-	return count.Lines(func(have, pages int) bool { return have >= 2 && have*4 >= pages })
+	return pagetext.QuarterShared(before).Union(pagetext.QuarterShared(after))
 }
 
 // knownBefore lists, sorted, the pages known when the harvest began.

@@ -242,14 +242,14 @@ func TestSitemapGzipIndex(t *testing.T) {
 func TestSharedLines(t *testing.T) {
 	before := []string{"Nav A\nNav Old\nBody of a\n© built 1", "Nav A\nNav Old\nBody of b\n© built 1", "Nav A\nBody of c"}
 	after := []string{"Nav A\nNav New\nBody of a, edited\n© built 2", "Nav A\nNav New\nBody of b\n© built 2", "Nav A\nBody of c"}
-	shared := mostShared(before).Union(mostShared(after))
+	shared := pagetext.QuarterShared(before).Union(pagetext.QuarterShared(after))
 	if !pagetext.CompareBesides(before[1], after[1], shared).Unchanged() {
 		t.Errorf("b changed only in shared lines, but counts as changed (shared %v)", shared)
 	}
 	if pagetext.CompareBesides(before[0], after[0], shared).Unchanged() {
 		t.Error("a's edit was taken for a shared line")
 	}
-	if mostShared([]string{"only one"}).Len() != 0 {
+	if pagetext.QuarterShared([]string{"only one"}).Len() != 0 {
 		t.Error("one text shares nothing")
 	}
 }

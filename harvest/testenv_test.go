@@ -2,7 +2,9 @@ package harvest
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"tidings/db"
@@ -50,4 +52,32 @@ func harvestURL(t *testing.T, store *db.DB, h *Harvester, root string) *SiteRepo
 		t.Fatalf("harvest: %v", err)
 	}
 	return rep
+}
+
+// ProtocolResourceSync is resourcesync.Name, which the tests of the
+// sources still in this package cannot import: they follow sites that
+// publish ResourceSync too (see sources_test.go).
+const ProtocolResourceSync = "resourcesync"
+
+// collectionRun returns the report of the collection whose key ends in
+// key.
+func collectionRun(t *testing.T, rep *SiteReport, key string) CollectionReport {
+	t.Helper()
+	for _, c := range rep.Collections {
+		if strings.HasSuffix(c.Collection.Key, key) {
+			return c
+		}
+	}
+	t.Fatalf("no collection %s in report", key)
+	return CollectionReport{}
+}
+
+// siteID is the id of the stored site whose root is root.
+func siteID(t *testing.T, store *db.DB, root string) int64 {
+	t.Helper()
+	s, err := store.SiteByURL(context.Background(), root)
+	if err != nil {
+		t.Fatal(fmt.Errorf("%s: %w", root, err))
+	}
+	return s.ID
 }

@@ -68,6 +68,19 @@ func (s *SharedLines) Lines(keep func(have, pages int) bool) LineSet {
 	return out
 }
 
+// QuarterShared returns the lines found in a quarter of texts, and in two
+// at least: a generated site's navigation and footer, which a new page or
+// a new build changes on every page at once. Not more than a quarter: the
+// extractor finds the main text of some pages and falls back to the whole
+// body on others, so those lines are in only some of the texts.
+func QuarterShared(texts []string) LineSet {
+	count := NewSharedLines()
+	for _, t := range texts {
+		count.Add(t)
+	}
+	return count.Lines(func(have, pages int) bool { return have >= 2 && have*4 >= pages })
+}
+
 // LineSet is a set of lines, such as a site's shared ones.
 type LineSet struct{ set map[uint64]bool }
 

@@ -16,6 +16,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/harvest/resourcesync"
 	"tidings/publish"
 )
 
@@ -136,7 +137,7 @@ func TestTidingsFollowsAPublishedSite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cols) != 1 || cols[0].Key != f.url || cols[0].Title != "Ann's site" || cols[0].Protocol != harvest.ProtocolResourceSync {
+	if len(cols) != 1 || cols[0].Key != f.url || cols[0].Title != "Ann's site" || cols[0].Protocol != resourcesync.Name {
 		t.Fatalf("collections: %+v", cols)
 	}
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"tidings/harvest/arc"
+	"tidings/harvest/resourcesync"
 
 	arcdoc "tidings/arc"
 	"tidings/fetch"
@@ -92,8 +93,12 @@ func outcome(f fetch.Fetched) string {
 }
 
 // Parsed records a ResourceSync document parsed during a check; once per
-// URL.
-func (l *checkLog) Parsed(d *rsync.Document) {
+// URL. The check reads no other source's documents whole.
+func (l *checkLog) Parsed(source string, doc any) {
+	d, ok := doc.(*rsync.Document)
+	if source != resourcesync.Name || !ok {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.seenDocs[d.URL] || len(l.docs) >= maxCheckDocs {

@@ -11,6 +11,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/harvest/resourcesync"
 	"tidings/source"
 )
 
@@ -260,6 +261,6 @@ func (c *collector) collections(ctx context.Context, rep *Report, srep *harvest.
 // entries without a datetime (--strict-datetime), which changes what the
 // check tells an owner to expect.
 func strictDatetime(s source.SettingsSet) bool {
-	st, ok := s.Of(harvest.ProtocolResourceSync).(interface{ Strict() bool })
+	st, ok := s.Of(resourcesync.Name).(interface{ Strict() bool })
 	return ok && st.Strict()
 }

@@ -13,6 +13,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/harvest/resourcesync"
 	"tidings/internal/checksite"
 	"tidings/internal/scpsite"
 	"tidings/internal/sitemapsite"
@@ -247,9 +248,9 @@ func TestCheckLogKeepsABoundedRecord(t *testing.T) {
 		l.heard(fetch.Fetched{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Bytes: 10})
 	}
 	for i := range maxCheckDocs + 5 {
-		l.Parsed(&rsync.Document{URL: fmt.Sprintf("https://example.org/%d.xml", i)})
+		l.Parsed(resourcesync.Name, &rsync.Document{URL: fmt.Sprintf("https://example.org/%d.xml", i)})
 	}
-	l.Parsed(&rsync.Document{URL: "https://example.org/0.xml"})
+	l.Parsed(resourcesync.Name, &rsync.Document{URL: "https://example.org/0.xml"})
 	if len(l.fetched) != maxCheckFetches || l.more != 5 || l.fetched[0].Outcome != "200 OK, 10 bytes" {
 		t.Errorf("kept %d requests and counted %d more; the first %+v", len(l.fetched), l.more, l.fetched[0])
 	}

@@ -8,7 +8,7 @@ import (
 	"tidings/accounts"
 	"tidings/db"
 	"tidings/feedbuild"
-	"tidings/harvest"
+	"tidings/harvest/resourcesync"
 	_ "tidings/harvest/sources" // every source of change information tidings follows
 )
 
@@ -64,7 +64,7 @@ func seedSite(ctx context.Context, d *db.DB, i int, now time.Time) (db.Site, []d
 	specs := make([]db.CollectionSpec, seedCollections)
 	for c := range specs {
 		key := fmt.Sprintf("%sc%d/", root, c)
-		specs[c] = db.CollectionSpec{Protocol: harvest.ProtocolResourceSync, Key: key, SourceURL: key + "capabilitylist.xml", Title: fmt.Sprintf("Site %d, part %d", i, c)}
+		specs[c] = db.CollectionSpec{Protocol: resourcesync.Name, Key: key, SourceURL: key + "capabilitylist.xml", Title: fmt.Sprintf("Site %d, part %d", i, c)}
 	}
 	cols, err := d.SyncCollections(ctx, site.ID, specs)
 	if err != nil {

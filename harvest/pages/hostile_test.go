@@ -209,7 +209,7 @@ func TestCrawlOfASoft404Site(t *testing.T) {
 	store, h := harvesttest.New(t, harvest.Options{})
 	rep := harvesttest.Follow(t, h, site.URL+"/")
 	for range 2 {
-		rep = harvesttest.Harvest(t, store, h, site.URL+"/")
+		rep = harvesttest.HarvestSite(t, store, h, site.URL+"/")
 	}
 	cols, err := store.Collections(context.Background(), db.CollectionFilter{SiteID: rep.Site.ID})
 	if err != nil || len(cols) != 1 {
@@ -245,7 +245,7 @@ func TestCrawlOfSessionLinks(t *testing.T) {
 	})
 	store, h := harvesttest.New(t, harvest.Options{})
 	rep := harvesttest.Follow(t, h, site.URL+"/")
-	rep = harvesttest.Harvest(t, store, h, site.URL+"/")
+	rep = harvesttest.HarvestSite(t, store, h, site.URL+"/")
 	cols, err := store.Collections(context.Background(), db.CollectionFilter{SiteID: rep.Site.ID})
 	if err != nil || len(cols) != 1 {
 		t.Fatalf("collections %v, %v", cols, err)

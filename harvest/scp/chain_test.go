@@ -56,7 +56,7 @@ func TestSCPRejectedSnapshotHoldsNoDeltaBack(t *testing.T) {
 	d1 := deltaSince("/c/blog-d1.scp.zst", t8.Add(-2*time.Hour), snap1.gen)
 	e.site.Set(d1.path, scpsite.Zstd(scpsite.File(meta(d1), 0, n)))
 	e.publish(snap1, snap2, d1)
-	run := harvesttest.CollectionRun(t, e.harvest(), "#blog")
+	run := harvesttest.Collection(t, e.harvest(), "#blog")
 	if !strings.Contains(run.Run.Error, "the snapshot "+e.site.URL+snap2.path+" was rejected") {
 		t.Errorf("error %q, want the snapshot's rejection", run.Run.Error)
 	}
@@ -80,7 +80,7 @@ func TestSCPRejectedSnapshotHoldsNoDeltaBack(t *testing.T) {
 	e.site.Set(snap3.path, scpsite.Zstd(scpsite.File(meta(snap3), 0, a, c, n)))
 	e.publish(snap1, snap2, snap3, d1)
 	e.setNow(t8.Add(2 * time.Hour))
-	run = harvesttest.CollectionRun(t, e.harvest(), "#blog")
+	run = harvesttest.Collection(t, e.harvest(), "#blog")
 	if run.Run.Error != "" || run.Run.Changes != 1 {
 		t.Errorf("valid snapshot: error %q, %d changes", run.Run.Error, run.Run.Changes)
 	}
@@ -108,7 +108,7 @@ func TestSCPOneBadPageStopsNothing(t *testing.T) {
 	e.site.Set(d2.path, scpsite.Zstd(scpsite.File(meta(d2), 0, r)))
 	e.publish(snap1, d1, d2)
 	e.setNow(t2.Add(time.Hour))
-	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if !strings.Contains(run.Error, "the delta "+e.site.URL+d1.path+" was rejected") || run.Changes != 1 {
 		t.Errorf("error %q, %d changes; want d1 rejected and d2 read", run.Error, run.Changes)
 	}
@@ -127,7 +127,7 @@ func TestSCPOneBadPageStopsNothing(t *testing.T) {
 	e.site.Set(d3.path, scpsite.Zstd(scpsite.File(meta(d3), 0, e.page("/blog/s", "S", t7.Add(-2*time.Hour)))))
 	e.publish(snap1, snap2, d1, d2, d3)
 	e.setNow(t7.Add(2 * time.Hour))
-	run = harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run = harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if !strings.Contains(run.Error, "the snapshot "+e.site.URL+snap2.path+" was rejected") {
 		t.Errorf("error %q, want the snapshot rejected", run.Error)
 	}
@@ -151,7 +151,7 @@ func TestSCPRepublishedDelta(t *testing.T) {
 	d := deltaSince("/c/blog-today.scp.zst", t1.Add(-2*time.Hour), snap1.gen)
 	e.site.Set(d.path, scpsite.Zstd(scpsite.File(meta(d), 0, e.page("/blog/a", "Alpha, again", t1.Add(-3*time.Hour)))))
 	e.publish(snap1, d)
-	if run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run; run.Error != "" || run.Changes != 1 {
+	if run := harvesttest.Collection(t, e.harvest(), "#blog").Run; run.Error != "" || run.Changes != 1 {
 		t.Fatalf("first version: error %q, %d changes", run.Error, run.Changes)
 	}
 
@@ -160,7 +160,7 @@ func TestSCPRepublishedDelta(t *testing.T) {
 		e.page("/blog/a", "Alpha, third", t1.Add(time.Hour)), e.page("/blog/r", "Late", t1.Add(90*time.Minute)))))
 	e.publish(snap1, again)
 	e.setNow(t1.Add(3 * time.Hour))
-	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if run.Error != "" || run.Changes != 2 {
 		t.Errorf("republished: error %q, %d changes; want Alpha updated and Late created", run.Error, run.Changes)
 	}
@@ -189,7 +189,7 @@ func TestSCPGapReadsTheSnapshot(t *testing.T) {
 	e.site.Set(dg.path, scpsite.Zstd(scpsite.File(meta(dg), 0, n)))
 	e.publish(snap1, dg)
 	e.setNow(t3)
-	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if run.Error != "" || run.Changes != 1 {
 		t.Fatalf("error %q, %d changes", run.Error, run.Changes)
 	}
@@ -206,7 +206,7 @@ func TestSCPGapReadsTheSnapshot(t *testing.T) {
 	e.site.Set(snap2.path, scpsite.Zstd(scpsite.File(meta(snap2), 0, e.page("/blog/a", "Alpha, edited", base.Add(30*time.Hour)), c, n)))
 	e.publish(snap1, snap2, dg)
 	e.setNow(t3.Add(2 * time.Hour))
-	run = harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run = harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if run.Error != "" || run.Changes != 2 || e.site.Requests(snap2.path) != 1 {
 		t.Errorf("error %q, %d changes, snapshot requested %d times; want it read for Alpha and Beta",
 			run.Error, run.Changes, e.site.Requests(snap2.path))
@@ -223,7 +223,7 @@ func TestSCPGapReadsTheSnapshot(t *testing.T) {
 	e.site.Set(d4.path, scpsite.Zstd(scpsite.File(meta(d4), 0, e.page("/blog/m", "More", t3.Add(150*time.Minute)))))
 	e.publish(snap1, snap2, dg, d4)
 	e.setNow(t3.Add(4 * time.Hour))
-	run = harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run = harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if run.Error != "" || run.Changes != 1 || len(run.Warnings) != 0 || e.site.Requests(snap2.path) != 1 {
 		t.Errorf("error %q, %d changes, warnings %q, snapshot requested %d times", run.Error, run.Changes, run.Warnings, e.site.Requests(snap2.path))
 	}
@@ -244,7 +244,7 @@ func TestSCPGapWithNewerSnapshotOffered(t *testing.T) {
 	e.site.Set(dg.path, scpsite.Zstd(scpsite.File(meta(dg), 0, e.page("/blog/n", "New", t3.Add(-90*time.Minute)))))
 	e.publish(snap1, snap2, dg)
 	e.setNow(t3)
-	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if run.Error != "" || e.site.Requests(snap2.path) != 1 {
 		t.Fatalf("error %q, snapshot requested %d times", run.Error, e.site.Requests(snap2.path))
 	}
@@ -266,7 +266,7 @@ func TestSCPGapWithNewerSnapshotOffered(t *testing.T) {
 func TestSCPDeltaProcessedByURLBeforeUpgrade(t *testing.T) {
 	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
-	col := harvesttest.CollectionRun(t, e.follow(), "#blog").Collection
+	col := harvesttest.Collection(t, e.follow(), "#blog").Collection
 	snap1 := snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour))
 	t1 := base.Add(24 * time.Hour)
 	a, _ := e.blogPages()
@@ -286,7 +286,7 @@ func TestSCPDeltaProcessedByURLBeforeUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.setNow(t1.Add(25 * time.Hour))
-	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if run.Error != "" || run.Changes != 1 || len(run.Warnings) != 0 {
 		t.Errorf("error %q, %d changes, warnings %q; want New created and no gap", run.Error, run.Changes, run.Warnings)
 	}

@@ -92,7 +92,7 @@ func TestSCPFatalFileStoresNothing(t *testing.T) {
 				e.site.Set(bad.path, data)
 				e.site.Set(good.path, scpsite.Zstd(scpsite.File(meta(good), 0, e.page("/blog/good", "Good", t1.Add(-90*time.Minute)))))
 				e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), bad, good)
-				run := harvesttest.CollectionRun(t, e.harvest(), "#blog")
+				run := harvesttest.Collection(t, e.harvest(), "#blog")
 				wantErr := fmt.Sprintf("the delta %s%s was rejected: line %d: ", e.site.URL, bad.path, c.line)
 				if c.line == 0 {
 					wantErr = regexp.MustCompile(`line \d+: `).ReplaceAllString(wantErr, "")
@@ -147,7 +147,7 @@ func TestSCPWarningsAreCounted(t *testing.T) {
 	elsewhere := scpsite.NewPage("https://elsewhere.example/page", "Not ours", "someone else's page", t1.Add(-2*time.Hour))
 	e.site.Set(d.path, scpsite.Gzip(scpsite.File(meta(d), 0, blocks, js, elsewhere, e.page("/blog/fine", "Fine", t1.Add(-2*time.Hour)))))
 	e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), d)
-	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if run.Error != "" {
 		t.Fatal(run.Error)
 	}
@@ -191,7 +191,7 @@ func TestSCPCompressionBombAbortsEarly(t *testing.T) {
 	d := deltaAt("/c/blog-bomb.scp.gz", "blog", t1.Add(-time.Hour))
 	e.site.Handle(d.path, scpsite.Repeat(chunk, n))
 	e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), d)
-	run := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run
+	run := harvesttest.Collection(t, e.harvest(), "#blog").Run
 	if !strings.Contains(run.Error, "compression bomb") || !strings.Contains(run.Error, "line ") {
 		t.Fatalf("error %q", run.Error)
 	}
@@ -210,12 +210,12 @@ func TestSCPSizeCapsFromOptions(t *testing.T) {
 	e := newSCPEnv(t, harvest.Options{Sources: source.SettingsSet{Name: &Settings{MaxDecompressed: 500}}})
 	e.standard()
 	rep := e.follow()
-	if r := harvesttest.CollectionRun(t, rep, "#blog").Run; !strings.Contains(r.Error, "decompresses to more than the limit of 500 bytes") {
+	if r := harvesttest.Collection(t, rep, "#blog").Run; !strings.Contains(r.Error, "decompresses to more than the limit of 500 bytes") {
 		t.Errorf("blog error %q", r.Error)
 	}
 	e2 := newSCPEnv(t, harvest.Options{Sources: source.SettingsSet{Name: &Settings{MaxCompressed: 100}}})
 	e2.standard()
-	if r := harvesttest.CollectionRun(t, e2.follow(), "#docs").Run; !strings.Contains(r.Error, "larger than the limit") &&
+	if r := harvesttest.Collection(t, e2.follow(), "#docs").Run; !strings.Contains(r.Error, "larger than the limit") &&
 		!strings.Contains(r.Error, "more than the limit") {
 		t.Errorf("docs error %q", r.Error)
 	}
@@ -240,7 +240,7 @@ func TestSiteWithResourceSyncAndSCP(t *testing.T) {
 			t.Errorf("%s: %s", c.Collection.Key, c.Run.Error)
 		}
 	}
-	if kinds[harvest.ProtocolResourceSync] != 1 || kinds[Name] != 2 {
+	if kinds["resourcesync"] != 1 || kinds[Name] != 2 {
 		t.Errorf("collections by protocol %v", kinds)
 	}
 	if rep.Changes() != 4 {
@@ -294,7 +294,7 @@ func TestSCPDownloadRetryAfter(t *testing.T) {
 	e.site.Set(d2.path, scpsite.Zstd(scpsite.File(meta(d2), 0, e.page("/blog/n", "New", t1.Add(-90*time.Minute)))))
 	e.publish(snapshotAt("/c/blog-snap-1.scp.zst", "blog", base.Add(-time.Hour)), d1, d2)
 	rep := e.harvest()
-	if r := harvesttest.CollectionRun(t, rep, "#blog").Run; !strings.Contains(r.Error, "429") {
+	if r := harvesttest.Collection(t, rep, "#blog").Run; !strings.Contains(r.Error, "429") {
 		t.Errorf("run error %q, want the 429", r.Error)
 	}
 	site, err := e.store.SiteByID(context.Background(), rep.Site.ID)
@@ -311,7 +311,7 @@ func TestSCPDownloadRetryAfter(t *testing.T) {
 	e.site.Remove(d1.path)
 	e.site.Set(d1.path, scpsite.Zstd(scpsite.File(meta(d1), 0, e.page("/blog/m", "Middle", t1.Add(-150*time.Minute)))))
 	e.setNow(t1.Add(2 * time.Hour))
-	if r := harvesttest.CollectionRun(t, e.harvest(), "#blog").Run; r.Error != "" || r.Changes != 2 {
+	if r := harvesttest.Collection(t, e.harvest(), "#blog").Run; r.Error != "" || r.Changes != 2 {
 		t.Errorf("after the wait: error %q, %d changes", r.Error, r.Changes)
 	}
 }

@@ -115,7 +115,7 @@ func (e *scpEnv) follow() *harvest.SiteReport {
 
 func (e *scpEnv) harvest() *harvest.SiteReport {
 	e.t.Helper()
-	return harvesttest.Harvest(e.t, e.store, e.h, e.site.URL+"/")
+	return harvesttest.HarvestSite(e.t, e.store, e.h, e.site.URL+"/")
 }
 
 // changes returns the stored changes of a section by "kind path", oldest
@@ -173,7 +173,7 @@ func TestSCPFollowReadsEachSnapshotOnce(t *testing.T) {
 	if len(rep.Collections) != 2 {
 		t.Fatalf("collections %d, want one per section", len(rep.Collections))
 	}
-	blog, docs := harvesttest.CollectionRun(t, rep, "#blog"), harvesttest.CollectionRun(t, rep, "#docs")
+	blog, docs := harvesttest.Collection(t, rep, "#blog"), harvesttest.Collection(t, rep, "#docs")
 	if blog.Collection.Protocol != Name || blog.Collection.Key != e.site.URL+"/sitemap.xml#blog" ||
 		!strings.HasPrefix(blog.Collection.Title, "blog (") {
 		t.Errorf("blog collection %+v", blog.Collection)
@@ -241,7 +241,7 @@ func TestSCPDeltasOverlapAndWeeklySnapshotFindsDeletions(t *testing.T) {
 	e.site.Set(dd.path, scpsite.Gzip(scpsite.File(nil, 0, e.page("/docs/x", "Install v2", t1.Add(-6*time.Hour)))))
 	e.publish(blogSnap, docsSnap, d2, d1, dd, old)
 	rep := e.harvest()
-	blog, docs := harvesttest.CollectionRun(t, rep, "#blog").Run, harvesttest.CollectionRun(t, rep, "#docs").Run
+	blog, docs := harvesttest.Collection(t, rep, "#blog").Run, harvesttest.Collection(t, rep, "#docs").Run
 	if blog.Error != "" || docs.Error != "" {
 		t.Fatalf("errors %q %q", blog.Error, docs.Error)
 	}
@@ -298,7 +298,7 @@ func TestSCPDeltasOverlapAndWeeklySnapshotFindsDeletions(t *testing.T) {
 	e.setNow(base.Add(8 * 24 * time.Hour))
 	e.publish(snap2, snap3, docsSnap, d2, d1, d3, dd)
 	rep = e.harvest()
-	if r := harvesttest.CollectionRun(t, rep, "#blog").Run; r.Error != "" || r.Changes != 2 {
+	if r := harvesttest.Collection(t, rep, "#blog").Run; r.Error != "" || r.Changes != 2 {
 		t.Fatalf("weekly harvest: error %q, changes %d (want Beta deleted and Gimel created)", r.Error, r.Changes)
 	}
 	if e.site.Requests(snap2.path) != 0 || e.site.Requests(snap3.path) != 1 {

@@ -4,7 +4,8 @@
 package sources
 
 import (
-	_ "tidings/harvest/arc"   // ARC sitemaps and their deltas
-	_ "tidings/harvest/pages" // watched pages, where a site publishes nothing
-	_ "tidings/harvest/scp"   // SCP sections: snapshots and deltas
+	_ "tidings/harvest/arc"          // ARC sitemaps and their deltas
+	_ "tidings/harvest/pages"        // watched pages, where a site publishes nothing
+	_ "tidings/harvest/resourcesync" // ResourceSync change lists and resource lists
+	_ "tidings/harvest/scp"          // SCP sections: snapshots and deltas
 )

@@ -1,7 +1,8 @@
 // Package harvesttest holds what the tests of the harvest core and of
 // each source's adapter share: a harvester over a real database file and
-// a client that may fetch from loopback, and a collection's feed as
-// readers get it.
+// a client that may fetch from loopback, the sites they follow (the
+// ResourceSync fixture site, sites that send no validators), what a
+// harvest stored, and a collection's feed as readers get it.
 package harvesttest
 
 import (

@@ -1,10 +1,12 @@
-package harvest
+package resourcesync_test
 
 import (
 	"slices"
 	"strings"
 	"testing"
 
+	"tidings/harvest/resourcesync"
+	"tidings/internal/harvesttest"
 	"tidings/internal/sitemapsite"
 )
 
@@ -29,19 +31,19 @@ func resource(path, hash string) string {
 // when its text changed, one that left the list and answers 404 is
 // deleted.
 func TestResourceListCompared(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{})
-	v := sitemapShrine()
+	e := newListEnv(t)
+	v := shrine()
 	e.site.Sitemap("/no-sitemap.xml", false)
 	e.site.Version("", v)
 	publishResourceList(e.site, resource("/a/", "1"), resource("/b/", "2"), resource("/d/", "3"))
-	rep := followURL(t, e.h, e.site.URL("/"))
-	if got := activeProtocols(t, e.store); !slices.Equal(got, []string{ProtocolResourceSync}) {
+	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
+	if got := activeProtocols(t, e.store); !slices.Equal(got, []string{resourcesync.Name}) {
 		t.Fatalf("followed by %v", got)
 	}
 	if got := e.changes(); len(got) != 0 {
 		t.Errorf("the first harvest recorded %v; warnings %q", got, warningsOf(rep))
 	}
-	v2 := sitemapShrine2()
+	v2 := shrine2()
 	e.site.Version("", v2)
 	// /a/'s text changed and its hash with it; /b/'s hash moved with no
 	// change of text (a rebuild); /d/ left; /e/ came.

@@ -1,4 +1,9 @@
-package harvest
+// Package resourcesync is the ResourceSync source (ANSI/NISO Z39.99,
+// read as IFCC-0001 says): discovery of the Source Description and its
+// capability lists, the harvest of change lists from the last processing
+// time on, and, where a capability list offers no change list, the
+// comparison of successive resource lists through the page-set differ.
+package resourcesync
 
 import (
 	"bytes"
@@ -7,56 +12,65 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
 	"tidings/hints"
 	"tidings/rsync"
 	"tidings/source"
 )
 
-// ProtocolResourceSync names ResourceSync collections in the store.
-const ProtocolResourceSync = "resourcesync"
+// Name names ResourceSync collections in the store: one capability list
+// is one collection, keyed by the page it describes.
+const Name = "resourcesync"
 
 // maxUpHops bounds how far rel="up" links are followed from a capability
 // list, change list or resource list towards the Source Description.
 const maxUpHops = 3
 
 func init() {
-	register(resourceSync{}, source.Info{Tier: 0, Rank: 0, Help: "ResourceSync change lists", Published: true, KeyIsHome: true,
-		NewSettings: func() source.Settings { return &ResourceSyncSettings{} },
+	harvest.Register(Source{}, source.Info{Tier: 0, Rank: 0, Help: "ResourceSync change lists", Published: true, KeyIsHome: true,
+		NewSettings: func() source.Settings { return &Settings{} },
 		Follows: func(int) string {
 			return "follows the site's ResourceSync change list, or compares its resource lists"
 		}})
 }
 
-// resourceSync follows IFCC-0001: Source Description → capability lists →
+// Source follows IFCC-0001: Source Description → capability lists →
 // change lists.
-type resourceSync struct{}
+type Source struct{}
 
-func (resourceSync) name() string { return ProtocolResourceSync }
+// Name is the name ResourceSync collections are stored under.
+func (Source) Name() string { return Name }
 
 // rsDiscovery is one ResourceSync discovery.
 type rsDiscovery struct {
-	*SiteDiscovery
+	*harvest.SiteDiscovery
+	docs      docs
 	seen      map[string]bool
 	descs     []*rsync.Document
 	fallbacks []*rsync.Document // capability lists with no reachable Source Description
 	knownErr  error             // the Source Description found last time could not be read
 }
 
-// discover finds the Source Description(s): first where it was found last
+// newDiscovery starts a ResourceSync discovery over sd.
+func newDiscovery(sd *harvest.SiteDiscovery) *rsDiscovery {
+	return &rsDiscovery{SiteDiscovery: sd, docs: docs{host: sd}, seen: map[string]bool{}}
+}
+
+// Discover finds the Source Description(s): first where it was found last
 // time, then /.well-known/resourcesync, then robots.txt Sitemap lines, then
 // the page's Link header and <link rel="resourcesync">.
-func (resourceSync) discover(ctx context.Context, sd *SiteDiscovery) error {
-	d := &rsDiscovery{SiteDiscovery: sd, seen: map[string]bool{}}
-	if last := sd.site.SourceURL; last != "" {
+func (Source) Discover(ctx context.Context, sd *harvest.SiteDiscovery) error {
+	d := newDiscovery(sd)
+	if last := sd.Site().SourceURL; last != "" {
 		d.tryKnown(ctx, last)
 	}
 	steps := []func(){
-		func() { d.try(ctx, sd.root+".well-known/resourcesync", 0) },
+		func() { d.try(ctx, sd.Root()+".well-known/resourcesync", 0) },
 		func() { d.fromRobots(ctx) },
 		func() { d.fromPage(ctx) },
 	}
 	for _, step := range steps {
-		if len(d.descs) > 0 || len(d.fallbacks) > 0 || sd.refused != nil {
+		if len(d.descs) > 0 || len(d.fallbacks) > 0 || sd.Refused() {
 			break
 		}
 		step()
@@ -64,34 +78,43 @@ func (resourceSync) discover(ctx context.Context, sd *SiteDiscovery) error {
 	d.collections(ctx)
 	if d.knownErr != nil && len(d.descs) == 0 && len(d.fallbacks) == 0 && !fetch.Gone(d.knownErr) {
 		// Likely passing (a 500, a timeout): keep the collections.
-		return d.knownErr
+		return d.unsure(d.knownErr)
 	}
-	if sd.wantTitle && len(d.descs) > 0 {
+	if sd.WantTitle() && len(d.descs) > 0 {
 		if about := d.descs[0].Link("describedby"); about != "" {
-			sd.d.SiteTitle = sd.htmlTitle(ctx, about)
+			sd.SetSiteTitle(sd.HTMLTitle(ctx, about))
 		}
 	}
 	return nil
 }
 
-// recheck re-reads the Source Description found last time, conditionally
+// unsure returns err, the Source Description found last time staying
+// where it was: it could not be read this time.
+func (d *rsDiscovery) unsure(err error) error {
+	if d.SourceURL() == "" {
+		d.SetSourceURL(d.Site().SourceURL)
+	}
+	return err
+}
+
+// Recheck re-reads the Source Description found last time, conditionally
 // (IFCC-0001's step 1 of every check). When it no longer leads to a
 // Source Description, or none was ever found, the places to look for one
 // are searched again now.
-func (resourceSync) recheck(ctx context.Context, sd *SiteDiscovery) error {
-	last := sd.site.SourceURL
+func (Source) Recheck(ctx context.Context, sd *harvest.SiteDiscovery) error {
+	last := sd.Site().SourceURL
 	if last == "" {
-		sd.keep[ProtocolResourceSync] = true
+		sd.KeepStored(Name)
 		return nil
 	}
-	d := &rsDiscovery{SiteDiscovery: sd, seen: map[string]bool{}}
+	d := newDiscovery(sd)
 	d.tryKnown(ctx, last)
 	if len(d.descs) == 0 && len(d.fallbacks) == 0 {
 		if d.knownErr != nil && !fetch.Gone(d.knownErr) {
 			// Likely passing (a 500, a timeout): keep the collections.
-			return d.knownErr
+			return d.unsure(d.knownErr)
 		}
-		return errRediscover
+		return harvest.ErrRediscover
 	}
 	d.collections(ctx)
 	return nil
@@ -100,15 +123,15 @@ func (resourceSync) recheck(ctx context.Context, sd *SiteDiscovery) error {
 // tryKnown fetches the Source Description found last time, conditionally.
 func (d *rsDiscovery) tryKnown(ctx context.Context, u string) {
 	d.seen[u] = true
-	doc, err := d.s.doc(ctx, "", u)
+	doc, err := d.docs.doc(ctx, "", u)
 	switch {
 	case err != nil:
-		if u == d.site.SourceURL {
+		if u == d.Site().SourceURL {
 			d.knownErr = err
 		}
-		d.failed(err)
+		d.Failed(err)
 	case doc == nil:
-		d.triedf("%s was not modified but nothing was remembered of it", u)
+		d.Tried("%s was not modified but nothing was remembered of it", u)
 	default:
 		d.classify(ctx, doc, u, 0)
 	}
@@ -120,21 +143,21 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 		return
 	}
 	d.seen[u] = true
-	if u == d.site.SourceURL || hops > 0 {
+	if u == d.Site().SourceURL || hops > 0 {
 		d.tryKnown(ctx, u)
 		return
 	}
-	resp, err := d.get(ctx, u)
+	resp, err := d.Get(ctx, u)
 	if err != nil {
-		d.failed(err)
+		d.Failed(err)
 		return
 	}
 	doc, err := rsync.Parse(bytes.NewReader(resp.Body), u)
 	if err != nil {
-		d.triedf("%s is not a ResourceSync document: %s", u, trimRsync(err))
+		d.Tried("%s is not a ResourceSync document: %s", u, trimRsync(err))
 		return
 	}
-	noteParsed(ctx, doc)
+	harvest.NoteParsed(ctx, Name, doc)
 	d.keepDescription(resp, doc)
 	d.classify(ctx, doc, u, hops)
 }
@@ -144,7 +167,7 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 // it again, asks conditionally.
 func (d *rsDiscovery) keepDescription(resp *fetch.Response, doc *rsync.Document) {
 	if doc.Capability == rsync.CapDescription || d.isDescriptionIndex(doc) {
-		d.s.keepDoc(doc.URL, resp, doc, bodyDigest(resp.Body))
+		d.docs.keep(doc.URL, resp, doc, digest(resp.Body))
 	}
 }
 
@@ -154,24 +177,24 @@ func (d *rsDiscovery) keepDescription(resp *fetch.Response, doc *rsync.Document)
 // /.well-known/resourcesync.
 func (d *rsDiscovery) isDescriptionIndex(doc *rsync.Document) bool {
 	return doc.IsIndex() && (doc.Capability == rsync.CapDescription ||
-		doc.Capability == "" && doc.URL == d.root+".well-known/resourcesync")
+		doc.Capability == "" && doc.URL == d.Root()+".well-known/resourcesync")
 }
 
 func (d *rsDiscovery) classify(ctx context.Context, doc *rsync.Document, label string, hops int) {
 	switch {
 	case d.isDescriptionIndex(doc):
-		d.d.SourceURL = doc.URL
-		d.triedf("%s is a Source Description Index of %d Source Descriptions", label, len(doc.Entries))
+		d.SetSourceURL(doc.URL)
+		d.Tried("%s is a Source Description Index of %d Source Descriptions", label, len(doc.Entries))
 		for _, e := range doc.Entries {
 			d.tryDescription(ctx, e.Loc)
 		}
 	case doc.Capability == rsync.CapDescription:
-		if d.d.SourceURL == "" {
-			d.d.SourceURL = doc.URL
+		if d.SourceURL() == "" {
+			d.SetSourceURL(doc.URL)
 		}
 		d.descs = append(d.descs, doc)
 	case doc.Capability == "":
-		d.triedf("%s is a plain sitemap, not a ResourceSync document", label)
+		d.Tried("%s is a plain sitemap, not a ResourceSync document", label)
 	default:
 		d.up(ctx, doc, label, hops)
 	}
@@ -182,14 +205,14 @@ func (d *rsDiscovery) tryDescription(ctx context.Context, u string) {
 		return
 	}
 	d.seen[u] = true
-	doc, err := d.s.doc(ctx, "Source Description", u)
+	doc, err := d.docs.doc(ctx, "Source Description", u)
 	switch {
 	case err != nil:
-		d.failed(err)
+		d.Failed(err)
 	case doc == nil:
-		d.triedf("Source Description %s was not modified but nothing was remembered of it", u)
+		d.Tried("Source Description %s was not modified but nothing was remembered of it", u)
 	case doc.Capability != rsync.CapDescription || doc.IsIndex():
-		d.triedf("%s, listed in the Source Description Index, is not a Source Description", u)
+		d.Tried("%s, listed in the Source Description Index, is not a Source Description", u)
 	default:
 		d.descs = append(d.descs, doc)
 	}
@@ -204,17 +227,18 @@ func (d *rsDiscovery) up(ctx context.Context, doc *rsync.Document, label string,
 		d.fallbacks = append(d.fallbacks, doc)
 	}
 	if parent == "" || hops >= maxUpHops {
-		d.triedf("%s is a ResourceSync %s with no rs:ln rel=\"up\" to follow", label, doc.Capability)
+		d.Tried("%s is a ResourceSync %s with no rs:ln rel=\"up\" to follow", label, doc.Capability)
 		return
 	}
-	d.triedf("%s is a ResourceSync %s; following rel=\"up\" to %s", label, doc.Capability, parent)
+	d.Tried("%s is a ResourceSync %s; following rel=\"up\" to %s", label, doc.Capability, parent)
 	d.try(ctx, parent, hops+1)
 }
 
 func (d *rsDiscovery) fromRobots(ctx context.Context) {
-	for i, m := range d.robotsSitemaps(ctx) {
+	sitemaps := d.RobotsSitemaps(ctx)
+	for i, m := range sitemaps {
 		if i >= 10 {
-			d.triedf("robots.txt lists %d sitemaps; only the first 10 were looked at", len(d.robots))
+			d.Tried("robots.txt lists %d sitemaps; only the first 10 were looked at", len(sitemaps))
 			break
 		}
 		d.try(ctx, m, 0)
@@ -225,23 +249,23 @@ func (d *rsDiscovery) fromRobots(ctx context.Context) {
 // <link rel="resourcesync"> elements; a pasted ResourceSync document URL is
 // taken as it is.
 func (d *rsDiscovery) fromPage(ctx context.Context) {
-	resp, err := d.page(ctx)
+	resp, err := d.Page(ctx)
 	if err != nil {
-		d.failed(err)
+		d.Failed(err)
 		return
 	}
 	if doc, err := rsync.Parse(bytes.NewReader(resp.Body), resp.URL); err == nil {
-		d.seen[d.input] = true
-		noteParsed(ctx, doc)
+		d.seen[d.Input()] = true
+		harvest.NoteParsed(ctx, Name, doc)
 		d.keepDescription(resp, doc)
-		d.classify(ctx, doc, d.input, 0)
+		d.classify(ctx, doc, d.Input(), 0)
 		return
 	}
 	links := hints.LinkHeader(resp.Header.Values("Link"), resp.URL, "resourcesync")
 	html, _ := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
 	links = append(links, html...)
 	if len(links) == 0 {
-		d.triedf("%s has no Link header or <link rel=\"resourcesync\"> naming a ResourceSync document", d.input)
+		d.Tried("%s has no Link header or <link rel=\"resourcesync\"> naming a ResourceSync document", d.Input())
 		return
 	}
 	for _, l := range links {
@@ -252,24 +276,24 @@ func (d *rsDiscovery) fromPage(ctx context.Context) {
 // collections turns the Source Descriptions found into collections.
 func (d *rsDiscovery) collections(ctx context.Context) {
 	add := func(key, source, describedBy string) {
-		spec := db.CollectionSpec{Protocol: ProtocolResourceSync, Key: key, SourceURL: source}
+		spec := db.CollectionSpec{Protocol: Name, Key: key, SourceURL: source}
 		// Named when first found; an empty title keeps that name.
-		if !d.isKnown(key) {
+		if !d.Known(key) {
 			spec.Title = key
 			if describedBy != "" {
-				if t := d.htmlTitle(ctx, describedBy); t != "" {
+				if t := d.HTMLTitle(ctx, describedBy); t != "" {
 					spec.Title = t
 				}
-			} else if strings.HasPrefix(key, d.root) {
+			} else if strings.HasPrefix(key, d.Root()) {
 				// Nothing names the collection: the page it stands for
 				// does (for a collection of the whole site, the home
 				// page), when it is one of the site's.
-				if t := d.pageTitle(ctx, key); t != "" {
+				if t := d.PageTitle(ctx, key); t != "" {
 					spec.Title = t
 				}
 			}
 		}
-		d.add(spec)
+		d.Add(spec)
 	}
 	for _, desc := range d.descs {
 		n := 0
@@ -279,17 +303,17 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 			}
 			n++
 			key, about := e.Link("describes"), e.Link("describedby")
-			if key == "" || about == "" && !d.isKnown(key) {
+			if key == "" || about == "" && !d.Known(key) {
 				key, about = d.fromCapabilityList(ctx, e.Loc, key, about)
 			}
 			if key == "" {
 				key = e.Loc
-				d.warnf("neither the Source Description %s nor the capability list %s has rs:ln rel=\"describes\"; it is identified by its own URL", desc.URL, e.Loc)
+				d.Warn("neither the Source Description %s nor the capability list %s has rs:ln rel=\"describes\"; it is identified by its own URL", desc.URL, e.Loc)
 			}
 			add(key, e.Loc, about)
 		}
 		if n == 0 {
-			d.triedf("the Source Description %s lists no capability lists", desc.URL)
+			d.Tried("the Source Description %s lists no capability lists", desc.URL)
 		}
 	}
 	if len(d.descs) > 0 {
@@ -299,10 +323,10 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 		key := cl.Link("describes")
 		if key == "" {
 			key = cl.URL
-			d.warnf("the capability list %s has no rs:ln rel=\"describes\"; it is identified by its own URL", cl.URL)
+			d.Warn("the capability list %s has no rs:ln rel=\"describes\"; it is identified by its own URL", cl.URL)
 		}
-		if d.d.SourceURL == "" {
-			d.d.SourceURL = cl.URL
+		if d.SourceURL() == "" {
+			d.SetSourceURL(cl.URL)
 		}
 		add(key, cl.URL, cl.Link("describedby"))
 	}
@@ -312,18 +336,17 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 // (describedby) of a collection the Source Description left out from the
 // capability list's own links, which IFCC-0001 requires of it.
 func (d *rsDiscovery) fromCapabilityList(ctx context.Context, u, key, about string) (string, string) {
-	cl, err := d.s.doc(ctx, "capability list", u)
+	cl, err := d.docs.doc(ctx, "capability list", u)
 	if err != nil {
-		d.failed(err)
+		d.Failed(err)
 		return key, about
 	}
 	if cl == nil || cl.Capability != rsync.CapCapabilityList {
 		return key, about
 	}
-	if d.s.read == nil {
-		d.s.read = map[string]*rsync.Document{}
-	}
-	d.s.read[u] = cl
+	// Its collection's harvest, which reads it next, need not fetch it
+	// again.
+	d.Pass(passKey(u), cl)
 	if key == "" {
 		key = cl.Link("describes")
 	}
@@ -331,12 +354,4 @@ func (d *rsDiscovery) fromCapabilityList(ctx context.Context, u, key, about stri
 		about = cl.Link("describedby")
 	}
 	return key, about
-}
-
-func trimRsync(err error) string {
-	msg := err.Error()
-	if len(msg) > 7 && msg[:7] == "rsync: " {
-		msg = msg[7:]
-	}
-	return msg
 }

@@ -1,0 +1,192 @@
+package resourcesync
+
+import (
+	"context"
+	"fmt"
+
+	"tidings/db"
+	"tidings/harvest"
+	"tidings/rsync"
+)
+
+// maxChildLists bounds the change lists read from one change list index.
+const maxChildLists = 1000
+
+// rsHarvest is one harvest of a ResourceSync collection.
+type rsHarvest struct {
+	*harvest.CollectionRun
+	col    db.Collection
+	docs   docs
+	strict bool // see Settings.StrictDatetime
+}
+
+// Harvest runs IFCC-0001 steps 2–4 for one collection: the capability
+// list, its change list or change list index, and every change dated after
+// the last processing time. A capability list with a resource list and no
+// change list is harvested by comparing resource lists (see
+// harvestResourceList).
+func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Result, error) {
+	j := &rsHarvest{CollectionRun: r, col: r.Collection(), docs: docs{host: r, cut: r.ReadAgainIfCut}}
+	if s, ok := r.Settings().(*Settings); ok {
+		j.strict = s.StrictDatetime
+	}
+	if err := j.skipStoredAtWatermark(ctx); err != nil {
+		return harvest.Result{}, err
+	}
+	capList, err := j.docs.doc(ctx, "capability list", j.col.SourceURL)
+	if err != nil {
+		return harvest.Result{}, err
+	}
+	if capList == nil {
+		return harvest.Result{}, problemf("capability list %s was not modified but nothing was remembered of it", j.col.SourceURL)
+	}
+	if capList.Capability != rsync.CapCapabilityList {
+		return harvest.Result{}, problemf("%s was expected to be a capability list but declares capability %q", j.col.SourceURL, capList.Capability)
+	}
+	var lists, resources []string
+	for _, e := range capList.Entries {
+		switch e.Capability {
+		case rsync.CapChangeList:
+			lists = append(lists, e.Loc)
+		case rsync.CapResourceList:
+			resources = append(resources, e.Loc)
+		}
+	}
+	switch len(lists) {
+	case 0:
+		if len(resources) > 0 {
+			// The framework's own way to find changes without a change
+			// list: compare successive resource lists.
+			return harvestResourceList(ctx, r, j.docs, resources[0])
+		}
+		// IFCC-0001: "Otherwise, no changes can be determined." The list
+		// was read as asked; there is nothing to harvest, which is no
+		// failure of the harvest.
+		j.Warn("capability list %s names no change list, so no changes can be determined", j.col.SourceURL)
+		return harvest.Result{}, nil
+	case 1:
+	default:
+		j.Warn("capability list %s names %d change lists; only the first is read", j.col.SourceURL, len(lists))
+	}
+	// What is left past the limit is read again next time, from the
+	// watermark on.
+	j.LimitChanges()
+	doc, err := j.docs.docEach(ctx, "change list", lists[0], j.each(lists[0]))
+	if err != nil || doc == nil {
+		return harvest.Result{}, err
+	}
+	if !doc.IsIndex() {
+		j.addEntries(doc)
+		return harvest.Result{}, nil
+	}
+	return harvest.Result{}, j.collectIndex(ctx, doc)
+}
+
+func problemf(format string, args ...any) error {
+	return &harvest.Problem{Msg: fmt.Sprintf(format, args...)}
+}
+
+// collectIndex reads the change lists of a change list index, skipping
+// those that end strictly before the last processing time.
+func (j *rsHarvest) collectIndex(ctx context.Context, index *rsync.Document) error {
+	wm := j.col.LastProcessedAt
+	read := 0
+	for _, e := range index.Entries {
+		if wm != nil && e.Until != nil && e.Until.Before(*wm) {
+			continue
+		}
+		if read >= maxChildLists {
+			j.Warn("change list index %s lists more than %d change lists; the rest were not read", index.URL, maxChildLists)
+			break
+		}
+		read++
+		doc, err := j.docs.docEach(ctx, "change list", e.Loc, j.each(e.Loc))
+		if err != nil {
+			return err
+		}
+		if doc == nil {
+			continue
+		}
+		if doc.IsIndex() {
+			j.Warn("change list index %s points to another index, %s, which was not read", index.URL, e.Loc)
+			continue
+		}
+		j.addEntries(doc)
+	}
+	return nil
+}
+
+// each records the entries of the change list at src as they are read,
+// so that the list is never held whole.
+func (j *rsHarvest) each(src string) func(*rsync.Entry) {
+	return func(e *rsync.Entry) { j.add(src, e) }
+}
+
+// addEntries adds what a change list says beyond the entries each took:
+// its warnings, and the entries of a list read before.
+func (j *rsHarvest) addEntries(doc *rsync.Document) {
+	for _, w := range doc.Warnings {
+		j.Warn("%s", w)
+	}
+	for i := range doc.Entries {
+		j.add(doc.URL, &doc.Entries[i])
+	}
+}
+
+func (j *rsHarvest) add(src string, e *rsync.Entry) {
+	switch e.Change {
+	case rsync.ChangeCreated, rsync.ChangeUpdated, rsync.ChangeDeleted:
+	case "":
+		j.Warn("skipped %s in %s: no rs:md change attribute", e.Loc, src)
+		return
+	default:
+		j.Warn("skipped %s in %s: unknown change %q", e.Loc, src, e.Change)
+		return
+	}
+	// Only the date the change is dated by matters: a bad lastmod beside a
+	// good datetime, or a bad from or until, costs nothing. A bad one that
+	// is needed skips the entry rather than misdate it; the parser has
+	// warned about it.
+	at, fromLastmod := e.Datetime, false
+	if at == nil && e.HasBadDate("datetime") {
+		return
+	}
+	if at == nil && !j.strict {
+		if e.HasBadDate("lastmod") {
+			return
+		}
+		at, fromLastmod = e.Lastmod, e.Lastmod != nil
+	}
+	if at == nil {
+		j.Warn("ignored %s in %s: no datetime", e.Loc, src)
+		return
+	}
+	// A change dated exactly at the last processing time may be new: with
+	// date-only datetimes every change of that day has that time. The
+	// uniqueness of (page, kind, datetime) keeps what was stored from
+	// counting twice.
+	if wm := j.col.LastProcessedAt; wm != nil && at.Before(*wm) {
+		return
+	}
+	j.Record(db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: src, FromLastmod: fromLastmod})
+}
+
+// skipStoredAtWatermark marks the changes stored at the last processing
+// time as seen. Changes dated at it are read again (more of that instant
+// may have come), and those already stored must not be recorded again:
+// each would cost a page fetch for its snapshot, and be dropped by the
+// store anyway.
+func (j *rsHarvest) skipStoredAtWatermark(ctx context.Context) error {
+	wm := j.col.LastProcessedAt
+	if wm == nil {
+		return nil
+	}
+	stored, err := j.Store().ChangesAt(ctx, j.col.ID, *wm)
+	if err != nil {
+		return err
+	}
+	for _, c := range stored {
+		j.MarkStored(c)
+	}
+	return nil
+}

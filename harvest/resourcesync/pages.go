@@ -1,0 +1,309 @@
+package resourcesync
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"tidings/db"
+	"tidings/harvest"
+	"tidings/harvest/pageset"
+	"tidings/pagetext"
+)
+
+// Reading pages, for a resource list that says a page moved without
+// saying how: every page read comes out of the site harvest's budget of
+// page fetches (--page-fetches), shared with the snapshots of other
+// changes. With snapshots turned off (--no-snapshots) no page is read: a
+// moved lastmod or hash is trusted as an update (unless the dates are the
+// build's), and a page missing from the list as deleted.
+
+// readVerdict is what reading a page said of it.
+type readVerdict int
+
+const (
+	readFailed    readVerdict = iota // not read, or read but not usable: try again later
+	readChanged                      // its text changed since the last snapshot
+	readUnchanged                    // its text, or its validators, did not change
+	readBaseline                     // read for the first time: nothing to compare with
+	readElsewhere                    // it now leads to another page (a login page, say)
+	readCreated                      // a new page, read for its first snapshot
+)
+
+// maxTextRead bounds a snapshot's text decompressed to be compared.
+const maxTextRead = 4 * pagetext.DefaultMaxText
+
+// sharedSample is how many stored snapshots of the site's other pages
+// tell which lines most pages share.
+const sharedSample = 16
+
+// pageRead is one page read in a harvest, to be judged by settle.
+type pageRead struct {
+	url     string
+	listed  *db.Page // the list's entry, for a page whose lastmod or hash moved
+	verdict readVerdict
+	text    *harvest.PageText
+	old     string // the previous snapshot's text, when there was one
+	now     string // the text read now
+}
+
+// confirm reads the pages whose lastmod or hash moved, newest first (the
+// oldest checks first when the dates are the build's). Pages past the
+// budget keep their old version, so they are candidates again next time.
+func (h *listHarvest) confirm(ctx context.Context, cands []db.Page) error {
+	if !h.ReadsPages() {
+		for _, p := range cands {
+			h.set.Put(p)
+			if !h.st.Stamped {
+				h.Record(db.Change{URL: p.URL, Kind: "updated", Datetime: h.dated(&p), Source: h.col.SourceURL, FromLastmod: p.Modified != nil})
+			}
+		}
+		return nil
+	}
+	slices.SortStableFunc(cands, func(a, b db.Page) int {
+		if c := h.dated(&b).Compare(h.dated(&a)); !h.st.Stamped && c != 0 {
+			return c
+		}
+		return h.checks[a.URL].Compare(h.checks[b.URL])
+	})
+	todo := cands[:0:0]
+	for _, p := range cands {
+		if !h.HasPageText(p.URL) {
+			todo = append(todo, p)
+		}
+	}
+	n := min(len(todo), max(h.PageFetchesLeft(), 0))
+	prev, err := h.Store().Snapshots(ctx, h.Site().ID, urlsOf(todo[:n]))
+	if err != nil {
+		return err
+	}
+	waiting := len(todo) - n
+	for i := range todo[:n] {
+		if ctx.Err() != nil || !h.TakePageFetch() {
+			waiting++
+			continue
+		}
+		r := h.readPage(ctx, todo[i].URL, "updated", prev)
+		r.listed = &todo[i]
+		h.reads = append(h.reads, r)
+	}
+	if waiting > 0 {
+		h.Warn("%d pages whose sitemap date moved wait for the next harvest to be read (the limit of page fetches, --page-fetches, was reached)", waiting)
+	}
+	return nil
+}
+
+// dated is when a listed page changed: its lastmod, or now when it has
+// none (its hash moved).
+func (h *listHarvest) dated(p *db.Page) time.Time {
+	if p.Modified == nil {
+		return h.now
+	}
+	return *p.Modified
+}
+
+func urlsOf(pages []db.Page) []string {
+	out := make([]string, len(pages))
+	for i, p := range pages {
+		out[i] = p.URL
+	}
+	return out
+}
+
+// recheck re-reads, conditionally, the pages whose dates cannot be
+// trusted (none given, or the build's) and those never read, oldest
+// check first and undated ones first among equals, within what is left
+// of the budget: every page is seen every few harvests.
+func (h *listHarvest) recheck(ctx context.Context) error {
+	if !h.ReadsPages() {
+		return nil
+	}
+	var todo []string
+	for _, u := range h.set.URLs() {
+		p, _ := h.set.Page(u)
+		_, checked := h.checks[u]
+		if h.created[u] || h.read[u] || (p.Modified != nil && !h.st.Stamped && checked) {
+			continue
+		}
+		if h.HasPageText(u) {
+			continue
+		}
+		todo = append(todo, u)
+	}
+	dated := func(u string) bool { p, _ := h.set.Page(u); return p.Modified != nil }
+	slices.SortStableFunc(todo, func(a, b string) int {
+		if c := h.checks[a].Compare(h.checks[b]); c != 0 {
+			return c
+		}
+		switch da, db := dated(a), dated(b); {
+		case da && !db:
+			return 1
+		case db && !da:
+			return -1
+		}
+		return 0
+	})
+	todo = todo[:min(len(todo), max(h.PageFetchesLeft(), 0))]
+	if len(todo) == 0 {
+		return nil
+	}
+	prev, err := h.Store().Snapshots(ctx, h.Site().ID, todo)
+	if err != nil {
+		return err
+	}
+	for _, u := range todo {
+		if ctx.Err() != nil || !h.TakePageFetch() {
+			break
+		}
+		h.reads = append(h.reads, h.readPage(ctx, u, "updated", prev))
+	}
+	return nil
+}
+
+// readPage reads one page, conditionally on its last snapshot, and says
+// what its text did. The snapshot is kept to be stored, and the page's
+// change shows what was read (see harvest.CollectionRun.UsePageText). A
+// page that now leads elsewhere, or says it is not found, keeps its old
+// snapshot.
+func (h *listHarvest) readPage(ctx context.Context, u, kind string, prev map[string]db.Snapshot) pageRead {
+	p, had := prev[u]
+	h.read[u] = true
+	t, snap := h.ReadPageText(ctx, u, kind, p, had)
+	r := pageRead{url: u, text: t}
+	if h.res.Checked == nil {
+		h.res.Checked = map[string]time.Time{}
+	}
+	switch {
+	case snap == nil && t.TextChange() == db.TextUnchanged:
+		h.res.Checked[u] = h.now
+		h.UsePageText(u, t)
+		r.verdict = readUnchanged
+		return r
+	case snap == nil:
+		r.verdict = readFailed
+		return r
+	}
+	h.res.Checked[u] = h.now
+	if !pageset.SameAddress(snap.FinalURL, u) {
+		h.Warn("the page %s now leads to %s; it was not compared", u, snap.FinalURL)
+		r.verdict = readElsewhere
+		return r
+	}
+	if titleSaysNotFound(snap.Title) {
+		h.Warn("the page %s says it is not found (%q); it was not compared", u, pagetext.Clip(snap.Title, 80))
+		r.verdict = readElsewhere
+		return r
+	}
+	h.UsePageText(u, t)
+	h.res.Snapshots = append(h.res.Snapshots, *snap)
+	r.now, _ = pagetext.Decompress(snap.Text, maxTextRead)
+	switch {
+	case kind == "created":
+		r.verdict = readCreated
+	case t.TextChange() == db.TextChanged:
+		r.verdict = readChanged
+		r.old, _ = pagetext.Decompress(p.Text, maxTextRead)
+	case t.TextChange() == db.TextUnchanged:
+		r.verdict = readUnchanged
+	default:
+		r.verdict = readBaseline
+	}
+	return r
+}
+
+// readCreated reads the pages new in this harvest, newest first, as the
+// snapshots of changes would: their text shows what lines the whole site
+// gained (a navigation naming them).
+func (h *listHarvest) readCreated(ctx context.Context) error {
+	if !h.ReadsPages() || len(h.created) == 0 {
+		return nil
+	}
+	var todo []string
+	for _, c := range h.Changes() {
+		if c.Kind == "created" && h.created[c.URL] && !c.History && !h.read[c.URL] {
+			todo = append(todo, c.URL)
+		}
+	}
+	slices.Reverse(todo)
+	todo = todo[:min(len(todo), max(h.PageFetchesLeft(), 0))]
+	for _, u := range todo {
+		if ctx.Err() != nil || !h.TakePageFetch() {
+			break
+		}
+		h.reads = append(h.reads, h.readPage(ctx, u, "created", nil))
+	}
+	return nil
+}
+
+// settle judges the pages read: a text change made only of lines most of
+// the site's pages share (a navigation listing every page, a footer with
+// the build's date) is no change. It then records the updates: a page
+// whose text changed; a page whose lastmod or hash moved and was read for
+// the first time, on the list's word, unless its dates are the build's.
+func (h *listHarvest) settle(ctx context.Context) {
+	shared := h.sharedLines(ctx)
+	for _, r := range h.reads {
+		if r.verdict == readChanged {
+			if d := pagetext.CompareBesides(r.old, r.now, shared); d.Unchanged() {
+				r.verdict = readUnchanged
+				r.text.SetTextChange(db.TextUnchanged, "")
+			} else if b, err := json.Marshal(d); err == nil && shared.Len() > 0 {
+				// The entry shows the edit, not the navigation.
+				r.text.SetTextChange(r.text.TextChange(), string(b))
+			}
+		}
+		if r.listed != nil && r.verdict != readFailed {
+			h.set.Put(*r.listed)
+		}
+		at := h.now
+		if r.listed != nil && !h.st.Stamped {
+			at = h.dated(r.listed)
+		}
+		switch {
+		case r.verdict == readChanged:
+			h.Record(db.Change{URL: r.url, Kind: "updated", Datetime: at, Source: h.col.SourceURL})
+		case r.verdict == readBaseline && r.listed != nil && !h.st.Stamped:
+			h.Record(db.Change{URL: r.url, Kind: "updated", Datetime: at, Source: h.col.SourceURL, FromLastmod: r.listed.Modified != nil})
+		}
+	}
+}
+
+// sharedLines returns the lines shared by a quarter of the texts on
+// either side of this harvest, two at least: those read now, and those
+// read before (of the pages read now, and a sample of the others'). A
+// generated site's navigation and footer are such lines; on one side
+// alone, since a new page or a new build changes them on every page at
+// once.
+func (h *listHarvest) sharedLines(ctx context.Context) pagetext.LineSet {
+	var before, after []string
+	changed := map[string]bool{}
+	for _, r := range h.reads {
+		switch r.verdict {
+		case readChanged:
+			changed[r.url] = true
+			before, after = append(before, r.old), append(after, r.now)
+		case readCreated:
+			after = append(after, r.now)
+		}
+	}
+	if len(changed) == 0 {
+		return pagetext.LineSet{}
+	}
+	var sample []string
+	urls := h.set.StoredURLs()
+	step := max(len(urls)/sharedSample, 1)
+	for i := 0; i < len(urls) && len(sample) < sharedSample; i += step {
+		if !changed[urls[i]] {
+			sample = append(sample, urls[i])
+		}
+	}
+	if snaps, err := h.Store().Snapshots(ctx, h.Site().ID, sample); err == nil {
+		for _, s := range snaps {
+			if t, err := pagetext.Decompress(s.Text, maxTextRead); err == nil && t != "" {
+				before = append(before, t)
+			}
+		}
+	}
+	return pagetext.QuarterShared(before).Union(pagetext.QuarterShared(after))
+}

@@ -1,0 +1,177 @@
+package harvest
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"tidings/db"
+	"tidings/fetch"
+)
+
+// What a source in a package of its own needs beside source_api.go when
+// it keeps its documents parsed (a memo and a digest with their
+// validators, so that one served again is not parsed again), names where
+// the site's change information is, and confirms what a list of pages
+// says by reading the pages.
+
+// SourceURL is where this discovery found the site's change information
+// so far; "" when nowhere yet.
+func (d *SiteDiscovery) SourceURL() string { return d.d.SourceURL }
+
+// SetSourceURL records where the site's change information is (for
+// ResourceSync, its Source Description or their index): the next
+// discovery starts there (Site().SourceURL). A source that could not look
+// this time sets the stored one again, so that it stands.
+func (d *SiteDiscovery) SetSourceURL(u string) { d.d.SourceURL = u }
+
+// SetSiteTitle names the site; see WantTitle.
+func (d *SiteDiscovery) SetSiteTitle(title string) { d.d.SiteTitle = title }
+
+// KeepStored keeps the stored collections of the source named as they
+// are: it did not look this time.
+func (d *SiteDiscovery) KeepStored(name string) { d.keep[name] = true }
+
+// Fetch gets url conditionally, as CollectionRun.Fetch does, returning on
+// a 304 the memo the earlier fetch left. Nothing is kept unless the
+// source calls Remember.
+func (d *SiteDiscovery) Fetch(ctx context.Context, role, url string) (*fetch.Response, string, error) {
+	return d.s.fetch(ctx, role, url)
+}
+
+// FetchState is what was stored of the last fetch of url.
+func (d *SiteDiscovery) FetchState(url string) (db.FetchState, bool) {
+	st, ok := d.s.known[url]
+	return st, ok
+}
+
+// Remember keeps the fetch state of url with the site's run, validators
+// or not: the digest of its body recognises it served again byte for
+// byte, and the memo says what it held.
+func (d *SiteDiscovery) Remember(url string, resp *fetch.Response, memo, digest string) {
+	d.s.remember(url, resp, memo, digest)
+}
+
+// Forget drops what is known of url, so that its next fetch is
+// unconditional.
+func (d *SiteDiscovery) Forget(url string) { d.s.forget(url) }
+
+// PageTitle is the <title> of the HTML page at u, or "" (a page that
+// cannot be read leaves a name the address, which is no problem to
+// report): for naming what nothing else names.
+func (d *SiteDiscovery) PageTitle(ctx context.Context, u string) string { return d.pageTitle(ctx, u) }
+
+// Passed returns what this discovery passed on under key; see Pass.
+func (d *SiteDiscovery) Passed(key string) (any, bool) {
+	v, ok := d.s.passed[key]
+	return v, ok
+}
+
+// NoteParsed tells the context's Notes (the site check) of a document
+// read whole for the source named; doc is the source's own parse.
+func NoteParsed(ctx context.Context, source string, doc any) {
+	if n := notesOf(ctx); n != nil {
+		n.Parsed(source, doc)
+	}
+}
+
+// FetchState is what was stored of the last fetch of url.
+func (j *CollectionRun) FetchState(url string) (db.FetchState, bool) {
+	st, ok := j.s.known[url]
+	return st, ok
+}
+
+// Remember keeps the fetch state of url with the run, validators or not:
+// the digest of its body recognises it served again byte for byte, and
+// the memo says what it held.
+func (j *CollectionRun) Remember(url string, resp *fetch.Response, memo, digest string) {
+	j.s.remember(url, resp, memo, digest)
+}
+
+// ReadAgainIfCut drops the fetch state kept of url should LimitChanges
+// leave changes for the next harvest: some of them are in it, and the
+// next harvest must not take it for unchanged.
+func (j *CollectionRun) ReadAgainIfCut(url string) {
+	if j.s.againIfCut == nil {
+		j.s.againIfCut = map[string]bool{}
+	}
+	j.s.againIfCut[url] = true
+}
+
+// MarkStored tells the run that c is stored already, so that Record skips
+// it: a source that reads again the changes dated at its watermark (more
+// of that instant may have come) would otherwise pay a page fetch for
+// each, whose change the store then drops.
+func (j *CollectionRun) MarkStored(c db.Change) {
+	j.seen[changeKey{c.URL, c.Kind, c.Datetime.UTC()}] = true
+}
+
+// Cutoff is the first harvest's window: on a collection's first harvest,
+// a change dated before it is stored as already seen.
+func (j *CollectionRun) Cutoff() time.Time { return j.cutoff }
+
+// Changes are the changes recorded so far, as the run keeps them.
+func (j *CollectionRun) Changes() []db.Change { return slices.Clone(j.changes) }
+
+// ReadsPages reports whether pages are read for their text (page
+// snapshots are not turned off): without, a source that confirms what a
+// list says by reading the page takes the list's word.
+func (j *CollectionRun) ReadsPages() bool { return !j.h.opts.Snapshots.Off }
+
+// PageFetchesLeft is what is left of the site harvest's budget of page
+// fetches (--page-fetches), which the snapshots of every collection's
+// changes share; 0 once the site asked for a pause.
+func (j *CollectionRun) PageFetchesLeft() int {
+	if j.shots == nil || j.shots.stop {
+		return 0
+	}
+	return j.shots.left
+}
+
+// PageText is what reading a page said of its text: the change of the
+// page in the feed shows it (see UsePageText).
+type PageText struct{ sh *shot }
+
+// TextChange is db.TextChanged, db.TextUnchanged, or db.TextUnknown
+// (nothing to compare with: the page's first reading).
+func (t *PageText) TextChange() string { return t.sh.textChange }
+
+// SetTextChange changes what the page's change shows, when the source
+// judges the text further: a change made only of lines most of the site's
+// pages share is none, and its diff is better without them.
+func (t *PageText) SetTextChange(change, diff string) { t.sh.textChange, t.sh.diff = change, diff }
+
+// ReadPageText reads page u with the page reader, after TakePageFetch,
+// conditionally on its previous snapshot prev (had: there is one), and
+// compares its text with it as a change of kind shows it. The snapshot is
+// nil when nothing new was read (not modified, or not readable, which is
+// warned of); a source that stores it puts it in its Result.
+func (j *CollectionRun) ReadPageText(ctx context.Context, u, kind string, prev db.Snapshot, had bool) (*PageText, *db.Snapshot) {
+	sh, snap := j.h.takeShot(ctx, j, j.shots, u, kind, prev, had)
+	return &PageText{sh}, snap
+}
+
+// UsePageText makes t what this site harvest read of page u: the page's
+// changes show it, and it is not read again.
+func (j *CollectionRun) UsePageText(u string, t *PageText) {
+	if j.shots != nil {
+		j.shots.taken[u] = t.sh
+	}
+}
+
+// HasPageText reports whether this site harvest read page u already.
+func (j *CollectionRun) HasPageText(u string) bool {
+	return j.shots != nil && j.shots.taken[u] != nil
+}
+
+// FetchPage gets page u unconditionally, after TakePageFetch, to see
+// whether it is still there. A site that asks for a pause (429, 503) is
+// asked for no more pages in this site harvest, and its next harvest
+// waits as asked.
+func (j *CollectionRun) FetchPage(ctx context.Context, u string) (*fetch.Response, error) {
+	resp, err := j.h.client.Get(ctx, u, fetch.Conditional{})
+	if err != nil {
+		j.NoteFailure(err)
+	}
+	return resp, err
+}
