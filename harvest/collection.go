@@ -34,29 +34,29 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	if p, ok := protocols[col.Protocol]; !ok {
 		run.Error = fmt.Sprintf("this tidings does not know the protocol %q of this collection", col.Protocol)
 	} else {
-		res, err := p.Harvest(ctx, j)
-		j.take(res)
+		var err error
+		j.res, err = p.Harvest(ctx, j)
 		if err != nil {
 			run.Error = err.Error()
 		}
 	}
 	j.finishChanges()
 	j.finishDates()
-	snapshots := append(j.snapshots, h.takeSnapshots(ctx, j, siteSession.shots)...)
+	snapshots := append(j.res.Snapshots, h.takeSnapshots(ctx, j, siteSession.shots)...)
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()
 	run.FinishedAt = h.opts.Now()
 	stored := db.CollectionHarvest{
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
-		Pages: j.pages, Gone: j.gone, Processed: j.processed, State: j.state,
+		Pages: j.res.Pages, Gone: j.res.Gone, Processed: j.res.Processed, State: j.res.State,
 		Snapshots: snapshots, Pending: siteSession.shots.queue(col.ID),
-		Checked: j.checked, Watched: j.watched,
+		Checked: j.res.Checked, Watched: j.res.Watched,
 	}
 	// The watermark moves only when every document was read: otherwise a
 	// change in an unread one, older than one read, would be skipped next
 	// time.
-	if run.Error == "" && !j.keepWatermark && !j.newest.IsZero() {
+	if run.Error == "" && !j.res.OwnWatermark && !j.newest.IsZero() {
 		wm := j.newest
 		// A publisher's clock running ahead must not hide the changes that
 		// follow, so the watermark never passes the harvest's own time.

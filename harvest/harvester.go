@@ -1,9 +1,12 @@
-// Package harvest turns what sites publish into stored changes: discovery
-// of a site's sources, the scheduler and host pool, the orchestration of a
-// site's harvest, and one adapter per source of change information
-// (ResourceSync, SCP, ARC), each reading its documents through the fetch
-// client, parsing them with its own parsing package, and storing the
-// changes through db.
+// Package harvest is the core of a harvest: it discovers which of the
+// registered sources of change information a site offers, runs a site's
+// harvest and each collection's, and stores what a collection's harvest
+// found in one transaction. Each source's adapter lives in a package of
+// its own (harvest/resourcesync, scp, arc, sitemap, pages; linked by
+// harvest/sources) and sees the core only through its exported API:
+// Source and Register, SiteDiscovery, CollectionRun and Result. The page
+// reader and the snapshots that say what a change did to a page's text
+// are the core's, shared by every source.
 package harvest
 
 import (

@@ -14,36 +14,8 @@ import (
 	"tidings/source"
 )
 
-// protocol is an adapter still inside this package: its harvest sets the
-// run's fields itself. Adapters in packages of their own are Sources.
-type protocol interface {
-	name() string
-	discover(ctx context.Context, d *SiteDiscovery) error
-	harvest(ctx context.Context, j *CollectionRun) error
-}
-
-// inside makes a protocol of this package a Source.
-type inside struct{ p protocol }
-
-func (i inside) Name() string { return i.p.name() }
-
-func (i inside) Discover(ctx context.Context, d *SiteDiscovery) error { return i.p.discover(ctx, d) }
-
-func (i inside) Harvest(ctx context.Context, j *CollectionRun) (Result, error) {
-	return Result{}, i.p.harvest(ctx, j)
-}
-
-// rechecks reports whether a source rechecks between full discoveries.
-func rechecks(s Source) (Rechecker, bool) {
-	r, ok := s.(Rechecker)
-	return r, ok
-}
-
 // protocols are the registered sources, by name.
 var protocols = map[string]Source{}
-
-// register adds an adapter of this package; see Register.
-func register(p protocol, info source.Info) { Register(inside{p}, info) }
 
 // tierOf is how precise a source is (DESIGN.md, "Sources of change"): a
 // less precise one is asked only when every one of a lower tier found
@@ -127,7 +99,7 @@ func (d *SiteDiscovery) run(ctx context.Context) (*Discovery, error) {
 			continue
 		}
 		var err error
-		if r, ok := rechecks(protocols[n]); ok && d.quick {
+		if r, ok := protocols[n].(Rechecker); ok && d.quick {
 			err = r.Recheck(ctx, d)
 			if err != nil && recheckErr == nil {
 				recheckErr = err
@@ -304,8 +276,10 @@ func (d *SiteDiscovery) htmlTitle(ctx context.Context, u string) string {
 	return t
 }
 
-// CollectionRun is one collection's harvest: what the protocol adapter needs, and
-// what it produces to be stored in one transaction.
+// CollectionRun is one collection's harvest run: what a source's adapter
+// may ask of the core while it reads the collection (its exported
+// methods), and the changes it records, stored in one transaction with
+// the Result it hands back.
 type CollectionRun struct {
 	h      *Harvester
 	s      *session
@@ -316,33 +290,21 @@ type CollectionRun struct {
 	now    time.Time
 	warn   warnings
 
-	changes   []db.Change
-	limit     changeCap
-	dates     refusedDates
-	seen      map[changeKey]bool
-	lastmod   int
-	newest    time.Time
-	pages     []db.Page
-	gone      []string
-	processed []string
-	state     *string
-	// keepWatermark: the adapter manages the watermark itself (or has
-	// none); the harvester then leaves the stored one alone.
-	keepWatermark bool
+	changes []db.Change
+	limit   changeCap
+	dates   refusedDates
+	seen    map[changeKey]bool
+	lastmod int
+	newest  time.Time
+	// res is what the adapter handed back.
+	res Result
 	// given holds page texts the change information carried (SCP content
 	// blocks), by URL, which spare their pages a fetch; givenBytes counts
 	// their length.
 	given      map[string]givenPage
 	givenBytes int
-	// shots is the site harvest's page reading, shared by its collections;
-	// snapshots are those an adapter took itself (to confirm a change
-	// before recording it, or watched pages read to find their changes),
-	// stored with the rest; checked records when pages were read to check
-	// them; watched, the pages a watched page set read.
-	shots     *pageShots
-	snapshots []db.Snapshot
-	checked   map[string]time.Time
-	watched   []db.WatchedPage
+	// shots is the site harvest's page reading, shared by its collections.
+	shots *pageShots
 }
 
 type changeKey struct {

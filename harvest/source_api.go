@@ -158,26 +158,6 @@ func (j *CollectionRun) Passed(key string) (any, bool) {
 	return v, ok
 }
 
-// take keeps what a harvest handed back, beside what an adapter of this
-// package set on the run itself.
-func (j *CollectionRun) take(r Result) {
-	if r.Pages != nil || r.Gone != nil {
-		j.pages, j.gone = r.Pages, r.Gone
-	}
-	j.processed = append(j.processed, r.Processed...)
-	if r.State != nil {
-		j.state = r.State
-	}
-	j.keepWatermark = j.keepWatermark || r.OwnWatermark
-	j.snapshots = append(j.snapshots, r.Snapshots...)
-	if r.Checked != nil {
-		j.checked = r.Checked
-	}
-	if r.Watched != nil {
-		j.watched = r.Watched
-	}
-}
-
 // Root is the site's root: https://example.org/.
 func (d *SiteDiscovery) Root() string { return d.root }
 
@@ -274,3 +254,11 @@ func (j *CollectionRun) OnSite(page, doc string) bool {
 
 // bareHost is a host as a site's own pages may name it, www. or not.
 func bareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+
+// NewCollectionRun starts a run of col outside any site harvest, at now:
+// for an adapter's benchmarks, which drive its comparison without a site
+// to fetch from.
+func (h *Harvester) NewCollectionRun(col db.Collection, now time.Time) *CollectionRun {
+	return &CollectionRun{h: h, s: newSession(h.client, nil), col: col, now: now, first: col.LastSuccessAt == nil,
+		cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{}, shots: h.newPageShots()}
+}

@@ -8,8 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"tidings/harvest/sitemap"
+
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/harvest/listed"
 	"tidings/rsync"
 )
 
@@ -120,7 +123,7 @@ func sortWarnings(rep *Report, srep *harvest.SiteReport) {
 	for _, w := range warnings {
 		if p, ok := arcPageProblem(w); ok {
 			rep.Problems = append(rep.Problems, p)
-		} else if w == harvest.StampWarning {
+		} else if w == listed.StampWarning {
 			rep.Problems = append(rep.Problems, stampProblem(rep))
 		} else if !explained(w, rep.Problems) {
 			rep.Warnings = append(rep.Warnings, w)
@@ -201,7 +204,7 @@ func namesInvalid(msg string, invalid []Problem) bool {
 func stampProblem(rep *Report) Problem {
 	var doc string
 	for _, c := range rep.Collections {
-		if c.Protocol == harvest.ProtocolSitemap {
+		if c.Protocol == sitemap.Name {
 			doc = c.Source
 			break
 		}

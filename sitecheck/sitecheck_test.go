@@ -13,6 +13,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/harvest/listed"
 	"tidings/harvest/resourcesync"
 	"tidings/internal/checksite"
 	"tidings/internal/scpsite"
@@ -294,7 +295,7 @@ func TestCheckNamesABuildStampedSitemap(t *testing.T) {
 	if len(stamped) != 1 || stamped[0].Doc != site.URL("/sitemap.xml") || !strings.Contains(stamped[0].Fix, "tidings publish") {
 		t.Errorf("problems %+v; want one %s of %s", rep.Problems, CodeBuildStamped, site.URL("/sitemap.xml"))
 	}
-	if slices.Contains(rep.Warnings, harvest.StampWarning) {
+	if slices.Contains(rep.Warnings, listed.StampWarning) {
 		t.Errorf("the build stamp is also among the warnings: %q", rep.Warnings)
 	}
 }

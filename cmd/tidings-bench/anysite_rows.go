@@ -231,7 +231,7 @@ func (r anyResult) detectionRow() Row {
 // 50,000-URL sitemap parsed and compared with the one before; this
 // harness does not run it.
 func sitemapBenchRow() Row {
-	return Row{Scenario: anyName + ": a 50,000-URL sitemap", Figure: "parsed and diffed: measured by the sitemap adapter's own `go test -bench SitemapDiff50k ./harvest/`, in \"Plain sitemaps\" below",
+	return Row{Scenario: anyName + ": a 50,000-URL sitemap", Figure: "parsed and diffed: measured by the listed-pages comparison's own `go test -bench SitemapDiff50k ./harvest/listed/`, in \"Plain sitemaps\" below",
 		Target: "< 0.5 s, < 150 MB"}
 }
 

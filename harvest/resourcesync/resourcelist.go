@@ -2,12 +2,11 @@ package resourcesync
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
-	"time"
 
 	"tidings/db"
 	"tidings/harvest"
+	"tidings/harvest/listed"
 	"tidings/harvest/pageset"
 	"tidings/rsync"
 	"tidings/sitemap"
@@ -21,32 +20,12 @@ const maxListPages = sitemap.MaxURLs
 // maxListChildren bounds the resource lists read from one index.
 const maxListChildren = 20
 
-// stampWarning says, on the site's page and in `tidings check`, why every
-// page is read; the words are the sitemap source's, which the check
-// knows.
-const stampWarning = "this sitemap's dates change with every build; changes are confirmed by reading the pages"
-
-// listState is a resource list collection's state, stored with each
-// harvest.
-type listState struct {
-	// Stamped: the list's dates change with every build, so a moved
-	// lastmod says nothing until the page is read.
-	Stamped bool `json:"stamped,omitempty"`
-}
-
-// listHarvest is one harvest of a capability list's resource list.
+// listHarvest is one harvest of a capability list's resource list: the
+// list is read here, and compared and confirmed as every list is (see
+// package listed).
 type listHarvest struct {
-	*harvest.CollectionRun
-	docs    docs
-	col     db.Collection
-	now     time.Time
-	st      listState
-	set     *pageset.Set
-	checks  map[string]time.Time // when each page was last read
-	created map[string]bool      // pages recorded as created in this harvest
-	read    map[string]bool      // pages read, or to be left alone, in this harvest
-	reads   []pageRead           // what reading them said, judged by settle
-	res     harvest.Result
+	*listed.Harvest
+	docs docs
 }
 
 // harvestResourceList harvests a capability list that offers a resource
@@ -57,24 +36,21 @@ type listHarvest struct {
 // whether it was deleted. Any error stores nothing of the run but the
 // error itself.
 func harvestResourceList(ctx context.Context, r *harvest.CollectionRun, d docs, listURL string) (harvest.Result, error) {
-	h := &listHarvest{CollectionRun: r, docs: d, col: r.Collection(), now: r.Now(),
-		created: map[string]bool{}, read: map[string]bool{}}
-	if err := h.run(ctx, listURL); err != nil {
+	lh, err := listed.Start(ctx, r)
+	var res harvest.Result
+	if err == nil {
+		res, err = (&listHarvest{Harvest: lh, docs: d}).run(ctx, listURL)
+	}
+	if err != nil {
 		// The documents must be read again next time.
 		r.Discard()
 		return harvest.Result{OwnWatermark: true}, err
 	}
-	// Pages are stored with their changes: the diff, not a watermark,
-	// says what is new.
-	h.res.OwnWatermark = true
-	return h.res, nil
+	return res, nil
 }
 
-func (h *listHarvest) run(ctx context.Context, listURL string) error {
-	if err := h.load(ctx); err != nil {
-		return err
-	}
-	var listed []db.Page
+func (h *listHarvest) run(ctx context.Context, listURL string) (harvest.Result, error) {
+	var pages []db.Page
 	seen := map[string]bool{}
 	over, other := false, 0
 	each := func(e *rsync.Entry) {
@@ -82,20 +58,20 @@ func (h *listHarvest) run(ctx context.Context, listURL string) error {
 		case seen[e.Loc]:
 		case !h.OnSite(e.Loc, listURL):
 			other++
-		case len(listed) >= maxListPages:
+		case len(pages) >= maxListPages:
 			over = true
 		default:
 			seen[e.Loc] = true
-			listed = append(listed, db.Page{URL: e.Loc, Modified: notAfter(e.Lastmod, h.now), Hash: resourceHash(e)})
+			pages = append(pages, db.Page{URL: e.Loc, Modified: listed.NotAfter(e.Lastmod, h.Now()), Hash: resourceHash(e)})
 		}
 	}
 	doc, err := h.docs.docEach(ctx, "resource list", listURL, each)
 	if err != nil {
-		return err
+		return harvest.Result{}, err
 	}
 	if doc == nil {
 		// Not modified: nothing listed moved.
-		return h.finish(ctx, nil, false, false)
+		return h.Finish(ctx, nil, false, false)
 	}
 	complete := true
 	if doc.IsIndex() {
@@ -109,7 +85,7 @@ func (h *listHarvest) run(ctx context.Context, listURL string) error {
 	if over {
 		h.Warn("the resource lists of %s name more than %d resources; the rest are not followed", listURL, maxListPages)
 	}
-	return h.finish(ctx, listed, complete && !over, true)
+	return h.Finish(ctx, pages, complete && !over, true)
 }
 
 // children reads the resource lists of a resource list index, one level
@@ -162,55 +138,4 @@ func (h *listHarvest) listWarnings(doc *rsync.Document, each func(*rsync.Entry))
 	for i := range doc.Entries {
 		each(&doc.Entries[i])
 	}
-}
-
-// load reads the collection's state, known pages and their checks.
-func (h *listHarvest) load(ctx context.Context) error {
-	if h.col.State != "" && json.Unmarshal([]byte(h.col.State), &h.st) != nil {
-		h.Warn("the stored state of this collection could not be read; it was started afresh")
-		h.st = listState{}
-	}
-	known, err := h.KnownPages(ctx)
-	if err != nil {
-		return err
-	}
-	h.set = pageset.New(known)
-	h.checks, err = h.Store().PageChecks(ctx, h.col.ID)
-	return err
-}
-
-// finish compares what was listed (when read) with the pages known, reads
-// the pages to read, and hands back what changed.
-func (h *listHarvest) finish(ctx context.Context, listed []db.Page, complete, read bool) error {
-	if read {
-		if err := h.compare(ctx, listed, complete); err != nil {
-			return err
-		}
-	}
-	if h.st.Stamped {
-		h.Warn("%s", stampWarning)
-	}
-	// The budget goes to the pages whose date moved (read by compare),
-	// then to the new pages, then to the pages checked longest ago.
-	if err := h.readCreated(ctx); err != nil {
-		return err
-	}
-	if err := h.recheck(ctx); err != nil {
-		return err
-	}
-	h.settle(ctx)
-	h.res.Pages, h.res.Gone = h.set.ToStore()
-	if b, err := json.Marshal(h.st); err == nil {
-		s := string(b)
-		h.res.State = &s
-	}
-	return nil
-}
-
-// notAfter keeps a lastmod from the future out of the store.
-func notAfter(t *time.Time, now time.Time) *time.Time {
-	if t == nil || !t.After(now) {
-		return t
-	}
-	return &now
 }

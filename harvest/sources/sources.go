@@ -8,4 +8,5 @@ import (
 	_ "tidings/harvest/pages"        // watched pages, where a site publishes nothing
 	_ "tidings/harvest/resourcesync" // ResourceSync change lists and resource lists
 	_ "tidings/harvest/scp"          // SCP sections: snapshots and deltas
+	_ "tidings/harvest/sitemap"      // plain sitemaps
 )

@@ -175,3 +175,7 @@ func (j *CollectionRun) FetchPage(ctx context.Context, u string) (*fetch.Respons
 	}
 	return resp, err
 }
+
+// SiteTitle is the site's name as discovery found it so far; "" when no
+// source named it.
+func (d *SiteDiscovery) SiteTitle() string { return d.d.SiteTitle }

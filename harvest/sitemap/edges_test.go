@@ -1,4 +1,4 @@
-package harvest
+package sitemap
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/harvest"
+	"tidings/internal/harvesttest"
 	"tidings/internal/sitemapsite"
 )
 
@@ -48,27 +50,26 @@ func activeProtocols(t *testing.T, store *db.DB) []string {
 // sitemap that later publishes ResourceSync is followed by it from the
 // next full discovery on.
 func TestSitemapTiers(t *testing.T) {
-	both := newSMEnv(t, SnapshotSettings{})
+	both := newSMEnv(t, harvest.SnapshotSettings{})
 	both.site.Version("", sitemapShrine())
 	publishResourceSync(both.site)
-	followURL(t, both.h, both.site.URL("/"))
-	if got := activeProtocols(t, both.store); !slices.Equal(got, []string{ProtocolResourceSync}) {
+	harvesttest.Follow(t, both.h, both.site.URL("/"))
+	if got := activeProtocols(t, both.store); !slices.Equal(got, []string{"resourcesync"}) {
 		t.Errorf("a site with ResourceSync and a sitemap is followed by %v", got)
 	}
 	if both.site.Hits("/b/") > 0 {
 		t.Error("the sitemap's pages were read although ResourceSync was found")
 	}
 
-	later := newSMEnv(t, SnapshotSettings{})
-	later.h.opts.DiscoveryInterval = time.Hour
+	later := newSMEnv(t, harvest.SnapshotSettings{}, func(o *harvest.Options) { o.DiscoveryInterval = time.Hour })
 	later.site.Version("", sitemapShrine())
-	followURL(t, later.h, later.site.URL("/"))
-	if got := activeProtocols(t, later.store); !slices.Equal(got, []string{ProtocolSitemap}) {
+	harvesttest.Follow(t, later.h, later.site.URL("/"))
+	if got := activeProtocols(t, later.store); !slices.Equal(got, []string{Name}) {
 		t.Fatalf("a sitemap-only site is followed by %v", got)
 	}
 	publishResourceSync(later.site)
 	later.harvest()
-	if got := activeProtocols(t, later.store); !slices.Equal(got, []string{ProtocolResourceSync}) {
+	if got := activeProtocols(t, later.store); !slices.Equal(got, []string{"resourcesync"}) {
 		t.Errorf("after the site published ResourceSync it is followed by %v", got)
 	}
 }
@@ -77,13 +78,13 @@ func TestSitemapTiers(t *testing.T) {
 // budget, those checked longest ago first, so each is seen every few
 // harvests.
 func TestSitemapBudgetRotates(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{PageFetches: 2})
+	e := newSMEnv(t, harvest.SnapshotSettings{PageFetches: 2})
 	pages := map[string]sitemapsite.Page{}
 	for _, p := range []string{"/p1/", "/p2/", "/p3/", "/p4/"} {
 		pages[p] = sitemapsite.Page{Title: p, Text: "text of " + p}
 	}
 	e.site.Version("", pages)
-	followURL(t, e.h, e.site.URL("/"))
+	harvesttest.Follow(t, e.h, e.site.URL("/"))
 	e.harvest()
 	for p := range pages {
 		if e.site.Hits(p) != 1 {
@@ -100,14 +101,14 @@ func TestSitemapBudgetRotates(t *testing.T) {
 // TestSitemapNoSnapshots: with snapshots off no page is read; a moved
 // lastmod is trusted, and a page missing from the sitemap is deleted.
 func TestSitemapNoSnapshots(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{Off: true})
+	e := newSMEnv(t, harvest.SnapshotSettings{Off: true})
 	pages := map[string]sitemapsite.Page{
 		"/a/": {Title: "A", Text: "a", Lastmod: "2026-09-01"},
 		"/b/": {Title: "B", Text: "b", Lastmod: "2026-09-02"},
 		"/c/": {Title: "C", Text: "c"},
 	}
 	e.site.Version("", pages)
-	followURL(t, e.h, e.site.URL("/"))
+	harvesttest.Follow(t, e.h, e.site.URL("/"))
 	pages["/a/"] = sitemapsite.Page{Title: "A", Text: "a", Lastmod: "2026-11-10"}
 	delete(pages, "/b/")
 	pages["/d/"] = sitemapsite.Page{Title: "D", Text: "d"}
@@ -128,11 +129,11 @@ func TestSitemapNoSnapshots(t *testing.T) {
 // "not found" is deleted; one that still answers is only no longer
 // followed; pages that all lead to a login page change nothing.
 func TestSitemapHostilePages(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{})
+	e := newSMEnv(t, harvest.SnapshotSettings{})
 	v := sitemapShrine()
 	v["/f/"] = sitemapsite.Page{Title: "Still here", Text: "Unlisted later."}
 	e.site.Version("2026-11-20T09:00:00Z", v)
-	followURL(t, e.h, e.site.URL("/"))
+	harvesttest.Follow(t, e.h, e.site.URL("/"))
 	v2 := sitemapShrine()
 	v2["/d/"] = sitemapsite.Page{Title: "Page not found", Text: "Sorry.", Unlisted: true}
 	v2["/f/"] = sitemapsite.Page{Title: "Still here", Text: "Unlisted later.", Unlisted: true}
@@ -143,9 +144,9 @@ func TestSitemapHostilePages(t *testing.T) {
 	e.site.Version("2026-11-21T09:00:00Z", v2)
 	rep := e.harvest()
 	if got := e.changes(); !slices.Equal(got, []string{"deleted /d/"}) {
-		t.Errorf("changes %v, want only the soft 404 deleted; warnings %q", got, warningsOf(rep))
+		t.Errorf("changes %v, want only the soft 404 deleted; warnings %q", got, harvesttest.Warnings(rep))
 	}
-	w := strings.Join(warningsOf(rep), "\n")
+	w := strings.Join(harvesttest.Warnings(rep), "\n")
 	for _, want := range []string{"/f/ is no longer in the sitemap but is still there", "now leads to " + e.site.URL("/login/")} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings %q lack %q", w, want)
@@ -156,7 +157,7 @@ func TestSitemapHostilePages(t *testing.T) {
 // TestSitemapHugeIndex: an index of 10,000 sitemaps costs the site at
 // most maxSitemapChildren fetches, and says so.
 func TestSitemapHugeIndex(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{})
+	e := newSMEnv(t, harvest.SnapshotSettings{})
 	var sb strings.Builder
 	sb.WriteString(`<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
 	for i := range 10_000 {
@@ -167,7 +168,7 @@ func TestSitemapHugeIndex(t *testing.T) {
 	e.site.Raw("/s0.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{root}/a/</loc></url></urlset>`)
 	e.site.Sitemap("/none.xml", false)
 	e.site.Version("", sitemapShrine())
-	rep := followURL(t, e.h, e.site.URL("/"))
+	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
 	col := rep.Collections[0]
 	read := 0
 	for i := range 10_000 {
@@ -201,7 +202,7 @@ func failingFollow(t *testing.T, u string) (error, []string) {
 		dials = append(dials, addr)
 		mu.Unlock()
 	}})
-	h := New(client, store, Options{Snapshots: SnapshotSettings{Off: true}})
+	h := harvest.New(client, store, harvest.Options{Snapshots: harvest.SnapshotSettings{Off: true}})
 	_, err = h.Follow(context.Background(), u)
 	if err == nil {
 		t.Fatalf("following %s succeeded", u)
@@ -263,3 +264,6 @@ func TestFollowFailuresSayWhyFirst(t *testing.T) {
 		t.Errorf("a site behind a login page: %q", err)
 	}
 }
+
+// rsXMLNS binds the namespaces of a ResourceSync document.
+const rsXMLNS = `xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/"`

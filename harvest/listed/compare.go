@@ -1,4 +1,4 @@
-package resourcesync
+package listed
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"tidings/crawl"
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest/pageset"
@@ -17,7 +18,7 @@ import (
 // seen); one whose lastmod, hash or length moved is a candidate,
 // confirmed by reading it (see confirm); one that disappeared is read to
 // tell a deletion from a page that only left the list (see checkGone).
-func (h *listHarvest) compare(ctx context.Context, listed []db.Page, complete bool) error {
+func (h *Harvest) compare(ctx context.Context, listed []db.Page, complete bool) error {
 	fresh := h.set.Fresh()
 	h.detectStamp(listed)
 	doc := h.set.Read(h.now, pageset.Rules{Complete: complete})
@@ -61,7 +62,7 @@ func (h *listHarvest) compare(ctx context.Context, listed []db.Page, complete bo
 
 // recent: a page dated, by a list whose dates are the pages' own, within
 // the first harvest's window.
-func (h *listHarvest) recent(p db.Page) bool {
+func (h *Harvest) recent(p db.Page) bool {
 	return !h.st.Stamped && p.Modified != nil && !p.Modified.Before(h.Cutoff())
 }
 
@@ -70,7 +71,7 @@ func (h *listHarvest) recent(p db.Page) bool {
 // lastmod that moved with them. At the first look, sharing one lastmod is
 // enough; a harvest in which no date moved (no build since) keeps what
 // was known.
-func (h *listHarvest) detectStamp(listed []db.Page) {
+func (h *Harvest) detectStamp(listed []db.Page) {
 	counts := map[int64]int{}
 	dated, top, compared, moved := 0, 0, 0, 0
 	var topAt int64
@@ -120,7 +121,7 @@ func (h *listHarvest) detectStamp(listed []db.Page) {
 // could not be read, or past the budget, is kept for the next harvest. A
 // page listed again under another form of its address ("/x" for "/x/")
 // has moved, not gone: it returns those new addresses.
-func (h *listHarvest) checkGone(ctx context.Context, doc *pageset.Doc, complete bool, byKey map[string]string) map[string]bool {
+func (h *Harvest) checkGone(ctx context.Context, doc *pageset.Doc, complete bool, byKey map[string]string) map[string]bool {
 	renamed := map[string]bool{}
 	if !complete {
 		return renamed
@@ -178,10 +179,5 @@ func saysNotFound(resp *fetch.Response) bool {
 		return false
 	}
 	_, title := hints.HTMLHints(bytes.NewReader(resp.Body), resp.URL)
-	return titleSaysNotFound(title)
-}
-
-func titleSaysNotFound(title string) bool {
-	t := strings.ToLower(title)
-	return strings.Contains(t, "not found") || strings.Contains(t, "404") || strings.Contains(t, "page does not exist")
+	return crawl.NotFound(title, "")
 }

@@ -1,4 +1,4 @@
-package harvest
+package sitemap
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/harvest"
 	"tidings/internal/changetest"
+	"tidings/internal/harvesttest"
 	"tidings/internal/sitemapsite"
 	"tidings/pagetext"
 )
@@ -20,25 +22,29 @@ type smEnv struct {
 	t     *testing.T
 	site  *sitemapsite.Site
 	store *db.DB
-	h     *Harvester
+	h     *harvest.Harvester
 	now   time.Time
 }
 
-func newSMEnv(t *testing.T, s SnapshotSettings) *smEnv {
+func newSMEnv(t *testing.T, s harvest.SnapshotSettings, with ...func(*harvest.Options)) *smEnv {
 	t.Helper()
-	if s == (SnapshotSettings{}) {
-		s.PageFetches = DefaultPageFetches
+	if s == (harvest.SnapshotSettings{}) {
+		s.PageFetches = harvest.DefaultPageFetches
 	}
 	e := &smEnv{t: t, site: sitemapsite.New(), now: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
 	t.Cleanup(e.site.Close)
-	e.store, e.h = testHarvester(t, Options{Snapshots: s, Now: func() time.Time { return e.now }})
+	o := harvest.Options{Snapshots: s, Now: func() time.Time { return e.now }}
+	for _, w := range with {
+		w(&o)
+	}
+	e.store, e.h = harvesttest.New(t, o)
 	return e
 }
 
-func (e *smEnv) harvest() *SiteReport {
+func (e *smEnv) harvest() *harvest.SiteReport {
 	e.t.Helper()
 	e.now = e.now.Add(24 * time.Hour)
-	return harvestURL(e.t, e.store, e.h, e.site.URL("/"))
+	return harvesttest.HarvestSite(e.t, e.store, e.h, e.site.URL("/"))
 }
 
 // changes lists the stored changes as "kind path", oldest first.
@@ -83,20 +89,20 @@ func sitemapShrine2() map[string]sitemapsite.Page {
 // page created, the page whose text changed, and the page deleted; the
 // first harvest records the pages as seen and floods nothing.
 func TestSitemapTwoVersions(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{})
+	e := newSMEnv(t, harvest.SnapshotSettings{})
 	e.site.Version("2026-11-20T09:00:00Z", sitemapShrine())
-	rep := followURL(t, e.h, e.site.URL("/"))
+	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
 	if len(rep.Collections) != 1 {
 		t.Fatalf("collections %+v", rep.Collections)
 	}
 	col := rep.Collections[0].Collection
-	if col.Protocol != ProtocolSitemap || col.Key != e.site.URL("/") || col.SourceURL != e.site.URL("/sitemap.xml") {
+	if col.Protocol != Name || col.Key != e.site.URL("/") || col.SourceURL != e.site.URL("/sitemap.xml") {
 		t.Errorf("collection %s %s from %s", col.Protocol, col.Key, col.SourceURL)
 	}
 	if got := e.changes(); len(got) != 0 {
 		t.Errorf("the first harvest recorded %v; want the pages recorded as seen", got)
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, StampWarning) {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, StampWarning) {
 		t.Errorf("warnings %q lack the build-stamp one", w)
 	}
 	pages, err := e.store.Pages(context.Background(), col.ID)
@@ -116,7 +122,7 @@ func TestSitemapTwoVersions(t *testing.T) {
 	rep = e.harvest()
 	want := []string{"created /e/", "deleted /d/", "updated /a/"}
 	if got := e.changes(); !slices.Equal(got, want) {
-		t.Errorf("changes %v, want %v; warnings %q", got, want, warningsOf(rep))
+		t.Errorf("changes %v, want %v; warnings %q", got, want, harvesttest.Warnings(rep))
 	}
 	var updated db.ExportedChange
 	e.store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
@@ -140,7 +146,7 @@ func TestSitemapTwoVersions(t *testing.T) {
 // did not change is no update; pages without a date are re-read, oldest
 // check first, so every page is seen within a few harvests.
 func TestSitemapTrustedLastmod(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{PageFetches: 10})
+	e := newSMEnv(t, harvest.SnapshotSettings{PageFetches: 10})
 	pages := map[string]sitemapsite.Page{
 		"/":               {Title: "Blog", Text: "Posts about moths."},
 		"/2026/one.html":  {Title: "One", Text: "First post.", Lastmod: "2026-10-01"},
@@ -150,7 +156,7 @@ func TestSitemapTrustedLastmod(t *testing.T) {
 		"/2026/three.htm": {Title: "Three", Text: "Third post.", Lastmod: "2026-10-09"},
 	}
 	e.site.Version("", pages)
-	followURL(t, e.h, e.site.URL("/"))
+	harvesttest.Follow(t, e.h, e.site.URL("/"))
 	// The first harvest read every page once, to compare it later (the
 	// home page is read by discovery too).
 	for p := range pages {
@@ -166,9 +172,9 @@ func TestSitemapTrustedLastmod(t *testing.T) {
 	rep := e.harvest()
 	want := []string{"updated /about/"}
 	if got := e.changes(); !slices.Equal(got, want) {
-		t.Errorf("changes %v, want %v; warnings %q", got, want, warningsOf(rep))
+		t.Errorf("changes %v, want %v; warnings %q", got, want, harvesttest.Warnings(rep))
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); strings.Contains(w, StampWarning) {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); strings.Contains(w, StampWarning) {
 		t.Errorf("a sitemap with the pages' own dates was taken for build-stamped: %q", w)
 	}
 }
@@ -176,7 +182,7 @@ func TestSitemapTrustedLastmod(t *testing.T) {
 // TestSitemapScopedCollection: a project site under a path, its sitemap
 // under that path, no robots.txt: one collection for the path only.
 func TestSitemapScopedCollection(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{})
+	e := newSMEnv(t, harvest.SnapshotSettings{})
 	e.site.Sitemap("/project/sitemap.xml", false)
 	e.site.Version("", map[string]sitemapsite.Page{
 		"/project/":       {Title: "Project", Text: "A tool.", Lastmod: "2026-11-01"},
@@ -184,7 +190,7 @@ func TestSitemapScopedCollection(t *testing.T) {
 		"/other/":         {Title: "Other", Text: "Someone else's.", Lastmod: "2026-11-03"},
 		"/project/x.html": {Title: "X", Text: "x", Lastmod: "2026-11-04"},
 	})
-	rep := followURL(t, e.h, e.site.URL("/project/"))
+	rep := harvesttest.Follow(t, e.h, e.site.URL("/project/"))
 	col := rep.Collections[0].Collection
 	// Dated within the first harvest's window by a sitemap whose dates
 	// are the pages' own: the collection's first entry.
@@ -192,7 +198,7 @@ func TestSitemapScopedCollection(t *testing.T) {
 	if got := e.changes(); !slices.Equal(got, want) {
 		t.Errorf("the first harvest recorded %v, want %v", got, want)
 	}
-	if col.Protocol != ProtocolSitemap || col.Key != e.site.URL("/project/") || col.Title != "Project" {
+	if col.Protocol != Name || col.Key != e.site.URL("/project/") || col.Title != "Project" {
 		t.Fatalf("collection %q %q titled %q", col.Protocol, col.Key, col.Title)
 	}
 	pages, _ := e.store.Pages(context.Background(), col.ID)
@@ -205,7 +211,7 @@ func TestSitemapScopedCollection(t *testing.T) {
 // gzip sitemap, itself (skipped) and one on another host (skipped);
 // the sitemap lists another host and a developer's leftover too.
 func TestSitemapGzipIndex(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{})
+	e := newSMEnv(t, harvest.SnapshotSettings{})
 	e.site.Sitemap("/sitemap-pages.xml.gz", true)
 	e.site.ExtraEntries(`<url><loc>https://elsewhere.invalid/</loc></url>`, `<url><loc>http://127.0.0.1:8000/draft/</loc></url>`)
 	e.site.Version("", map[string]sitemapsite.Page{
@@ -219,7 +225,7 @@ func TestSitemapGzipIndex(t *testing.T) {
 <sitemap><loc>https://elsewhere.invalid/sitemap.xml</loc></sitemap>
 </sitemapindex>`)
 	root := e.site.URL("/")
-	rep := followURL(t, e.h, root)
+	rep := harvesttest.Follow(t, e.h, root)
 	col := rep.Collections[0]
 	if col.Collection.SourceURL != root+"sitemap_index.xml" || col.Run.Error != "" {
 		t.Fatalf("collection from %s, error %q", col.Collection.SourceURL, col.Run.Error)
@@ -259,7 +265,7 @@ func TestSharedLines(t *testing.T) {
 // at each build: that is told too, and only the page whose text changed
 // is updated.
 func TestSitemapEveryDateMoves(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{})
+	e := newSMEnv(t, harvest.SnapshotSettings{})
 	build := func(v map[string]sitemapsite.Page, day int) map[string]sitemapsite.Page {
 		i := 0
 		for _, p := range []string{"/", "/a/", "/b/", "/c/", "/d/"} {
@@ -271,8 +277,8 @@ func TestSitemapEveryDateMoves(t *testing.T) {
 		return v
 	}
 	e.site.Version("", build(sitemapShrine(), 1))
-	rep := followURL(t, e.h, e.site.URL("/"))
-	if w := strings.Join(warningsOf(rep), "\n"); strings.Contains(w, StampWarning) {
+	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); strings.Contains(w, StampWarning) {
 		t.Errorf("distinct dates were taken for a build's at the first look: %q", w)
 	}
 	v := build(sitemapShrine(), 2)
@@ -280,9 +286,9 @@ func TestSitemapEveryDateMoves(t *testing.T) {
 	e.site.Version("", v)
 	rep = e.harvest()
 	if got := e.changes(); !slices.Equal(got, []string{"updated /c/"}) {
-		t.Errorf("changes %v, want only /c/; warnings %q", got, warningsOf(rep))
+		t.Errorf("changes %v, want only /c/; warnings %q", got, harvesttest.Warnings(rep))
 	}
-	if w := strings.Join(warningsOf(rep), "\n"); !strings.Contains(w, StampWarning) {
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, StampWarning) {
 		t.Errorf("every date moved, but the harvest did not say so: %q", w)
 	}
 }
@@ -291,14 +297,14 @@ func TestSitemapEveryDateMoves(t *testing.T) {
 // together are one page, and a sitemap that names "/contact" where it
 // named "/contact/" moved nothing.
 func TestSitemapOnePageManyAddresses(t *testing.T) {
-	e := newSMEnv(t, SnapshotSettings{})
+	e := newSMEnv(t, harvest.SnapshotSettings{})
 	v := map[string]sitemapsite.Page{
 		"/x/":           {Title: "X", Text: "x", Lastmod: "2026-09-01"},
 		"/x/index.html": {Title: "X", Text: "x", Lastmod: "2026-09-01"},
 		"/contact/":     {Title: "Contact", Text: "Write.", Lastmod: "2026-09-01"},
 	}
 	e.site.Version("", v)
-	rep := followURL(t, e.h, e.site.URL("/"))
+	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
 	pages, _ := e.store.Pages(context.Background(), rep.Collections[0].Collection.ID)
 	if len(pages) != 2 {
 		t.Errorf("pages %v, want /x/ and /contact/", pages)
@@ -308,6 +314,6 @@ func TestSitemapOnePageManyAddresses(t *testing.T) {
 	e.site.Version("", v)
 	rep = e.harvest()
 	if got := e.changes(); len(got) != 0 {
-		t.Errorf("renaming /contact/ to /contact recorded %v; warnings %q", got, warningsOf(rep))
+		t.Errorf("renaming /contact/ to /contact recorded %v; warnings %q", got, harvesttest.Warnings(rep))
 	}
 }

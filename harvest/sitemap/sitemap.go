@@ -1,4 +1,4 @@
-package harvest
+package sitemap
 
 import (
 	"bytes"
@@ -9,13 +9,26 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
-	"tidings/sitemap"
+	"tidings/harvest"
+	"tidings/harvest/listed"
+	smdoc "tidings/sitemap"
 	"tidings/source"
 )
 
-// ProtocolSitemap names the collections followed by comparing a site's
-// successive plain sitemaps, one per scope.
-const ProtocolSitemap = "sitemap"
+// Name names the collections followed by comparing a site's successive
+// plain sitemaps, one per scope.
+const Name = "sitemap"
+
+// maxSitemapChildren bounds the sitemaps of an index one harvest reads:
+// an index may name thousands.
+const maxSitemapChildren = 20
+
+// passKey prefixes the sitemaps discovery passes on to the first harvest.
+const passKey = "sitemap:"
+
+// StampWarning says, on the site's page and in `tidings check`, why every
+// page is read.
+const StampWarning = listed.StampWarning
 
 // maxSitemapCandidates bounds the sitemaps discovery looks into.
 const maxSitemapCandidates = 10
@@ -23,17 +36,18 @@ const maxSitemapCandidates = 10
 // A plain sitemap is asked only when the site publishes no ResourceSync,
 // SCP or ARC; it is more precise than watching pages.
 func init() {
-	register(sitemapProtocol{}, source.Info{Tier: 1, Help: "plain sitemaps", KeyIsHome: true,
+	harvest.Register(Source{}, source.Info{Tier: 1, Help: "plain sitemaps", KeyIsHome: true,
 		Follows: func(int) string { return "follows the sitemap, confirmed by reading pages" }})
 }
 
-// sitemapProtocol follows a plain sitemap (DESIGN.md, "Sources of change",
-// tier 2): each harvest compares the pages it lists with those it listed
+// Source follows a plain sitemap (DESIGN.md, "Sources of change", tier
+// 2): each harvest compares the pages it lists with those it listed
 // before, and reads the pages whose dates moved to confirm that their text
 // changed.
-type sitemapProtocol struct{}
+type Source struct{}
 
-func (sitemapProtocol) name() string { return ProtocolSitemap }
+// Name is the name sitemap collections are stored under.
+func (Source) Name() string { return Name }
 
 // sitemapScope is the part of the site a collection covers: the directory
 // of the address given ("https://user.github.io/project/" for
@@ -74,7 +88,7 @@ func looksLikeSitemap(u string) bool {
 // first: the address given when it is one, the scope's own sitemap.xml
 // (project sites keep it under their path, often with no robots.txt at the
 // root), the Sitemap lines of robots.txt, then the root's.
-func (d *SiteDiscovery) sitemapCandidates(ctx context.Context, scope string) []string {
+func sitemapCandidates(ctx context.Context, d *harvest.SiteDiscovery, scope string) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(u string) {
@@ -83,71 +97,68 @@ func (d *SiteDiscovery) sitemapCandidates(ctx context.Context, scope string) []s
 			out = append(out, u)
 		}
 	}
-	if looksLikeSitemap(d.input) {
-		add(d.input)
+	if looksLikeSitemap(d.Input()) {
+		add(d.Input())
 	}
-	if scope != d.root {
+	if scope != d.Root() {
 		add(scope + "sitemap.xml")
 		add(scope + "sitemap_index.xml")
 	}
-	for _, u := range d.robotsSitemaps(ctx) {
+	for _, u := range d.RobotsSitemaps(ctx) {
 		add(u)
 	}
-	add(d.root + "sitemap.xml")
-	add(d.root + "sitemap_index.xml")
+	add(d.Root() + "sitemap.xml")
+	add(d.Root() + "sitemap_index.xml")
 	return out
 }
 
-// discover takes the first sitemap that lists a page of the scope (or is
+// Discover takes the first sitemap that lists a page of the scope (or is
 // an index on the site's host) as the scope's collection.
-func (sitemapProtocol) discover(ctx context.Context, d *SiteDiscovery) error {
-	scope := sitemapScope(d.input)
+func (Source) Discover(ctx context.Context, d *harvest.SiteDiscovery) error {
+	scope := sitemapScope(d.Input())
 	var unsure error
-	for _, u := range d.sitemapCandidates(ctx, scope) {
-		resp, err := d.get(ctx, u)
+	for _, u := range sitemapCandidates(ctx, d, scope) {
+		resp, err := d.Get(ctx, u)
 		if err != nil {
 			if !fetch.Gone(err) {
 				unsure = err
 			}
-			d.failed(err)
-			if d.refused != nil || d.stop != nil {
+			d.Failed(err)
+			if d.Halted() {
 				return nil
 			}
 			continue
 		}
-		doc, err := sitemap.Parse(bytes.NewReader(resp.Body), sitemap.Options{Scope: scope, MaxChildren: maxSitemapChildren})
+		doc, err := smdoc.Parse(bytes.NewReader(resp.Body), smdoc.Options{Scope: scope, MaxChildren: maxSitemapChildren})
 		if err != nil {
-			d.triedf("%s is not a sitemap: %s", u, trimSitemap(err))
+			d.Tried("%s is not a sitemap: %s", u, trimSitemap(err))
 			continue
 		}
 		if !doc.Index && len(doc.URLs) == 0 {
 			if doc.Skipped.OutOfScope > 0 {
-				d.triedf("the sitemap %s lists no page under %s", u, scope)
+				d.Tried("the sitemap %s lists no page under %s", u, scope)
 			} else {
-				d.triedf("the sitemap %s lists no page of this site", u)
+				d.Tried("the sitemap %s lists no page of this site", u)
 			}
 			continue
 		}
 		if doc.Index && len(doc.Children) == 0 {
-			d.triedf("the sitemap index %s names no sitemap on this site", u)
+			d.Tried("the sitemap index %s names no sitemap on this site", u)
 			continue
 		}
-		spec := db.CollectionSpec{Protocol: ProtocolSitemap, Key: scope, SourceURL: u}
-		if !d.isKnown(scope) {
+		spec := db.CollectionSpec{Protocol: Name, Key: scope, SourceURL: u}
+		if !d.Known(scope) {
 			spec.Title = scope
-			if t := d.htmlTitle(ctx, d.input); t != "" && !looksLikeSitemap(d.input) {
+			if t := d.HTMLTitle(ctx, d.Input()); t != "" && !looksLikeSitemap(d.Input()) {
 				spec.Title = t
 			}
 		}
-		if d.wantTitle && d.d.SiteTitle == "" {
-			d.d.SiteTitle = d.htmlTitle(ctx, d.root)
+		if d.WantTitle() && d.SiteTitle() == "" {
+			d.SetSiteTitle(d.HTMLTitle(ctx, d.Root()))
 		}
-		d.add(spec)
+		d.Add(spec)
 		// The first harvest reads it from here rather than again.
-		if d.s.bodies == nil {
-			d.s.bodies = map[string]*fetch.Response{}
-		}
-		d.s.bodies[u] = resp
+		d.Pass(passKey+u, resp)
 		return nil
 	}
 	// Nothing found: a sitemap that could not be read this time leaves

@@ -1,4 +1,4 @@
-package resourcesync
+package listed
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"slices"
 	"time"
 
+	"tidings/crawl"
 	"tidings/db"
 	"tidings/harvest"
 	"tidings/harvest/pageset"
 	"tidings/pagetext"
 )
 
-// Reading pages, for a resource list that says a page moved without
+// Reading pages, for a list that says a page moved without
 // saying how: every page read comes out of the site harvest's budget of
 // page fetches (--page-fetches), shared with the snapshots of other
 // changes. With snapshots turned off (--no-snapshots) no page is read: a
@@ -51,7 +52,7 @@ type pageRead struct {
 // confirm reads the pages whose lastmod or hash moved, newest first (the
 // oldest checks first when the dates are the build's). Pages past the
 // budget keep their old version, so they are candidates again next time.
-func (h *listHarvest) confirm(ctx context.Context, cands []db.Page) error {
+func (h *Harvest) confirm(ctx context.Context, cands []db.Page) error {
 	if !h.ReadsPages() {
 		for _, p := range cands {
 			h.set.Put(p)
@@ -96,7 +97,7 @@ func (h *listHarvest) confirm(ctx context.Context, cands []db.Page) error {
 
 // dated is when a listed page changed: its lastmod, or now when it has
 // none (its hash moved).
-func (h *listHarvest) dated(p *db.Page) time.Time {
+func (h *Harvest) dated(p *db.Page) time.Time {
 	if p.Modified == nil {
 		return h.now
 	}
@@ -115,7 +116,7 @@ func urlsOf(pages []db.Page) []string {
 // trusted (none given, or the build's) and those never read, oldest
 // check first and undated ones first among equals, within what is left
 // of the budget: every page is seen every few harvests.
-func (h *listHarvest) recheck(ctx context.Context) error {
+func (h *Harvest) recheck(ctx context.Context) error {
 	if !h.ReadsPages() {
 		return nil
 	}
@@ -166,7 +167,7 @@ func (h *listHarvest) recheck(ctx context.Context) error {
 // change shows what was read (see harvest.CollectionRun.UsePageText). A
 // page that now leads elsewhere, or says it is not found, keeps its old
 // snapshot.
-func (h *listHarvest) readPage(ctx context.Context, u, kind string, prev map[string]db.Snapshot) pageRead {
+func (h *Harvest) readPage(ctx context.Context, u, kind string, prev map[string]db.Snapshot) pageRead {
 	p, had := prev[u]
 	h.read[u] = true
 	t, snap := h.ReadPageText(ctx, u, kind, p, had)
@@ -190,7 +191,7 @@ func (h *listHarvest) readPage(ctx context.Context, u, kind string, prev map[str
 		r.verdict = readElsewhere
 		return r
 	}
-	if titleSaysNotFound(snap.Title) {
+	if crawl.NotFound(snap.Title, "") {
 		h.Warn("the page %s says it is not found (%q); it was not compared", u, pagetext.Clip(snap.Title, 80))
 		r.verdict = readElsewhere
 		return r
@@ -215,7 +216,7 @@ func (h *listHarvest) readPage(ctx context.Context, u, kind string, prev map[str
 // readCreated reads the pages new in this harvest, newest first, as the
 // snapshots of changes would: their text shows what lines the whole site
 // gained (a navigation naming them).
-func (h *listHarvest) readCreated(ctx context.Context) error {
+func (h *Harvest) readCreated(ctx context.Context) error {
 	if !h.ReadsPages() || len(h.created) == 0 {
 		return nil
 	}
@@ -241,7 +242,7 @@ func (h *listHarvest) readCreated(ctx context.Context) error {
 // the build's date) is no change. It then records the updates: a page
 // whose text changed; a page whose lastmod or hash moved and was read for
 // the first time, on the list's word, unless its dates are the build's.
-func (h *listHarvest) settle(ctx context.Context) {
+func (h *Harvest) settle(ctx context.Context) {
 	shared := h.sharedLines(ctx)
 	for _, r := range h.reads {
 		if r.verdict == readChanged {
@@ -275,7 +276,7 @@ func (h *listHarvest) settle(ctx context.Context) {
 // generated site's navigation and footer are such lines; on one side
 // alone, since a new page or a new build changes them on every page at
 // once.
-func (h *listHarvest) sharedLines(ctx context.Context) pagetext.LineSet {
+func (h *Harvest) sharedLines(ctx context.Context) pagetext.LineSet {
 	var before, after []string
 	changed := map[string]bool{}
 	for _, r := range h.reads {

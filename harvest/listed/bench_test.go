@@ -1,4 +1,4 @@
-package harvest
+package listed
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/harvest"
 	"tidings/harvest/pageset"
 	"tidings/sitemap"
 )
@@ -43,7 +44,7 @@ func BenchmarkSitemapDiff50k(b *testing.B) {
 	}
 	sb.WriteString("</urlset>\n")
 	body := sb.Bytes()
-	h := New(nil, nil, Options{Snapshots: SnapshotSettings{Off: true}, Now: func() time.Time { return now }})
+	hv := harvest.New(nil, nil, harvest.Options{Snapshots: harvest.SnapshotSettings{Off: true}, Now: func() time.Time { return now }})
 	col := db.Collection{ID: 1, Key: root, SourceURL: root + "sitemap.xml"}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
@@ -56,18 +57,22 @@ func BenchmarkSitemapDiff50k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		j := &CollectionRun{h: h, col: col, now: now, seen: map[changeKey]bool{}}
-		sm := &smHarvest{CollectionRun: j, created: map[string]bool{}, read: map[string]bool{}, set: pageset.New(stored)}
-		if err := sm.compare(context.Background(), listedPages(doc.URLs, now), true); err != nil {
+		r := hv.NewCollectionRun(col, now)
+		lh := &Harvest{CollectionRun: r, col: col, now: now, created: map[string]bool{}, read: map[string]bool{}, set: pageset.New(stored)}
+		pages := make([]db.Page, len(doc.URLs))
+		for i, u := range doc.URLs {
+			pages[i] = db.Page{URL: u.Loc, Modified: NotAfter(u.Lastmod, now)}
+		}
+		if err := lh.compare(context.Background(), pages, true); err != nil {
 			b.Fatal(err)
 		}
-		sm.pages, sm.gone = sm.set.ToStore()
-		if len(j.changes) != 750 || len(sm.gone) != 250 {
+		_, gone := lh.set.ToStore()
+		if changes := r.Changes(); len(changes) != 750 || len(gone) != 250 {
 			kinds := map[string]int{}
-			for _, c := range j.changes {
+			for _, c := range changes {
 				kinds[c.Kind]++
 			}
-			b.Fatalf("%d changes %v, %d gone; want 750 and 250", len(j.changes), kinds, len(sm.gone))
+			b.Fatalf("%d changes %v, %d gone; want 750 and 250", len(changes), kinds, len(gone))
 		}
 	}
 	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")

@@ -1,0 +1,107 @@
+package sitemap
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"tidings/fetch"
+	"tidings/harvest"
+	smdoc "tidings/sitemap"
+)
+
+// list reads the sitemap, and the children of an index (one level, at
+// most maxSitemapChildren). complete: every page of the scope was read,
+// so a page missing from it has left the sitemap. unchanged: the sitemap
+// answered 304.
+func (h *smHarvest) list(ctx context.Context) (urls []smdoc.URL, complete, unchanged bool, err error) {
+	src, scope := h.col.SourceURL, h.col.Key
+	if h.Index() {
+		h.Forget(src)
+	}
+	var resp *fetch.Response
+	if v, ok := h.Passed(passKey + src); ok {
+		resp = v.(*fetch.Response)
+	} else if resp, _, err = h.Fetch(ctx, "the sitemap", src); err != nil {
+		return nil, false, false, err
+	}
+	if resp.NotModified {
+		return nil, false, true, nil
+	}
+	doc, err := smdoc.Parse(bytes.NewReader(resp.Body), smdoc.Options{Scope: scope, MaxChildren: maxSitemapChildren})
+	if err != nil {
+		return nil, false, false, &harvest.Problem{Msg: fmt.Sprintf("the sitemap %s could not be read: %s", src, trimSitemap(err)), Err: err}
+	}
+	h.SetIndex(doc.Index)
+	h.skipped(src, doc.Skipped)
+	if !doc.Index {
+		h.Keep(src, resp, "")
+		return doc.URLs, true, false, nil
+	}
+	complete = doc.Skipped.OverCap == 0
+	if !complete {
+		h.Warn("the sitemap index %s names more than %d sitemaps; only the first %d are read", src, maxSitemapChildren, maxSitemapChildren)
+	}
+	seen := map[string]bool{}
+	for _, child := range doc.Children {
+		if child == src {
+			h.Warn("the sitemap index %s names itself; that entry was skipped", src)
+			continue
+		}
+		cu, ok := h.child(ctx, src, child)
+		if !ok {
+			complete = false
+			continue
+		}
+		for _, u := range cu {
+			if seen[u.Loc] {
+				continue
+			}
+			if len(urls) >= maxSitemapPages {
+				h.Warn("the sitemaps of %s list more than %d pages; the rest are not followed", src, maxSitemapPages)
+				return urls, false, false, nil
+			}
+			seen[u.Loc] = true
+			urls = append(urls, u)
+		}
+	}
+	return urls, complete, false, nil
+}
+
+// child reads one sitemap of an index; ok is false when it could not be
+// read, whose pages then are not taken for gone.
+func (h *smHarvest) child(ctx context.Context, index, u string) ([]smdoc.URL, bool) {
+	h.Forget(u)
+	resp, _, err := h.Fetch(ctx, "the sitemap", u)
+	if err != nil {
+		h.Warn("%s; the pages it lists are kept as they were", err)
+		return nil, false
+	}
+	doc, err := smdoc.Parse(bytes.NewReader(resp.Body), smdoc.Options{Scope: h.col.Key})
+	if err != nil {
+		h.Warn("the sitemap %s, named by %s, could not be read: %s; the pages it lists are kept as they were", u, index, trimSitemap(err))
+		return nil, false
+	}
+	if doc.Index {
+		h.Warn("the sitemap index %s names another index, %s, which was not read: indexes are read one level deep", index, u)
+		return nil, true
+	}
+	h.skipped(u, doc.Skipped)
+	return doc.URLs, true
+}
+
+// skipped says what a sitemap listed that is not followed.
+func (h *smHarvest) skipped(src string, s smdoc.Skips) {
+	if s.OtherHost > 0 {
+		h.Warn("the sitemap %s lists %d pages on other hosts; they were skipped", src, s.OtherHost)
+	}
+	if s.Invalid > 0 {
+		h.Warn("the sitemap %s lists %d entries that are not usable page addresses; they were skipped", src, s.Invalid)
+	}
+	if s.OverCap > 0 && s.OverCap != s.Total() {
+		h.Warn("the sitemap %s lists more pages than a sitemap may (%d); the rest were skipped", src, smdoc.MaxURLs)
+	}
+	if s.BadLastmod > 0 {
+		h.Warn("the sitemap %s gives %d pages a <lastmod> that is not a W3C datetime; those dates were ignored", src, s.BadLastmod)
+	}
+}
