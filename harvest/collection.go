@@ -21,16 +21,16 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	now := h.opts.Now()
 	s := newSession(h.client, known)
 	s.budget, s.bodies, s.pages, s.passed = siteSession.budget, siteSession.bodies, siteSession.pages, siteSession.passed
-	if siteSession.shots == nil {
-		siteSession.shots = h.newPageShots()
+	if siteSession.reading == nil {
+		siteSession.reading = h.newPageReading()
 	}
-	s.shots = siteSession.shots
+	s.reading = siteSession.reading
 	j := &CollectionRun{
 		h: h, s: s, site: site, col: col, now: now,
 		first: col.LastSuccessAt == nil, cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{},
 	}
 	run := db.Run{SiteID: site.ID, CollectionID: col.ID, StartedAt: now}
-	j.shots = siteSession.shots
+	j.reading = siteSession.reading
 	if p, ok := protocols[col.Protocol]; !ok {
 		run.Error = fmt.Sprintf("this tidings does not know the protocol %q of this collection", col.Protocol)
 	} else {
@@ -42,7 +42,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	}
 	j.finishChanges()
 	j.finishDates()
-	snapshots := append(j.res.Snapshots, h.takeSnapshots(ctx, j, siteSession.shots)...)
+	snapshots := append(j.res.Snapshots, h.takeSnapshots(ctx, j, siteSession.reading)...)
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()
@@ -50,7 +50,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	stored := db.CollectionHarvest{
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
 		Pages: j.res.Pages, Gone: j.res.Gone, Processed: j.res.Processed, State: j.res.State,
-		Snapshots: snapshots, Pending: siteSession.shots.queue(col.ID),
+		Snapshots: snapshots, Pending: siteSession.reading.queue(col.ID),
 		Checked: j.res.Checked, Watched: j.res.Watched,
 	}
 	// The watermark moves only when every document was read: otherwise a

@@ -149,5 +149,5 @@ func (j *CollectionRun) ReadPage(ctx context.Context, url string, prev *db.Snaps
 	if prev != nil {
 		p = *prev
 	}
-	return j.h.readText(ctx, j.shots.age, j.now, url, p, prev != nil, o)
+	return j.h.readText(ctx, j.reading.age, j.now, url, p, prev != nil, o)
 }

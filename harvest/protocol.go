@@ -303,8 +303,8 @@ type CollectionRun struct {
 	// their length.
 	given      map[string]givenPage
 	givenBytes int
-	// shots is the site harvest's page reading, shared by its collections.
-	shots *pageShots
+	// reading is the site harvest's page reading, shared by its collections.
+	reading *pageReading
 }
 
 type changeKey struct {

@@ -29,9 +29,9 @@ type session struct {
 	// keeps (a plain sitemap), by URL, for the collection harvests that
 	// follow: one site harvest fetches a document once.
 	bodies map[string]*fetch.Response
-	// shots, shared like bodies, is what the site harvest read of its
+	// reading, shared like bodies, is what the site harvest read of its
 	// pages' text.
-	shots *pageShots
+	reading *pageReading
 	// pages, shared like bodies, are the pages discovery read whole, by
 	// address, which a first crawl then need not fetch again.
 	pages map[string]*fetch.Response

@@ -13,12 +13,12 @@ import (
 	"tidings/pagetext"
 )
 
-// pageShots is what one site harvest learned of its pages' text, shared by
+// pageReading is what one site harvest learned of its pages' text, shared by
 // its collection harvests: a page in several collections of the site is
 // fetched once, and they share one budget of page fetches.
-type pageShots struct {
+type pageReading struct {
 	left  int
-	taken map[string]*shot // by URL, every page fetched or tried
+	taken map[string]*pageNote // by URL, every page fetched or tried
 	// stop: the site asked for a pause (429, 503); no page is asked for
 	// until the next harvest.
 	stop bool
@@ -29,21 +29,21 @@ type pageShots struct {
 	age uint64
 }
 
-// shot is what a page's snapshot says of its latest change.
-type shot struct {
+// pageNote is what a page's snapshot says of its latest change.
+type pageNote struct {
 	title      string
 	textChange string
 	diff       string
 }
 
-func (h *Harvester) newPageShots() *pageShots {
-	return &pageShots{left: h.opts.Snapshots.PageFetches, taken: map[string]*shot{}, queues: map[int64]*db.SnapshotQueue{},
+func (h *Harvester) newPageReading() *pageReading {
+	return &pageReading{left: h.opts.Snapshots.PageFetches, taken: map[string]*pageNote{}, queues: map[int64]*db.SnapshotQueue{},
 		age: harvestAge.Add(1)}
 }
 
 // queue is what the harvest of collection id changes of the site's pending
 // pages, to store with it.
-func (ps *pageShots) queue(id int64) db.SnapshotQueue {
+func (ps *pageReading) queue(id int64) db.SnapshotQueue {
 	if q := ps.queues[id]; q != nil {
 		return *q
 	}
@@ -70,7 +70,7 @@ const queuedHarvests = 10
 // them, and the first harvest of a big collection must not read
 // thousands of pages. A page whose text the change information carried
 // (SCP content blocks) is not fetched and costs no fetch from the budget.
-func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pageShots) []db.Snapshot {
+func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pageReading) []db.Snapshot {
 	if h.opts.Snapshots.Off || ctx.Err() != nil {
 		return nil
 	}
@@ -107,7 +107,7 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pag
 			break
 		}
 		p, had := prev[u]
-		sh, snap := givenShot(j, u, j.changes[newest[u]].Kind, j.given[u], p, had)
+		sh, snap := givenNote(j, u, j.changes[newest[u]].Kind, j.given[u], p, had)
 		extractions.release()
 		ps.taken[u] = sh
 		out = append(out, *snap)
@@ -120,13 +120,13 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pag
 			q.Queue = append(q.Queue, pendingOf(&j.changes[newest[u]]))
 		}
 	}
-	applyShots(j.changes, newest, prev, ps)
+	applyNotes(j.changes, newest, prev, ps)
 	return out
 }
 
-// applyShots titles j's changes from their pages' snapshots, and says on
+// applyNotes titles j's changes from their pages' snapshots, and says on
 // each page's latest change what its text did.
-func applyShots(changes []db.Change, newest map[string]int, prev map[string]db.Snapshot, ps *pageShots) {
+func applyNotes(changes []db.Change, newest map[string]int, prev map[string]db.Snapshot, ps *pageReading) {
 	for i := range changes {
 		c := &changes[i]
 		if c.Kind == "deleted" {
@@ -151,7 +151,7 @@ func applyShots(changes []db.Change, newest map[string]int, prev map[string]db.S
 // readPage takes the snapshot of page u, once a site harvest, within the
 // budget: ok is false when the page was not asked for (no budget left, the
 // site asked for a pause, the harvest is ending), so that it stays due.
-func (h *Harvester) readPage(ctx context.Context, j *CollectionRun, ps *pageShots, u, kind string, prev map[string]db.Snapshot) (*shot, *db.Snapshot, bool) {
+func (h *Harvester) readPage(ctx context.Context, j *CollectionRun, ps *pageReading, u, kind string, prev map[string]db.Snapshot) (*pageNote, *db.Snapshot, bool) {
 	if sh := ps.taken[u]; sh != nil {
 		return sh, nil, true
 	}
@@ -160,7 +160,7 @@ func (h *Harvester) readPage(ctx context.Context, j *CollectionRun, ps *pageShot
 	}
 	ps.left--
 	p, had := prev[u]
-	sh, snap := h.takeShot(ctx, j, ps, u, kind, p, had)
+	sh, snap := h.readAndCompare(ctx, j, ps, u, kind, p, had)
 	if ps.stop || ctx.Err() != nil {
 		// Not answered: the page is asked for again next time.
 		ps.left++
@@ -181,7 +181,7 @@ func appendSnap(out []db.Snapshot, snap *db.Snapshot) []db.Snapshot {
 // harvests, latest change first, as many as the budget has room for. A
 // page this harvest has a change of is no longer due: that change takes
 // its snapshot, or its place in the queue.
-func (h *Harvester) duePages(ctx context.Context, j *CollectionRun, ps *pageShots, newest map[string]int, q *db.SnapshotQueue) []db.PendingText {
+func (h *Harvester) duePages(ctx context.Context, j *CollectionRun, ps *pageReading, newest map[string]int, q *db.SnapshotQueue) []db.PendingText {
 	if ps.left <= 0 || ps.stop {
 		return nil
 	}
@@ -230,7 +230,7 @@ func newestChanges(changes []db.Change) map[string]int {
 // latest change is a creation or an update in the feed, not already read
 // in this site harvest; and the deleted pages, whose last known title is
 // looked up.
-func pagesToRead(changes []db.Change, newest map[string]int, ps *pageShots) (todo, deleted []string) {
+func pagesToRead(changes []db.Change, newest map[string]int, ps *pageReading) (todo, deleted []string) {
 	var idx []int
 	for u, i := range newest {
 		c := &changes[i]
@@ -266,11 +266,11 @@ func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string
 	return given, rest
 }
 
-// takeShot reads one page with the page reader, conditionally on its
+// readAndCompare reads one page with the page reader, conditionally on its
 // previous snapshot, and compares its text with it. The snapshot
 // returned, nil when nothing new was read, is stored as the page's latest.
-func (h *Harvester) takeShot(ctx context.Context, j *CollectionRun, ps *pageShots, url, kind string, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
-	sh := &shot{title: prev.Title}
+func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pageReading, url, kind string, prev db.Snapshot, had bool) (*pageNote, *db.Snapshot) {
+	sh := &pageNote{title: prev.Title}
 	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true})
 	switch {
 	case errors.Is(err, errNoTurn):

@@ -19,12 +19,12 @@ type givenPage struct {
 	title, text string
 }
 
-// givenShot is takeShot for a page whose text the change information
+// givenNote is readAndCompare for a page whose text the change information
 // gave: nothing is fetched.
-func givenShot(j *CollectionRun, url, kind string, g givenPage, prev db.Snapshot, had bool) (*shot, *db.Snapshot) {
+func givenNote(j *CollectionRun, url, kind string, g givenPage, prev db.Snapshot, had bool) (*pageNote, *db.Snapshot) {
 	sum := sha256.Sum256([]byte(g.text))
 	snap := &pagetext.Snapshot{Title: g.title, Text: g.text, TextHash: hex.EncodeToString(sum[:])}
-	sh := &shot{title: g.title}
+	sh := &pageNote{title: g.title}
 	sh.textChange, sh.diff = compareText(kind, prev, had, snap, maxGivenBytes)
 	return sh, &db.Snapshot{
 		URL: url, FinalURL: url, Title: g.title, Size: int64(len(g.text)),

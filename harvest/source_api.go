@@ -260,5 +260,5 @@ func bareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "
 // to fetch from.
 func (h *Harvester) NewCollectionRun(col db.Collection, now time.Time) *CollectionRun {
 	return &CollectionRun{h: h, s: newSession(h.client, nil), col: col, now: now, first: col.LastSuccessAt == nil,
-		cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{}, shots: h.newPageShots()}
+		cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{}, reading: h.newPageReading()}
 }

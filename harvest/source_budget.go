@@ -19,16 +19,16 @@ func (j *CollectionRun) Snapshots() SnapshotSettings { return j.h.opts.Snapshots
 
 // Paused reports whether the site asked for a pause (429, 503): no page
 // is to be asked for until the next harvest.
-func (j *CollectionRun) Paused() bool { return j.shots.stop }
+func (j *CollectionRun) Paused() bool { return j.reading.stop }
 
 // TakePageFetch takes one page from the site harvest's budget of page
 // fetches (--page-fetches), which every collection of the site shares;
 // false when none is left or the site asked for a pause.
 func (j *CollectionRun) TakePageFetch() bool {
-	if j.shots.stop || j.shots.left <= 0 {
+	if j.reading.stop || j.reading.left <= 0 {
 		return false
 	}
-	j.shots.left--
+	j.reading.left--
 	return true
 }
 
@@ -37,7 +37,7 @@ func (j *CollectionRun) TakePageFetch() bool {
 // stop too, and the error says why.
 func (j *CollectionRun) SpendDocument() error {
 	if err := j.s.spend(); err != nil {
-		j.shots.stop = true
+		j.reading.stop = true
 		return err
 	}
 	j.s.documents++
@@ -53,7 +53,7 @@ func (j *CollectionRun) NoteFailure(err error) {
 	j.s.noteRetryAfter(err)
 	var fe *fetch.FetchError
 	if errors.As(err, &fe) && fe.RetryAfter > 0 {
-		j.shots.stop = true
+		j.reading.stop = true
 	}
 }
 
@@ -65,7 +65,7 @@ func (j *CollectionRun) ClearWarnings() { j.warn = warnings{} }
 // text did, so that their changes of the page carry it without reading it
 // again.
 func (j *CollectionRun) ShareText(url, title, textChange, diff string) {
-	j.shots.taken[url] = &shot{title: title, textChange: textChange, diff: diff}
+	j.reading.taken[url] = &pageNote{title: title, textChange: textChange, diff: diff}
 }
 
 // HasTried reports whether discovery already said this, where it looked

@@ -122,15 +122,15 @@ func (j *CollectionRun) ReadsPages() bool { return !j.h.opts.Snapshots.Off }
 // fetches (--page-fetches), which the snapshots of every collection's
 // changes share; 0 once the site asked for a pause.
 func (j *CollectionRun) PageFetchesLeft() int {
-	if j.shots == nil || j.shots.stop {
+	if j.reading == nil || j.reading.stop {
 		return 0
 	}
-	return j.shots.left
+	return j.reading.left
 }
 
 // PageText is what reading a page said of its text: the change of the
 // page in the feed shows it (see UsePageText).
-type PageText struct{ sh *shot }
+type PageText struct{ sh *pageNote }
 
 // TextChange is db.TextChanged, db.TextUnchanged, or db.TextUnknown
 // (nothing to compare with: the page's first reading).
@@ -147,21 +147,21 @@ func (t *PageText) SetTextChange(change, diff string) { t.sh.textChange, t.sh.di
 // nil when nothing new was read (not modified, or not readable, which is
 // warned of); a source that stores it puts it in its Result.
 func (j *CollectionRun) ReadPageText(ctx context.Context, u, kind string, prev db.Snapshot, had bool) (*PageText, *db.Snapshot) {
-	sh, snap := j.h.takeShot(ctx, j, j.shots, u, kind, prev, had)
+	sh, snap := j.h.readAndCompare(ctx, j, j.reading, u, kind, prev, had)
 	return &PageText{sh}, snap
 }
 
 // UsePageText makes t what this site harvest read of page u: the page's
 // changes show it, and it is not read again.
 func (j *CollectionRun) UsePageText(u string, t *PageText) {
-	if j.shots != nil {
-		j.shots.taken[u] = t.sh
+	if j.reading != nil {
+		j.reading.taken[u] = t.sh
 	}
 }
 
 // HasPageText reports whether this site harvest read page u already.
 func (j *CollectionRun) HasPageText(u string) bool {
-	return j.shots != nil && j.shots.taken[u] != nil
+	return j.reading != nil && j.reading.taken[u] != nil
 }
 
 // FetchPage gets page u unconditionally, after TakePageFetch, to see
@@ -169,7 +169,7 @@ func (j *CollectionRun) HasPageText(u string) bool {
 // asked for no more pages in this site harvest, and its next harvest
 // waits as asked.
 func (j *CollectionRun) FetchPage(ctx context.Context, u string) (*fetch.Response, error) {
-	resp, err := j.h.client.Get(ctx, u, fetch.Conditional{})
+	resp, _, err := j.h.getPage(ctx, u, db.Snapshot{}, false, ReadOptions{})
 	if err != nil {
 		j.NoteFailure(err)
 	}
