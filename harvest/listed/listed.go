@@ -31,9 +31,26 @@ type listState struct {
 	// Stamped: the list's dates change with every build, so a moved
 	// lastmod says nothing until the page is read.
 	Stamped bool `json:"stamped,omitempty"`
+	// Waiting are the pages whose date or hash moved but which the budget
+	// of page fetches left unread, as the list gave them: confirmed first
+	// at the next harvests, also when the list answers 304 then.
+	Waiting []waiting `json:"waiting,omitempty"`
 }
 
-// Harvest is one harvest of a capability list's resource list.
+// waiting is a listed page whose new version is still to be confirmed.
+type waiting struct {
+	URL      string     `json:"url"`
+	Modified *time.Time `json:"modified,omitempty"`
+	Hash     string     `json:"hash,omitempty"`
+}
+
+// maxWaiting bounds the pages kept waiting: a list where thousands moved
+// at once is confirmed over the harvests its budget allows, the oldest
+// news first, and what is past this bound is found again when the list
+// next changes.
+const maxWaiting = 5000
+
+// Harvest is one harvest of a collection whose source lists its pages.
 type Harvest struct {
 	*harvest.CollectionRun
 	col     db.Collection
@@ -99,6 +116,9 @@ func (h *Harvest) finish(ctx context.Context, listed []db.Page, complete, read b
 		if err := h.compare(ctx, listed, complete); err != nil {
 			return err
 		}
+	} else if err := h.confirm(ctx, h.waitingPages()); err != nil {
+		// An unchanged list still has pages whose move was not read yet.
+		return err
 	}
 	if h.st.Stamped {
 		h.Warn("%s", StampWarning)
@@ -126,4 +146,21 @@ func NotAfter(t *time.Time, now time.Time) *time.Time {
 		return t
 	}
 	return &now
+}
+
+// waitingPages are the pages left to confirm by earlier harvests that are
+// still as the list gave them: a page read since, or gone, is not.
+func (h *Harvest) waitingPages() []db.Page {
+	var out []db.Page
+	for _, w := range h.st.Waiting {
+		known, ok := h.set.Page(w.URL)
+		if !ok {
+			continue
+		}
+		p := db.Page{URL: w.URL, Modified: w.Modified, Hash: w.Hash, Title: known.Title}
+		if v := pageset.CompareVersions(known, p); v == pageset.Modified || v == pageset.Revised {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -49,8 +49,9 @@ type pageRead struct {
 	now     string // the text read now
 }
 
-// confirm reads the pages whose lastmod or hash moved, newest first (the
-// oldest checks first when the dates are the build's). Pages past the
+// confirm reads the pages whose lastmod or hash moved, newest first (when
+// the dates are the build's, the pages read before first, oldest check
+// first: only they can confirm a change, the others give a baseline). Pages past the
 // budget keep their old version, so they are candidates again next time.
 func (h *Harvest) confirm(ctx context.Context, cands []db.Page) error {
 	if !h.ReadsPages() {
@@ -66,7 +67,14 @@ func (h *Harvest) confirm(ctx context.Context, cands []db.Page) error {
 		if c := h.dated(&b).Compare(h.dated(&a)); !h.st.Stamped && c != 0 {
 			return c
 		}
-		return h.checks[a.URL].Compare(h.checks[b.URL])
+		ca, cb := h.checks[a.URL], h.checks[b.URL]
+		switch {
+		case ca.IsZero() && !cb.IsZero():
+			return 1
+		case cb.IsZero() && !ca.IsZero():
+			return -1
+		}
+		return ca.Compare(cb)
 	})
 	todo := cands[:0:0]
 	for _, p := range cands {
@@ -79,18 +87,21 @@ func (h *Harvest) confirm(ctx context.Context, cands []db.Page) error {
 	if err != nil {
 		return err
 	}
-	waiting := len(todo) - n
-	for i := range todo[:n] {
-		if ctx.Err() != nil || !h.TakePageFetch() {
-			waiting++
+	h.st.Waiting = nil
+	for i := range todo {
+		if i >= n || ctx.Err() != nil || !h.TakePageFetch() {
+			if len(h.st.Waiting) < maxWaiting {
+				p := todo[i]
+				h.st.Waiting = append(h.st.Waiting, waiting{URL: p.URL, Modified: p.Modified, Hash: p.Hash})
+			}
 			continue
 		}
 		r := h.readPage(ctx, todo[i].URL, "updated", prev)
 		r.listed = &todo[i]
 		h.reads = append(h.reads, r)
 	}
-	if waiting > 0 {
-		h.Warn("%d pages whose sitemap date moved wait for the next harvest to be read (the limit of page fetches, --page-fetches, was reached)", waiting)
+	if n := len(h.st.Waiting); n > 0 {
+		h.Warn("%d pages whose sitemap date moved wait for the next harvest to be read (the limit of page fetches, --page-fetches, was reached)", n)
 	}
 	return nil
 }
@@ -244,7 +255,8 @@ func (h *Harvest) readCreated(ctx context.Context) error {
 // the first time, on the list's word, unless its dates are the build's.
 func (h *Harvest) settle(ctx context.Context) {
 	shared := h.sharedLines(ctx)
-	for _, r := range h.reads {
+	for i := range h.reads {
+		r := &h.reads[i]
 		if r.verdict == readChanged {
 			if d := pagetext.CompareBesides(r.old, r.now, shared); d.Unchanged() {
 				r.verdict = readUnchanged
@@ -254,6 +266,9 @@ func (h *Harvest) settle(ctx context.Context) {
 				r.text.SetTextChange(r.text.TextChange(), string(b))
 			}
 		}
+	}
+	h.judgeStamp()
+	for _, r := range h.reads {
 		if r.listed != nil && r.verdict != readFailed {
 			h.set.Put(*r.listed)
 		}
@@ -307,4 +322,32 @@ func (h *Harvest) sharedLines(ctx context.Context) pagetext.LineSet {
 		}
 	}
 	return pagetext.QuarterShared(before).Union(pagetext.QuarterShared(after))
+}
+
+// judgeStamp learns from the pages read whether the list's dates are the
+// pages' own: when most pages whose date moved and that could be compared
+// changed, the dates say what changed, whatever the list's look suggested
+// (a site edited all at once, pages sharing a date); when most did not,
+// the dates are the build's.
+func (h *Harvest) judgeStamp() {
+	changed, same := 0, 0
+	for _, r := range h.reads {
+		if r.listed == nil {
+			continue
+		}
+		switch r.verdict {
+		case readChanged:
+			changed++
+		case readUnchanged:
+			same++
+		}
+	}
+	const least = 2
+	switch {
+	case changed+same < least:
+	case changed*2 >= changed+same:
+		h.st.Stamped = false
+	case same >= 3:
+		h.st.Stamped = true
+	}
 }

@@ -7,7 +7,10 @@
 package sitemapsite
 
 import (
+	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"html"
 	"net/http"
@@ -48,6 +51,7 @@ type Site struct {
 	extra       []string
 	raw         map[string]string // documents served as they are, by path
 	hits        map[string]int
+	etags       bool
 }
 
 // New serves an empty site; Set fills it.
@@ -106,6 +110,16 @@ func (s *Site) Raw(path, body string) {
 	s.raw[path] = body
 }
 
+// ETags makes the site answer with content-hash ETags, and 304 to a
+// request that names the current one, as a static host does: a test of
+// what a harvest does with an unchanged sitemap, where no stale 304 can
+// fake a result.
+func (s *Site) ETags(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.etags = on
+}
+
 // Hits counts the requests for path.
 func (s *Site) Hits(path string) int {
 	s.mu.Lock()
@@ -125,7 +139,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, strings.ReplaceAll(s.robots, "{root}", s.Srv.URL))
 		return
 	case p == s.sitemapPath:
-		s.serveSitemap(w)
+		s.serveSitemap(w, r)
 		return
 	case s.raw[p] != "":
 		w.Header().Set("Content-Type", "application/xml")
@@ -141,9 +155,24 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case page.Status != 0:
 		http.Error(w, http.StatusText(page.Status), page.Status)
 	default:
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprint(w, s.render(page))
+		s.send(w, r, "text/html; charset=utf-8", []byte(s.render(page)))
 	}
+}
+
+// send answers body, with a content-hash ETag and a 304 to a request
+// naming it when the site serves ETags.
+func (s *Site) send(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+	if s.etags {
+		sum := sha256.Sum256(body)
+		tag := `"` + hex.EncodeToString(sum[:8]) + `"`
+		w.Header().Set("ETag", tag)
+		if r.Header.Get("If-None-Match") == tag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Write(body)
 }
 
 func (s *Site) paths() []string {
@@ -157,7 +186,7 @@ func (s *Site) paths() []string {
 	return out
 }
 
-func (s *Site) serveSitemap(w http.ResponseWriter) {
+func (s *Site) serveSitemap(w http.ResponseWriter, r *http.Request) {
 	var sb strings.Builder
 	sb.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
 	for _, p := range s.paths() {
@@ -170,14 +199,14 @@ func (s *Site) serveSitemap(w http.ResponseWriter) {
 	sb.WriteString(strings.ReplaceAll(strings.Join(s.extra, "\n"), "{root}", s.Srv.URL))
 	sb.WriteString("</urlset>\n")
 	if !s.gzip {
-		w.Header().Set("Content-Type", "application/xml")
-		fmt.Fprint(w, sb.String())
+		s.send(w, r, "application/xml", []byte(sb.String()))
 		return
 	}
-	w.Header().Set("Content-Type", "application/octet-stream")
-	zw := gzip.NewWriter(w)
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
 	zw.Write([]byte(sb.String()))
 	zw.Close()
+	s.send(w, r, "application/octet-stream", zb.Bytes())
 }
 
 func (s *Site) lastmod(p Page) string {

@@ -1,0 +1,54 @@
+package sitemap
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"tidings/harvest"
+	"tidings/internal/harvesttest"
+	"tidings/internal/sitemapsite"
+)
+
+// TestPagesPastTheBudgetAreReadWhileTheSitemapIsUnchanged: a sitemap with
+// real lastmods where more pages moved than --page-fetches reads the rest
+// at the next harvests, also when the sitemap answers 304 then; every
+// change is found, each once.
+func TestPagesPastTheBudgetAreReadWhileTheSitemapIsUnchanged(t *testing.T) {
+	e := newSMEnv(t, harvest.SnapshotSettings{PageFetches: 5})
+	e.site.ETags(true)
+	version := func(day string, edit bool) map[string]sitemapsite.Page {
+		v := map[string]sitemapsite.Page{}
+		for i := range 13 {
+			p := sitemapsite.Page{Title: fmt.Sprintf("Moth %d", i), Text: fmt.Sprintf("Moth %d is brown.", i), Lastmod: "2026-11-01T00:00:00Z"}
+			if edit {
+				p.Text, p.Lastmod = fmt.Sprintf("Moth %d is grey.", i), day
+			}
+			v[fmt.Sprintf("/m%d/", i)] = p
+		}
+		// A home page that the edit leaves alone: its lastmod differs
+		// from the moths', so the dates are the pages' own.
+		v["/"] = sitemapsite.Page{Title: "Moths", Text: "All the moths.", Lastmod: "2026-10-01T00:00:00Z"}
+		return v
+	}
+	e.site.Version("", version("", false))
+	harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.site.Version("", version("2026-11-21T08:00:00Z", true))
+	var runs [][]string
+	for range 4 {
+		rep := e.harvest()
+		runs = append(runs, harvesttest.Warnings(rep))
+	}
+	updated := e.changes()
+	var want []string
+	for i := range 13 {
+		want = append(want, fmt.Sprintf("updated /m%d/", i))
+	}
+	slices.Sort(want)
+	if !slices.Equal(updated, want) {
+		t.Errorf("changes %v, want the 13 updates, each once; warnings by harvest %q", updated, runs)
+	}
+	if n := e.site.Hits("/sitemap.xml"); n != 5 {
+		t.Errorf("the sitemap was asked %d times in five harvests", n)
+	}
+}
