@@ -116,8 +116,9 @@ func (h *Harvest) detectStamp(listed []db.Page) {
 }
 
 // checkGone reads the known pages the list no longer names: a 404 or 410
-// (or a page that says "not found") is a deletion, left to commit; a page
-// that still answers is only no longer followed, with a warning; one that
+// (or a page that says "not found"), or a redirect to another page (a page
+// renamed), is a deletion, left to commit; a page that still answers as
+// itself is only no longer followed, with a warning; one that
 // could not be read, or past the budget, is kept for the next harvest. A
 // page listed again under another form of its address ("/x" for "/x/")
 // has moved, not gone: it returns those new addresses.
@@ -150,8 +151,9 @@ func (h *Harvest) checkGone(ctx context.Context, doc *pageset.Doc, complete bool
 			h.Warn("%s; it is no longer in the sitemap, and is read again at the next harvest", pageError(err))
 		case saysNotFound(resp):
 		case !pageset.SameAddress(resp.URL, u):
-			doc.Forget(u)
-			h.Warn("the page %s is no longer in the sitemap and now leads to %s; it is no longer followed", u, resp.URL)
+			// Renamed, or sent elsewhere because it is gone: either way
+			// its address is gone, and its followers are told so (the
+			// new address, when listed, is a page created).
 		default:
 			doc.Forget(u)
 			h.Warn("the page %s is no longer in the sitemap but is still there; it is no longer followed", u)
