@@ -176,6 +176,11 @@ func (h *Harvester) harvestCollections(ctx context.Context, rep *SiteReport, col
 		}
 		wait = max(wait, ra)
 		allFailed = allFailed && run.Error != ""
+		// The report tells the collection as stored now: what it watches,
+		// what it counts, after this harvest rather than before.
+		if now, err := h.store.CollectionByID(context.WithoutCancel(ctx), c.ID); err == nil {
+			c = now
+		}
 		rep.Collections = append(rep.Collections, CollectionReport{Collection: c, Run: run})
 	}
 	return allFailed, wait, nil

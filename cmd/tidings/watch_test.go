@@ -74,7 +74,8 @@ func TestWatchedPagesThroughTheCLI(t *testing.T) {
 	env := newEnv(t, "TIDINGS_WATCH_PAGES", "50")
 	r := tidings(t, env, "follow", site.srv.URL+"/")
 	mustSucceed(t, r)
-	if !strings.Contains(r.stdout, "Pet shrine") {
+	// The follow says what it watches now, not what it watched before.
+	if !strings.Contains(r.stdout, "Pet shrine") || !strings.Contains(r.stdout, "watches 4 of its pages") {
 		t.Errorf("follow printed:\n%s", r.stdout)
 	}
 	first := exportChanges(t, env)

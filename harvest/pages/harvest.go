@@ -77,11 +77,14 @@ type pagesHarvest struct {
 	moved             map[string]string // known pages that now redirect, to where
 	answered          int               // known pages that answered as themselves
 	overCap, variantN int
-	failed            error           // the first read that failed
-	usedGiven         map[string]bool // pages discovery passed on, read already
-	st                state
-	setAside          int // links not offered: they led to no page lately
-	res               harvest.Result
+	// refill: the cap kept links out before and there is room now, so
+	// the pages are read whole for their links.
+	refill    bool
+	failed    error           // the first read that failed
+	usedGiven map[string]bool // pages discovery passed on, read already
+	st        state
+	setAside  int // links not offered: they led to no page lately
+	res       harvest.Result
 }
 
 // Harvest reads the collection's pages and records what changed. The
@@ -140,6 +143,7 @@ func newPagesHarvest(ctx context.Context, r *harvest.CollectionRun) (*pagesHarve
 	}
 	// Rejected addresses cost a fetch too; twice the pages is plenty.
 	h.fetches = 2 * h.limit
+	h.refill = h.st.CapHit && len(known) < h.limit
 	return h, nil
 }
 
@@ -243,7 +247,6 @@ func (h *pagesHarvest) finish() error {
 	h.settleMoves()
 	h.judge()
 	h.res.Pages, h.res.Gone = h.set.ToStore()
-	h.res.State = h.st.encode(h.now)
 	for _, u := range slices.Sorted(maps.Keys(h.checked)) {
 		h.res.Watched = append(h.res.Watched, h.checked[u])
 	}
@@ -255,6 +258,7 @@ func (h *pagesHarvest) finish() error {
 			h.Warn("%d addresses redirect to %s (a sign-in page, or where the site sends the pages it does not have); they are not watched apart", n, u)
 		}
 	}
+	h.st.CapHit = h.overCap > 0 || h.st.CapHit && !h.refill
 	if h.overCap > 0 {
 		h.Warn("the site has more pages than tidings watches (--watch-pages %d); %d more links were not followed", h.limit, h.overCap)
 	}
@@ -264,6 +268,7 @@ func (h *pagesHarvest) finish() error {
 	if h.variantN > 0 {
 		h.Warn("%d links that differ only by their query string (a calendar's next month, a search) were not followed: at most %d of one page are watched", h.variantN, maxQueryVariants)
 	}
+	h.res.State = h.st.encode(h.now)
 	return nil
 }
 

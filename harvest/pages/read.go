@@ -31,7 +31,9 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	}
 	var page crawl.Page
 	var id string
-	o := harvest.ReadOptions{WholeBody: true, Conditional: true, Extract: true, Types: fetch.PageTypes, Given: h.given(t),
+	// A collection that has room again after the cap kept links out
+	// reads its pages whole, for their links: a 304 would say none.
+	o := harvest.ReadOptions{WholeBody: true, Conditional: !h.refill, Extract: true, Types: fetch.PageTypes, Given: h.given(t),
 		Timeout: h.patience(t),
 		Accept: func(resp *fetch.Response) bool {
 			page = crawl.Parse(resp.Body, resp.URL, h.scope)
@@ -217,7 +219,7 @@ func (h *pagesHarvest) offer(u string, depth int) {
 		return
 	}
 	// The cap first: what is counted then stays as small as the pages.
-	if h.knownN+h.newPages >= h.limit {
+	if h.knownN-h.gone()+h.newPages >= h.limit {
 		h.overCap++
 		return
 	}
@@ -392,4 +394,16 @@ func (h *pagesHarvest) learnNotFound(ctx context.Context) {
 		no := false
 		h.st.Answers200 = &no
 	}
+}
+
+// gone counts the known pages found gone or moved so far in this harvest:
+// their places are free for new pages.
+func (h *pagesHarvest) gone() int {
+	n := 0
+	for _, known := range h.vanished {
+		if known {
+			n++
+		}
+	}
+	return n + len(h.moved)
 }

@@ -33,6 +33,9 @@ type state struct {
 	// hash of that answer, which no page of the site then has.
 	Answers200   *bool  `json:"answers_200,omitempty"`
 	NotFoundHash string `json:"not_found_hash,omitempty"`
+	// CapHit: a harvest left links out for the cap (--watch-pages), so
+	// when pages go the watched ones are read whole again for their links.
+	CapHit bool `json:"cap_hit,omitempty"`
 }
 
 // skip is a link set aside.
