@@ -17,6 +17,10 @@ type Discovery struct {
 	Collections []db.CollectionSpec
 	Tried       []string // what was looked at, as sentences, in order
 	Warnings    []string
+	// Broken are the documents a site publishes as change information
+	// that could not be read, each a sentence naming it and why: the
+	// site is then followed by what else it offers, and says so.
+	Broken []string
 }
 
 // SiteRoot returns the root URL of the site that rawURL belongs to, or a

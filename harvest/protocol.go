@@ -135,6 +135,9 @@ func (d *SiteDiscovery) run(ctx context.Context) (*Discovery, error) {
 	if len(d.d.Collections) == 0 {
 		return d.d, problemf("%s; tried: %s", d.whyNothing(), strings.Join(once(d.d.Tried), "; "))
 	}
+	for _, b := range d.d.Broken {
+		d.warnf("%s; until it can be read, tidings follows the site by what else it offers", b)
+	}
 	if d.wantTitle && d.d.SiteTitle == "" {
 		// Nothing published names the site: its home page does.
 		d.d.SiteTitle = d.pageTitle(ctx, d.root)

@@ -3,6 +3,7 @@ package harvest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -261,4 +262,13 @@ func bareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "
 func (h *Harvester) NewCollectionRun(col db.Collection, now time.Time) *CollectionRun {
 	return &CollectionRun{h: h, s: newSession(h.client, nil), col: col, now: now, first: col.LastSuccessAt == nil,
 		cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{}, reading: h.newPageReading()}
+}
+
+// Broken records a document the site publishes as change information
+// that could not be read, as a sentence naming it and the error ("the ARC
+// sitemap https://… is not valid: line 4: invalid JSON"): the site's run
+// then says so beside the less precise source it is followed by, rather
+// than that it publishes nothing.
+func (d *SiteDiscovery) Broken(format string, args ...any) {
+	d.d.Broken = append(d.d.Broken, fmt.Sprintf(format, args...))
 }

@@ -61,3 +61,26 @@ const arcShrine = `{
   ]
 }
 `
+
+// TestCheckOfABrokenARCSitemapBesidePages: the site is followable by its
+// pages, and the check names the ARC sitemap that could not be read, once,
+// as a problem with its fix rather than a warning too.
+func TestCheckOfABrokenARCSitemapBesidePages(t *testing.T) {
+	site := newCheckSite(t, map[string]string{
+		"/.well-known/arc-sitemap.json": "{\n  \"arc_sitemap_version\": \"2.1\",\n  \"pages\": [\n    {\"url\": \"x\",}\n  ]\n}\n",
+		"/":                             "<!doctype html><title>Heron Shrine</title><p>Herons.</p>",
+	})
+	_, h := checkHarvester(t)
+	rep := runCheck(t, h, site.URL)
+	if !rep.Followable {
+		t.Fatalf("not followable: %s", rep.Verdict)
+	}
+	if got := problemsByCode(rep)[CodeARCInvalid]; len(got) != 1 || got[0].Where != "line 4" {
+		t.Errorf("ARC problems %+v", got)
+	}
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "arc-sitemap.json") {
+			t.Errorf("the broken sitemap is a warning too: %s", w)
+		}
+	}
+}

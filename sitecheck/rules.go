@@ -48,6 +48,11 @@ var covered = map[string]func(w string) bool{
 		return strings.HasPrefix(w, "skipped ") && strings.Contains(w, ": unknown change ")
 	},
 	CodeFuture: func(w string) bool { return strings.Contains(w, "dated more than a day after this harvest") },
+	// A broken document the site is followed beside is named by its
+	// problem, with the fix.
+	CodeARCInvalid: func(w string) bool {
+		return strings.HasPrefix(w, "the ARC sitemap ") && strings.Contains(w, "until it can be read")
+	},
 	CodeBadDatetime: func(w string) bool {
 		return strings.Contains(w, `: datetime "`) && strings.HasSuffix(w, " is not a W3C datetime")
 	},

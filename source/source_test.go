@@ -16,8 +16,8 @@ func TestDescribe(t *testing.T) {
 		watched int
 		want    string
 	}{
-		{"pages", 37, "pages: the site publishes no change information; tidings watches 37 of its pages"},
-		{"pages", 1, "pages: the site publishes no change information; tidings watches its 1 page"},
+		{"pages", 37, "pages: tidings found no change information it can read on the site, so it watches 37 of its pages"},
+		{"pages", 1, "pages: tidings found no change information it can read on the site, so it watches its 1 page"},
 		{"resourcesync", 0, "resourcesync: follows the site's ResourceSync change list, or compares its resource lists"},
 		{"sitemap", 0, "sitemap: follows the sitemap, confirmed by reading pages"},
 		{"gopher", 0, "gopher"},

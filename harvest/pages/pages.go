@@ -24,7 +24,7 @@ func init() {
 	harvest.Register(Source{}, source.Info{Tier: 2, Help: "watched pages",
 		NewSettings: func() source.Settings { return &Settings{WatchPages: DefaultWatchPages} },
 		Follows: func(n int) string {
-			return "the site publishes no change information; tidings watches " + source.Watches(n)
+			return "tidings found no change information it can read on the site, so it watches " + source.Watches(n)
 		}})
 }
 

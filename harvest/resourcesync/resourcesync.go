@@ -18,6 +18,9 @@ import (
 	"tidings/source"
 )
 
+// wellKnownPath is where IFCC-0001 puts a site's Source Description.
+const wellKnownPath = "/.well-known/resourcesync"
+
 // Name names ResourceSync collections in the store: one capability list
 // is one collection, keyed by the page it describes.
 const Name = "resourcesync"
@@ -65,7 +68,7 @@ func (Source) Discover(ctx context.Context, sd *harvest.SiteDiscovery) error {
 		d.tryKnown(ctx, last)
 	}
 	steps := []func(){
-		func() { d.try(ctx, sd.Root()+".well-known/resourcesync", 0) },
+		func() { d.try(ctx, sd.Root()+wellKnownPath[1:], 0) },
 		func() { d.fromRobots(ctx) },
 		func() { d.fromPage(ctx) },
 	}
@@ -154,6 +157,11 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 	}
 	doc, err := rsync.Parse(bytes.NewReader(resp.Body), u)
 	if err != nil {
+		if strings.HasSuffix(u, wellKnownPath) && !strings.Contains(strings.ToLower(resp.ContentType), "html") {
+			// Where IFCC-0001 puts it, and not a page answering for a
+			// missing one: the site meant it.
+			d.Broken("the ResourceSync Source Description %s is not valid: %s", u, trimRsync(err))
+		}
 		d.Tried("%s is not a ResourceSync document: %s", u, trimRsync(err))
 		return
 	}
