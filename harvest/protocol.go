@@ -321,7 +321,9 @@ type changeKey struct {
 // limit of the run waits for the next (see changeCap).
 func (j *CollectionRun) record(c db.Change) {
 	c.CollectionID = j.col.ID
-	c.Datetime = c.Datetime.UTC()
+	// Feeds and exports say seconds: a harvest's own clock and some
+	// sources' dates carry nanoseconds nobody reads.
+	c.Datetime = c.Datetime.UTC().Truncate(time.Second)
 	if !j.believable(c.Datetime) {
 		return
 	}

@@ -115,7 +115,7 @@ type change struct {
 	Source       string `json:"source"`
 }
 
-var exportKeys = []string{"site", "collection", "collection_id", "url", "change", "datetime", "source", "text_change", "diff"}
+var exportKeys = []string{"site", "collection", "collection_id", "url", "change", "datetime", "source", "text_change", "diff", "already_seen"}
 
 // exportChanges runs `export changes` and decodes its lines.
 func exportChanges(t *testing.T, env map[string]string, flags ...string) []change {

@@ -252,6 +252,10 @@ type exportedChange struct {
 	TextChange string `json:"text_change"`
 	// Diff is a unified diff of the page's text; "" when unknown.
 	Diff string `json:"diff"`
+	// AlreadySeen: the page was there before tidings followed its
+	// collection (older than the first harvest's window, or recorded as
+	// it was at the follow), not a page created since.
+	AlreadySeen bool `json:"already_seen"`
 }
 
 func cmdExport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -301,8 +305,9 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 	return a.store.ExportChanges(ctx, f, func(c db.ExportedChange) error {
 		return enc.Encode(exportedChange{
 			Site: c.SiteURL, Collection: c.CollectionKey, CollectionID: c.CollectionID, URL: c.URL,
-			Change: c.Kind, Datetime: c.Datetime.UTC().Format(time.RFC3339Nano), Source: c.Source,
+			Change: c.Kind, Datetime: c.Datetime.UTC().Format(time.RFC3339), Source: c.Source,
 			Title: c.Title, Summary: c.Summary, TextChange: exportedTextChange(c.TextChange), Diff: unifiedDiff(c.Change),
+			AlreadySeen: c.History,
 		})
 	})
 }

@@ -79,7 +79,7 @@ func TestWatchedPagesThroughTheCLI(t *testing.T) {
 		t.Errorf("follow printed:\n%s", r.stdout)
 	}
 	first := exportChanges(t, env)
-	if len(first) != 4 {
+	if len(first) != 4 || slices.Contains(alreadySeen(t, env), false) {
 		t.Fatalf("first harvest stored %d changes, want the 4 pages as already seen: %+v", len(first), first)
 	}
 
@@ -95,6 +95,9 @@ func TestWatchedPagesThroughTheCLI(t *testing.T) {
 		got = append(got, c.Change+" "+strings.TrimPrefix(c.URL, site.srv.URL))
 	}
 	slices.Sort(got)
+	if seen := alreadySeen(t, env)[len(first):]; slices.Contains(seen, true) {
+		t.Errorf("the second harvest's changes are exported as already seen: %v", seen)
+	}
 	if want := []string{"created /birds.html", "deleted /old.html", "updated /cats.html"}; !slices.Equal(got, want) {
 		t.Errorf("second harvest exported %q, want %q", got, want)
 	}
@@ -196,4 +199,22 @@ func TestWatchPagesSetting(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "--watch-pages must be positive, not 0") {
 		t.Errorf("--watch-pages 0: exit %d, %s", r.code, r.stderr)
 	}
+}
+
+// alreadySeen is the already_seen of each exported change, oldest first.
+func alreadySeen(t *testing.T, env map[string]string) []bool {
+	t.Helper()
+	r := tidings(t, env, "export", "changes")
+	mustSucceed(t, r)
+	var out []bool
+	for _, l := range lines(t, r.stdout) {
+		var c struct {
+			AlreadySeen bool `json:"already_seen"`
+		}
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c.AlreadySeen)
+	}
+	return out
 }
