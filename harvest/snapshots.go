@@ -65,10 +65,10 @@ const queuedHarvests = 10
 // Pages past the budget keep their changes without a diff and are queued:
 // a later harvest fetches them first, before its own changes' pages, and
 // fills their changes in (ps.queue), unless a later change of the page
-// came first and takes its snapshot instead. Changes stored as history
-// (older than the first-harvest window) are not fetched: no feed shows
-// them, and the first harvest of a big collection must not read
-// thousands of pages. A page whose text the change information carried
+// came first and takes its snapshot instead. The pages of changes stored
+// as history (older than the first-harvest window) are read last, on the
+// collection's first harvest only, for a baseline; the queue's bound keeps
+// a big collection to what ten harvests' budgets read. A page whose text the change information carried
 // (SCP content blocks) is not fetched and costs no fetch from the budget.
 func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pageReading) []db.Snapshot {
 	if h.opts.Snapshots.Off || ctx.Err() != nil {
@@ -78,7 +78,11 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pag
 	ps.queues[j.col.ID] = q
 	newest := newestChanges(j.changes)
 	due := h.duePages(ctx, j, ps, newest, q)
-	todo, deleted := pagesToRead(j.changes, newest, ps)
+	// A collection's first harvest also reads, after its news, the pages
+	// it records as already seen: their snapshots are the baseline the
+	// first update compares with, or that update could say only
+	// "updated". What the budget leaves is queued and read first later.
+	todo, deleted := pagesToRead(j.changes, newest, ps, j.first)
 	given, todo := splitGiven(todo, j.given)
 	budget := max(ps.left-len(due), 0)
 	q.Keep = queuedHarvests * h.opts.Snapshots.PageFetches
@@ -230,22 +234,25 @@ func newestChanges(changes []db.Change) map[string]int {
 // latest change is a creation or an update in the feed, not already read
 // in this site harvest; and the deleted pages, whose last known title is
 // looked up.
-func pagesToRead(changes []db.Change, newest map[string]int, ps *pageReading) (todo, deleted []string) {
-	var idx []int
+func pagesToRead(changes []db.Change, newest map[string]int, ps *pageReading, baseline bool) (todo, deleted []string) {
+	var idx, old []int
 	for u, i := range newest {
 		c := &changes[i]
 		switch {
 		case c.Kind == "deleted":
 			deleted = append(deleted, u)
-		case c.History:
-		case ps.taken[u] == nil:
+		case ps.taken[u] != nil:
+		case c.History && baseline:
+			old = append(old, i)
+		case !c.History:
 			idx = append(idx, i)
 		}
 	}
-	slices.SortFunc(idx, func(a, b int) int { return compareKeys(keyOf(&changes[b]), keyOf(&changes[a])) })
-	todo = make([]string, len(idx))
-	for k, i := range idx {
-		todo[k] = changes[i].URL
+	latestFirst := func(a, b int) int { return compareKeys(keyOf(&changes[b]), keyOf(&changes[a])) }
+	slices.SortFunc(idx, latestFirst)
+	slices.SortFunc(old, latestFirst)
+	for _, i := range slices.Concat(idx, old) {
+		todo = append(todo, changes[i].URL)
 	}
 	return todo, deleted
 }

@@ -545,3 +545,26 @@ func warningsOf(rep *SiteReport) []string {
 	}
 	return w
 }
+
+// TestFirstUpdateAfterAFollowHasItsDiff: a page the follow records as
+// already seen (its change older than the first harvest's window) is read
+// then for a baseline, so the first update after the follow says what
+// changed rather than only "updated".
+func TestFirstUpdateAfterAFollowHasItsDiff(t *testing.T) {
+	e := newSnapEnv(t, SnapshotSettings{PageFetches: DefaultPageFetches})
+	now := time.Now()
+	e.site.html("/old.html", "Old Page", "<p>The first text.</p>")
+	e.site.change("/old.html", "updated", now.Add(-60*24*time.Hour))
+	e.follow()
+	if n := e.site.hit("/old.html"); n != 1 {
+		t.Errorf("the follow read the page seen already %d times, want once for its baseline", n)
+	}
+	e.site.html("/old.html", "Old Page", "<p>The second text.</p>")
+	e.site.change("/old.html", "updated", now.Add(-time.Hour))
+	e.harvest()
+	got := e.latest()["/old.html"]
+	if len(got) != 2 {
+		t.Fatalf("%d changes of old.html, want the one seen and the update", len(got))
+	}
+	changetest.Text(t, got[1], "Old Page", db.TextChanged, []string{"The first text."}, []string{"The second text."})
+}
