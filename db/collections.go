@@ -36,6 +36,9 @@ type Collection struct {
 	State    string // the protocol's own state, opaque here
 	Watched  int    // pages watched, for a source that watches pages
 	PublicID string // names it in the web UI's public addresses; random
+	// HandedOver: another source took the collection over and has not
+	// harvested it yet (see CollectionSpec.Replaces).
+	HandedOver bool
 }
 
 // CollectionSpec is what discovery learns about a collection.
@@ -44,13 +47,18 @@ type CollectionSpec struct {
 	Key       string
 	SourceURL string
 	Title     string
+	// Replaces, when set, is the collection this one takes over: the
+	// same part of the site, now followed by another source. Its row,
+	// its feed and the changes in it stay; what its old source kept
+	// (pages, state, processed documents, pages pending a read) goes.
+	Replaces int64
 }
 
 const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url, c.title, c.active, c.created_at,
 	c.last_processed_at, c.last_success_at, c.last_harvest_at, c.last_error,
 	(SELECT COALESCE(sum(changes), 0) FROM runs WHERE collection_id = c.id),
 	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state, COALESCE(c.public_id, ''),
-	(SELECT count(*) FROM watched_pages WHERE collection_id = c.id)`
+	(SELECT count(*) FROM watched_pages WHERE collection_id = c.id), c.handed_over`
 
 const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
 
@@ -58,7 +66,7 @@ func scanCollection(row scanner) (Collection, error) {
 	var c Collection
 	var processed, success, harvest nullTime
 	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
-		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.History, &c.State, &c.PublicID, &c.Watched)
+		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.History, &c.State, &c.PublicID, &c.Watched, &c.HandedOver)
 	c.History -= c.Changes
 	c.LastProcessedAt, c.LastSuccessAt, c.LastHarvestAt = processed.t, success.t, harvest.t
 	return c, err
@@ -75,6 +83,15 @@ func (d *DB) SyncCollections(ctx context.Context, siteID int64, specs []Collecti
 			return err
 		}
 		for _, s := range specs {
+			if s.Replaces != 0 {
+				took, err := takeOver(ctx, tx, siteID, s)
+				if err != nil {
+					return err
+				}
+				if took {
+					continue
+				}
+			}
 			_, err := tx.ExecContext(ctx, `
 INSERT INTO collections (site_id, protocol, key, source_url, title, created_at) VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (site_id, protocol, key) DO UPDATE SET
@@ -138,4 +155,31 @@ func (d *DB) collectionWhere(ctx context.Context, where string, id any) (Collect
 		return Collection{}, fmt.Errorf("db: load collection %v: %w", id, err)
 	}
 	return c, nil
+}
+
+// takeOver hands a collection to another source, unless a collection of
+// that source and key exists already (then it is that one that goes on).
+func takeOver(ctx context.Context, tx *sql.Tx, siteID int64, s CollectionSpec) (bool, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM collections WHERE site_id = ? AND protocol = ? AND key = ?`, siteID, s.Protocol, s.Key).Scan(&n)
+	if err != nil || n > 0 {
+		return false, err
+	}
+	res, err := tx.ExecContext(ctx, `
+UPDATE collections SET protocol = ?, key = ?, source_url = ?,
+	title = CASE WHEN ? <> '' THEN ? ELSE title END,
+	state = '', last_processed_at = NULL, handed_over = 1, active = 1
+WHERE id = ? AND site_id = ?`, s.Protocol, s.Key, s.SourceURL, s.Title, s.Title, s.Replaces, siteID)
+	if err != nil {
+		return false, err
+	}
+	if k, err := res.RowsAffected(); err != nil || k == 0 {
+		return false, err
+	}
+	for _, table := range []string{"pages", "processed", "snapshot_queue", "watched_pages"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE collection_id = ?`, s.Replaces); err != nil {
+			return false, fmt.Errorf("forget the %s of collection %d: %w", table, s.Replaces, err)
+		}
+	}
+	return true, nil
 }

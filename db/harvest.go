@@ -160,8 +160,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 UPDATE collections SET
 	last_processed_at = COALESCE(?, last_processed_at),
 	last_success_at = COALESCE(?, last_success_at),
+	handed_over = CASE WHEN ? = '' THEN 0 ELSE handed_over END,
 	last_harvest_at = ?, last_error = ?
-WHERE id = ?`, fmtTimePtr(h.Watermark), success, fmtTime(run.FinishedAt), run.Error, run.CollectionID)
+WHERE id = ?`, fmtTimePtr(h.Watermark), success, run.Error, fmtTime(run.FinishedAt), run.Error, run.CollectionID)
 		return err
 	})
 	if err != nil {

@@ -358,6 +358,13 @@ CREATE TABLE IF NOT EXISTS watched_pages (
 	PRIMARY KEY (collection_id, url)
 );
 `,
+	// 16: a collection handed over to another source (the site began or
+	// stopped publishing a more precise one) until the new source's first
+	// harvest: that harvest takes what it finds as seen, but for what
+	// changed since the old source's last one.
+	`
+ALTER TABLE collections ADD COLUMN handed_over INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -48,4 +48,7 @@ func TestPageChecks(t *testing.T) {
 
 // undoPageChecks rewinds the migration of page checks, for tests of
 // earlier ones.
-var undoPageChecks = []string{"ALTER TABLE pages DROP COLUMN checked_at"}
+var undoPageChecks = append(undoHandOver, "ALTER TABLE pages DROP COLUMN checked_at")
+
+// undoHandOver rewinds the migration of collections handed over.
+var undoHandOver = []string{"ALTER TABLE collections DROP COLUMN handed_over"}

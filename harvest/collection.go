@@ -27,7 +27,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	s.reading = siteSession.reading
 	j := &CollectionRun{
 		h: h, s: s, site: site, col: col, now: now,
-		first: col.LastSuccessAt == nil, cutoff: now.Add(-h.opts.InitialWindow), seen: map[changeKey]bool{},
+		first: col.LastSuccessAt == nil || col.HandedOver, cutoff: firstCutoff(col, now.Add(-h.opts.InitialWindow)), seen: map[changeKey]bool{},
 	}
 	run := db.Run{SiteID: site.ID, CollectionID: col.ID, StartedAt: now}
 	j.reading = siteSession.reading
@@ -84,3 +84,14 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 
 // storeTimeout bounds storing one harvest once shutdown has begun.
 const storeTimeout = 30 * time.Second
+
+// firstCutoff is the date before which a first harvest's changes are
+// history: the first-harvest window's start, or for a collection another
+// source took over, the old source's last harvest, after which the
+// followers have not heard of the site's changes.
+func firstCutoff(col db.Collection, window time.Time) time.Time {
+	if col.HandedOver && col.LastSuccessAt != nil {
+		return *col.LastSuccessAt
+	}
+	return window
+}

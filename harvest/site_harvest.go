@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/source"
 )
 
 // siteStep is the site-level part of a harvest: the discovery made, and
@@ -116,6 +117,7 @@ func (h *Harvester) storeSite(ctx context.Context, site *db.Site, stored []db.Co
 		if err := h.updateSite(ctx, site, disc); err != nil {
 			return nil, db.Run{}, err
 		}
+		handOver(site.URL, stored, disc.Collections)
 		var err error
 		if cols, err = h.store.SyncCollections(ctx, site.ID, disc.Collections); err != nil {
 			return nil, db.Run{}, err
@@ -184,4 +186,35 @@ func (h *Harvester) harvestCollections(ctx context.Context, rep *SiteReport, col
 		rep.Collections = append(rep.Collections, CollectionReport{Collection: c, Run: run})
 	}
 	return allFailed, wait, nil
+}
+
+// handOver marks each new collection that stands for the same part of the
+// site as a stored one of another source, which it replaces: a site that
+// starts (or stops) publishing ResourceSync beside its sitemap keeps the
+// feed its followers subscribed to, fed by the new source from now on.
+func handOver(siteURL string, stored []db.Collection, specs []db.CollectionSpec) {
+	type id struct{ protocol, key string }
+	listed := map[id]bool{}
+	for _, s := range specs {
+		listed[id{s.Protocol, s.Key}] = true
+	}
+	had := map[id]bool{}
+	for _, c := range stored {
+		had[id{c.Protocol, c.Key}] = true
+	}
+	taken := map[int64]bool{}
+	for i := range specs {
+		s := &specs[i]
+		if had[id{s.Protocol, s.Key}] {
+			continue
+		}
+		home := source.Home(s.Protocol, s.Key, siteURL)
+		for _, c := range stored {
+			going := !listed[id{c.Protocol, c.Key}]
+			if going && c.Protocol != s.Protocol && !taken[c.ID] && source.Home(c.Protocol, c.Key, siteURL) == home {
+				s.Replaces, taken[c.ID] = c.ID, true
+				break
+			}
+		}
+	}
 }

@@ -54,6 +54,13 @@ func (h *Harvest) compare(ctx context.Context, listed []db.Page, complete bool) 
 			// window: the collection's first entry, as for every source.
 			continue
 		}
+		if fresh && h.col.HandedOver {
+			// Known to the feed under the source before: a page dated
+			// since its last harvest is confirmed by reading it, as any
+			// moved date is.
+			cands = append(cands, c.Page)
+			continue
+		}
 		h.created[c.Page.URL] = true
 		h.Record(db.Change{URL: c.Page.URL, Kind: "created", Datetime: c.At, Source: h.col.SourceURL})
 	}
