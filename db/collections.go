@@ -36,6 +36,9 @@ type Collection struct {
 	State    string // the protocol's own state, opaque here
 	Watched  int    // pages watched, for a source that watches pages
 	PublicID string // names it in the web UI's public addresses; random
+	// PrunedUntil is the newest change time the retention sweep deleted
+	// (PruneHistory): the feeds keep nothing older. Nil when none was.
+	PrunedUntil *time.Time
 }
 
 // CollectionSpec is what discovery learns about a collection.
@@ -50,17 +53,18 @@ const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url,
 	c.last_processed_at, c.last_success_at, c.last_harvest_at, c.last_error,
 	(SELECT COALESCE(sum(changes), 0) FROM runs WHERE collection_id = c.id),
 	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state, COALESCE(c.public_id, ''),
-	(SELECT count(*) FROM watched_pages WHERE collection_id = c.id)`
+	(SELECT count(*) FROM watched_pages WHERE collection_id = c.id), c.pruned_until`
 
 const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
 
 func scanCollection(row scanner) (Collection, error) {
 	var c Collection
-	var processed, success, harvest nullTime
+	var processed, success, harvest, pruned nullTime
 	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
-		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.History, &c.State, &c.PublicID, &c.Watched)
+		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.History, &c.State, &c.PublicID, &c.Watched, &pruned)
 	c.History -= c.Changes
 	c.LastProcessedAt, c.LastSuccessAt, c.LastHarvestAt = processed.t, success.t, harvest.t
+	c.PrunedUntil = pruned.t
 	return c, err
 }
 

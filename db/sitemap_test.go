@@ -46,6 +46,10 @@ func TestPageChecks(t *testing.T) {
 	}
 }
 
-// undoPageChecks rewinds the migration of page checks, for tests of
-// earlier ones.
-var undoPageChecks = []string{"ALTER TABLE pages DROP COLUMN checked_at"}
+// undoPageChecks rewinds the migration of page checks, and the retention
+// columns of a later one, for tests of earlier ones.
+var undoPageChecks = append(undoRetention, "ALTER TABLE pages DROP COLUMN checked_at")
+
+// undoRetention rewinds migration 16, the retention sweep's columns.
+var undoRetention = []string{"ALTER TABLE collections DROP COLUMN pruned_until",
+	"ALTER TABLE sites DROP COLUMN stored_bytes", "ALTER TABLE sites DROP COLUMN measured_at"}
