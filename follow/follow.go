@@ -209,11 +209,11 @@ func (s *Service) HarvestSites(ctx context.Context, sites []db.Site, b worker.Ba
 	return worker.HarvestSites(ctx, s.h, sites, b)
 }
 
-// SweepUnfollowed deletes the history of the sites nobody has followed
-// for retention, as serve's scheduler does at each tick, and returns how
-// many sites it emptied.
-func (s *Service) SweepUnfollowed(ctx context.Context, retention time.Duration) (int, error) {
-	return worker.SweepUnfollowed(ctx, s.store, s.opts.Now(), retention)
+// Sweep deletes the history retention r no longer keeps and measures
+// what each site stores, as serve's scheduler does every hour (see
+// worker.Sweep).
+func (s *Service) Sweep(ctx context.Context, r worker.Retention) (worker.Swept, error) {
+	return worker.Sweep(ctx, s.store, s.opts.Now(), r)
 }
 
 // Unfollow takes a site off a person's follows; db.ErrNotFound when they

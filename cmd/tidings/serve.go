@@ -129,7 +129,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	}
 	if !so.noScheduler {
 		sched = worker.NewScheduler(a.store, a.harvester, worker.SchedulerOptions{
-			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
+			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, Retention: a.cfg.retention(),
 			Pool: pool, Logger: a.log,
 		})
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*so.tick
