@@ -248,3 +248,22 @@ DELETE FROM snapshots WHERE site_id = ?1
 	})
 	return n, err
 }
+
+// Kept is where what a collection keeps of its history begins: Until is
+// the newest change time the retention sweep deleted (PrunedUntil).
+type Kept struct {
+	CollectionID int64
+	Until        time.Time
+}
+
+// KeptSince lists the collections in scope whose history was pruned, with
+// how far, so that their feeds can say where what they keep ends.
+func (d *DB) KeptSince(ctx context.Context, scope Scope) ([]Kept, error) {
+	where, arg := scope.where("k")
+	return queryAll(ctx, d, "load pruned collections", `
+SELECT k.collection_id, k.pruned_until FROM (SELECT id AS collection_id, pruned_until FROM collections WHERE pruned_until IS NOT NULL) k
+WHERE `+where+` ORDER BY k.collection_id`, func(row scanner) (Kept, error) {
+		var k Kept
+		return k, row.Scan(&k.CollectionID, timeCol{&k.Until})
+	}, arg)
+}
