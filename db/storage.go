@@ -96,17 +96,23 @@ FROM sites ORDER BY stored_bytes DESC, id`, func(row scanner) (SiteStorage, erro
 type Usage struct {
 	Sites int
 	Bytes int64
+	// Waiting counts the person's discoveries still pending (UsageOf
+	// only): sites they will follow once discovered.
+	Waiting int
 }
 
 const usageSelect = `
 SELECT f.user_id, count(*), COALESCE(sum(s.stored_bytes / (SELECT count(*) FROM follows WHERE site_id = f.site_id)), 0)
 FROM follows f JOIN sites s ON s.id = f.site_id`
 
-// UsageOf returns what a person's follows hold.
+// UsageOf returns what a person's follows hold, and their discoveries
+// waiting, read together: a discovery that ends meanwhile is counted
+// once, waiting or followed.
 func (d *DB) UsageOf(ctx context.Context, userID int64) (Usage, error) {
 	var u Usage
 	var id sql.NullInt64
-	err := d.r.QueryRowContext(ctx, usageSelect+` WHERE f.user_id = ?`, userID).Scan(&id, &u.Sites, &u.Bytes)
+	err := d.r.QueryRowContext(ctx, `SELECT u.*, (SELECT count(*) FROM discoveries WHERE user_id = ?1 AND status = 'pending')
+FROM (`+usageSelect+` WHERE f.user_id = ?1) u`, userID).Scan(&id, &u.Sites, &u.Bytes, &u.Waiting)
 	if err != nil {
 		return Usage{}, fmt.Errorf("db: usage of user %d: %w", userID, err)
 	}

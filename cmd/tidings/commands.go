@@ -185,7 +185,7 @@ func (a *app) sweep(ctx context.Context, stdout io.Writer) error {
 	}
 	if sw.Changes > 0 || sw.Runs > 0 || sw.Snapshots > 0 {
 		fmt.Fprintf(stdout, "Deleted %d change(s) of %d collection(s) older than %s beyond their newest %d, %d harvest run(s) and %d page snapshot(s) no longer needed.\n",
-			sw.Changes, sw.Collections, (*days)(&a.cfg.KeepChangesFor), a.cfg.KeepChanges, sw.Runs, sw.Snapshots)
+			sw.Changes, sw.Collections, durationText(a.cfg.KeepChangesFor), a.cfg.KeepChanges, sw.Runs, sw.Snapshots)
 	}
 	return nil
 }

@@ -154,6 +154,18 @@ func (c *Config) retention() worker.Retention {
 	return worker.Retention{KeepChangesFor: c.KeepChangesFor, KeepChanges: c.KeepChanges, Unfollowed: c.UnfollowedRetention}
 }
 
+// durationText says a retention as people read it: "365 days", "36h0m0s".
+func durationText(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		n := d / (24 * time.Hour)
+		if n == 1 {
+			return "1 day"
+		}
+		return fmt.Sprintf("%d days", n)
+	}
+	return d.String()
+}
+
 // days is a duration flag that also takes whole days ("365d"), which a
 // retention is counted in.
 type days time.Duration
