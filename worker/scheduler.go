@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,12 +42,13 @@ const DefaultSweepEvery = time.Hour
 // sites that came due while tidings was down are harvested as workers
 // free up rather than all at once.
 type Scheduler struct {
-	store *db.DB
-	h     Harvester
-	opts  SchedulerOptions
-	beat  atomic.Int64
-	pool  *lane
-	swept time.Time // when Run last swept
+	store    *db.DB
+	h        Harvester
+	opts     SchedulerOptions
+	beat     atomic.Int64
+	pool     *lane
+	swept    time.Time   // when Run last started a sweep
+	sweeping atomic.Bool // a sweep runs
 }
 
 // NewScheduler builds a scheduler harvesting the sites of store with h.
@@ -87,25 +89,35 @@ func (s *Scheduler) Run(ctx context.Context) {
 	t := time.NewTicker(s.opts.Tick)
 	defer t.Stop()
 	defer s.pool.wait()
-	s.sweepDue(ctx)
+	var sweeps sync.WaitGroup
+	defer sweeps.Wait()
+	s.sweepDue(ctx, &sweeps)
 	for {
 		s.Dispatch(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.sweepDue(ctx)
+			s.sweepDue(ctx, &sweeps)
 		case <-s.pool.freed: // a worker freed up: more due sites may start
 		}
 	}
 }
 
-// sweepDue sweeps when SweepEvery has passed since Run last did.
-func (s *Scheduler) sweepDue(ctx context.Context) {
-	if now := s.opts.Now(); s.swept.IsZero() || now.Sub(s.swept) >= s.opts.SweepEvery {
-		s.swept = now
-		s.Sweep(ctx)
+// sweepDue starts a sweep in wg when SweepEvery has passed since Run last
+// did and none runs. Beside the harvests, not before them: the first
+// sweep of years of history, or after an upgrade that measures every
+// site, takes a while.
+func (s *Scheduler) sweepDue(ctx context.Context, wg *sync.WaitGroup) {
+	now := s.opts.Now()
+	if !s.swept.IsZero() && now.Sub(s.swept) < s.opts.SweepEvery || !s.sweeping.CompareAndSwap(false, true) {
+		return
 	}
+	s.swept = now
+	wg.Go(func() {
+		defer s.sweeping.Store(false)
+		s.Sweep(ctx)
+	})
 }
 
 // Sweep deletes the history the retention no longer keeps, and measures

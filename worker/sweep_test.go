@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,7 +99,12 @@ func TestSchedulerSweepsEveryHour(t *testing.T) {
 		}
 		return list[0].MeasuredAt != nil
 	}
-	sched.sweepDue(ctx)
+	var wg sync.WaitGroup
+	sweep := func() {
+		sched.sweepDue(ctx, &wg)
+		wg.Wait()
+	}
+	sweep()
 	if !measured() {
 		t.Fatal("the first sweep measured nothing")
 	}
@@ -111,12 +117,12 @@ func TestSchedulerSweepsEveryHour(t *testing.T) {
 		t.Fatal(err)
 	}
 	now = now.Add(59 * time.Minute)
-	sched.sweepDue(ctx)
+	sweep()
 	if measured() {
 		t.Error("swept again within the hour")
 	}
 	now = now.Add(time.Minute)
-	sched.sweepDue(ctx)
+	sweep()
 	if !measured() {
 		t.Error("not swept once the hour had passed")
 	}
