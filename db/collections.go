@@ -39,6 +39,9 @@ type Collection struct {
 	// HandedOver: another source took the collection over and has not
 	// harvested it yet (see CollectionSpec.Replaces).
 	HandedOver bool
+	// PrunedUntil is the newest change time the retention sweep deleted
+	// (PruneHistory): the feeds keep nothing older. Nil when none was.
+	PrunedUntil *time.Time
 }
 
 // CollectionSpec is what discovery learns about a collection.
@@ -58,17 +61,18 @@ const collectionCols = `c.id, c.site_id, s.url, c.protocol, c.key, c.source_url,
 	c.last_processed_at, c.last_success_at, c.last_harvest_at, c.last_error,
 	(SELECT COALESCE(sum(changes), 0) FROM runs WHERE collection_id = c.id),
 	(SELECT count(*) FROM changes WHERE collection_id = c.id), c.state, COALESCE(c.public_id, ''),
-	(SELECT count(*) FROM watched_pages WHERE collection_id = c.id), c.handed_over`
+	(SELECT count(*) FROM watched_pages WHERE collection_id = c.id), c.handed_over, c.pruned_until`
 
 const collectionFrom = ` FROM collections c JOIN sites s ON s.id = c.site_id `
 
 func scanCollection(row scanner) (Collection, error) {
 	var c Collection
-	var processed, success, harvest nullTime
+	var processed, success, harvest, pruned nullTime
 	err := row.Scan(&c.ID, &c.SiteID, &c.SiteURL, &c.Protocol, &c.Key, &c.SourceURL, &c.Title, &c.Active,
-		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.History, &c.State, &c.PublicID, &c.Watched, &c.HandedOver)
+		timeCol{&c.CreatedAt}, &processed, &success, &harvest, &c.LastError, &c.Changes, &c.History, &c.State, &c.PublicID, &c.Watched, &c.HandedOver, &pruned)
 	c.History -= c.Changes
 	c.LastProcessedAt, c.LastSuccessAt, c.LastHarvestAt = processed.t, success.t, harvest.t
+	c.PrunedUntil = pruned.t
 	return c, err
 }
 

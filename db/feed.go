@@ -253,20 +253,23 @@ func (d *DB) Stamp(ctx context.Context, scope Scope) (FeedStamp, error) {
 	}
 	where, warg := scope.where("r")
 	var maxRun sql.NullInt64
-	var list sql.NullString
+	var list, pruned sql.NullString
 	var next, added nullTime
+	// The retention sweep deletes without harvesting: how far it went
+	// is part of the version.
 	err := d.r.QueryRowContext(ctx, `
 SELECT (SELECT max(id) FROM runs WHERE site_id IN (`+sites+`)),
 	(SELECT group_concat(id) FROM (SELECT id FROM sites WHERE id IN (`+sites+`) ORDER BY id)),
 	(SELECT min(next_harvest_at) FROM sites WHERE id IN (`+sites+`)),
 	(SELECT max(t) FROM (SELECT max(r.finished_at) AS t FROM runs r WHERE `+where+` AND r.changes > 0
-		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.following = 1))`,
-		arg, arg, arg, warg, warg).Scan(&maxRun, &list, &next, &added)
+		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.following = 1)),
+	(SELECT max(pruned_until) FROM collections WHERE site_id IN (`+sites+`))`,
+		arg, arg, arg, warg, warg, arg).Scan(&maxRun, &list, &next, &added, &pruned)
 	if err != nil {
 		return FeedStamp{}, fmt.Errorf("db: load feed stamp: %w", err)
 	}
 	return FeedStamp{
-		Version:     fmt.Sprintf("%d/%s", maxRun.Int64, list.String),
+		Version:     fmt.Sprintf("%d/%s/%s", maxRun.Int64, list.String, pruned.String),
 		NextHarvest: next.t,
 		LastAdded:   added.t,
 	}, nil

@@ -143,6 +143,10 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 		if err := saveWatched(ctx, tx, run.CollectionID, h); err != nil {
 			return err
 		}
+		// What the site stores changed: the next sweep measures it.
+		if _, err := tx.ExecContext(ctx, `UPDATE sites SET measured_at = NULL WHERE id = ?`, run.SiteID); err != nil {
+			return err
+		}
 		// After the pages: the "now following" entry counts them.
 		if run.Following, run.Pages, err = markFollowing(ctx, tx, run); err != nil {
 			return err

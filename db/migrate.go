@@ -358,7 +358,17 @@ CREATE TABLE IF NOT EXISTS watched_pages (
 	PRIMARY KEY (collection_id, url)
 );
 `,
-	// 16: a collection handed over to another source (the site began or
+	// 16: retention. pruned_until is the newest change time the sweep
+	// deleted of a collection, so that its feeds can say where the history
+	// they keep ends. stored_bytes is what a site's rows take, measured by
+	// the sweep at measured_at (a site harvested since is measured again),
+	// for the quotas and the admin page.
+	`
+ALTER TABLE collections ADD COLUMN pruned_until TEXT;
+ALTER TABLE sites ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sites ADD COLUMN measured_at TEXT;
+`,
+	// 17: a collection handed over to another source (the site began or
 	// stopped publishing a more precise one) until the new source's first
 	// harvest: that harvest takes what it finds as seen, but for what
 	// changed since the old source's last one.

@@ -46,9 +46,13 @@ func TestPageChecks(t *testing.T) {
 	}
 }
 
-// undoPageChecks rewinds the migration of page checks, for tests of
-// earlier ones.
-var undoPageChecks = append(undoHandOver, "ALTER TABLE pages DROP COLUMN checked_at")
+// undoPageChecks rewinds the migration of page checks, and the columns
+// of later ones, for tests of earlier ones.
+var undoPageChecks = append(append(undoHandOver, undoRetention...), "ALTER TABLE pages DROP COLUMN checked_at")
 
-// undoHandOver rewinds the migration of collections handed over.
+// undoHandOver rewinds migration 17, collections handed over.
 var undoHandOver = []string{"ALTER TABLE collections DROP COLUMN handed_over"}
+
+// undoRetention rewinds migration 16, the retention sweep's columns.
+var undoRetention = []string{"ALTER TABLE collections DROP COLUMN pruned_until",
+	"ALTER TABLE sites DROP COLUMN stored_bytes", "ALTER TABLE sites DROP COLUMN measured_at"}

@@ -38,11 +38,22 @@ const siteCols = `id, url, input_url, source_url, title, created_at, last_harves
 
 func scanSite(row scanner) (Site, error) {
 	var s Site
-	var last, next, since, disc, unfollowed, deleted nullTime
-	err := row.Scan(&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError, &s.Failures, &since, &disc, &unfollowed, &deleted, &s.PublicID)
-	s.LastHarvestAt, s.NextHarvestAt, s.FailingSince, s.DiscoveredAt = last.t, next.t, since.t, disc.t
-	s.UnfollowedAt, s.HistoryDeletedAt = unfollowed.t, deleted.t
+	dest, finish := siteDest(&s)
+	err := row.Scan(dest...)
+	finish()
 	return s, err
+}
+
+// siteDest returns the scan destinations of siteCols, and a function that
+// finishes the site once scanned.
+func siteDest(s *Site) ([]any, func()) {
+	var last, next, since, disc, unfollowed, deleted nullTime
+	dest := []any{&s.ID, &s.URL, &s.InputURL, &s.SourceURL, &s.Title, timeCol{&s.CreatedAt}, &last, &next, &s.LastError,
+		&s.Failures, &since, &disc, &unfollowed, &deleted, &s.PublicID}
+	return dest, func() {
+		s.LastHarvestAt, s.NextHarvestAt, s.FailingSince, s.DiscoveredAt = last.t, next.t, since.t, disc.t
+		s.UnfollowedAt, s.HistoryDeletedAt = unfollowed.t, deleted.t
+	}
 }
 
 // CreateSite records a new site. It returns ErrAlreadyExists (and the

@@ -32,7 +32,8 @@ func (d *DB) DeleteUnfollowedHistory(ctx context.Context, before time.Time) (int
 			// Checked again inside the transaction: someone may have
 			// followed the site since.
 			res, err := tx.ExecContext(ctx, `UPDATE sites SET history_deleted_at = ?, last_harvest_at = NULL,
-	next_harvest_at = NULL, last_error = '', failures = 0, failing_since = NULL, discovered_at = NULL
+	next_harvest_at = NULL, last_error = '', failures = 0, failing_since = NULL, discovered_at = NULL,
+	stored_bytes = 0, measured_at = NULL
 WHERE id = ? AND unfollowed_at <= ? AND history_deleted_at IS NULL`, fmtTime(time.Now()), id, cutoff)
 			if err != nil {
 				return err
@@ -67,7 +68,7 @@ func emptySite(ctx context.Context, tx *sql.Tx, siteID int64) error {
 		`DELETE FROM snapshots WHERE site_id = ?`,
 		`DELETE FROM snapshot_queue WHERE site_id = ?`,
 		`UPDATE collections SET last_processed_at = NULL, last_success_at = NULL, last_harvest_at = NULL,
-	last_error = '', state = '' WHERE site_id = ?`,
+	last_error = '', state = '', pruned_until = NULL WHERE site_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, siteID); err != nil {
 			return err

@@ -16,16 +16,19 @@ import (
 	"tidings/feeds"
 )
 
-// Entries of a feed come from three sources: the harvests (one digest per
+// Entries of a feed come from four sources: the harvests (one digest per
 // run, or one entry per change), the failing streaks (status entries),
-// and, in a feed of one entry per change, each collection's "now
-// following" entry (in a digest feed it is its first run's digest). All
+// in a feed of one entry per change, each collection's "now following"
+// entry (in a digest feed it is its first run's digest), and where the
+// history a collection keeps ends. All
 // are ordered newest first by one key, so a page boundary (a cursor)
 // splits them the same way whatever each source holds.
 const (
 	srcHarvest   = 0
 	srcStatus    = 1
 	srcFollowing = 2
+	// srcKept: where a collection's kept history ends (keptItems).
+	srcKept = 3
 )
 
 // Cursor is the sort key of an entry: its time, its source, and an id
@@ -68,7 +71,7 @@ func ParseCursor(s string) (Cursor, bool) {
 		n[i] = v
 	}
 	c := Cursor{at: time.Unix(0, n[0]).UTC(), src: int(n[1]), id: n[2]}
-	if c.src < srcHarvest || c.src > srcFollowing || c.id < 0 || c.String() != s {
+	if c.src < srcHarvest || c.src > srcKept || c.id < 0 || c.String() != s {
 		return Cursor{}, false
 	}
 	return c, true
@@ -141,6 +144,15 @@ func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before
 			if before == nil || it.key.compare(*before) < 0 {
 				items = append(items, it)
 			}
+		}
+	}
+	kept, err := b.keptItems(ctx, spec.Scope, cols)
+	if err != nil {
+		return nil, err
+	}
+	for _, it := range kept {
+		if before == nil || it.key.compare(*before) < 0 {
+			items = append(items, it)
 		}
 	}
 	slices.SortFunc(items, func(x, y feedItem) int { return y.key.compare(x.key) })

@@ -60,8 +60,9 @@ func (e *WaitError) Error() string {
 // unless the address adds a page to what it watches of the site (see
 // addsWatchedPage): that reads the site now, as often as HarvestNow may.
 // Anything else is queued as a discovery, within the person's
-// MaxPendingDiscoveries. The errors a person is told of are an
-// *AddressError, ErrAlreadyFollowed, a *WaitError and a *PendingError.
+// MaxPendingDiscoveries and their quotas. The errors a person is told of
+// are an *AddressError, ErrAlreadyFollowed, a *WaitError, a *PendingError
+// and a *QuotaError.
 func (s *Service) Add(ctx context.Context, userID int64, rawURL string) (Added, error) {
 	root, input, err := harvest.NormalizeAddress(rawURL)
 	if err != nil {
@@ -72,6 +73,9 @@ func (s *Service) Add(ctx context.Context, userID int64, rawURL string) (Added, 
 	}
 	site, err := s.store.SiteByURL(ctx, root)
 	if errors.Is(err, db.ErrNotFound) {
+		if err := s.checkRoom(ctx, userID); err != nil {
+			return Added{}, err
+		}
 		return s.queueAdd(ctx, userID, rawURL, pending{root: root, input: input})
 	}
 	if err != nil {
@@ -81,7 +85,17 @@ func (s *Service) Add(ctx context.Context, userID int64, rawURL string) (Added, 
 	if err != nil {
 		return Added{}, err
 	}
+	followed, err := s.store.Follows(ctx, userID, site.ID)
+	if err != nil {
+		return Added{}, err
+	}
 	if !adds {
+		if followed {
+			return Added{Site: site}, ErrAlreadyFollowed
+		}
+		if err := s.checkRoom(ctx, userID); err != nil {
+			return Added{}, err
+		}
 		if err := s.store.Follow(ctx, userID, site.ID); errors.Is(err, db.ErrAlreadyExists) {
 			return Added{Site: site}, ErrAlreadyFollowed
 		} else if err != nil {
@@ -89,10 +103,15 @@ func (s *Service) Add(ctx context.Context, userID int64, rawURL string) (Added, 
 		}
 		return Added{Site: site}, nil
 	}
+	if !followed {
+		if err := s.checkRoom(ctx, userID); err != nil {
+			return Added{}, err
+		}
+	}
 	// Discovered like a new site: the page is fetched, and the site
 	// harvested, which is "Harvest now" by another door.
-	if ok, wait := s.harvestNow.allow(site.ID, s.opts.Now()); !ok {
-		return Added{}, &WaitError{wait}
+	if err := s.allowHarvest(ctx, userID, site.ID); err != nil {
+		return Added{}, err
 	}
 	return s.queueAdd(ctx, userID, rawURL, pending{root: root, input: input, site: &site})
 }

@@ -6,7 +6,8 @@
 // rules they share: an address is normalised once and its site looked up
 // once, a page added to a site whose pages are watched is fetched, a
 // person has at most so many discoveries waiting, a site is read on
-// request at most so often, and the history of sites nobody follows is
+// request at most so often, a person has quotas (sites followed,
+// harvests asked for an hour, bytes their sites store), and history is
 // kept only so long.
 package follow
 
@@ -51,6 +52,18 @@ type Options struct {
 	// HarvestNowEvery is how often one site may be read on request;
 	// 0 = DefaultHarvestNowEvery.
 	HarvestNowEvery time.Duration
+	// MaxSitesPerUser is how many sites one person may follow, those
+	// waiting to be discovered included; 0 = DefaultMaxSitesPerUser,
+	// negative = no limit.
+	MaxSitesPerUser int
+	// HarvestsPerHour is how many harvests one person may ask for in an
+	// hour, adding a page to a watched site included; 0 =
+	// DefaultHarvestsPerHour, negative = no limit.
+	HarvestsPerHour int
+	// MaxStoredPerUser is how many bytes the sites one person follows may
+	// store (db.Usage) before they may follow no more sites nor ask for
+	// harvests; 0 = DefaultMaxStoredPerUser, negative = no limit.
+	MaxStoredPerUser int64
 	// Pool, when set, is the host pool the background work shares with
 	// the scheduler, so that a discovery or a harvest asked for never
 	// fetches from a host a scheduled harvest is reading; else the
@@ -89,8 +102,10 @@ type Service struct {
 	// discoveries and harvests are the queued discoveries and the
 	// harvests asked for now.
 	discoveries, harvests *worker.Queue
-	// harvestNow remembers when each site was last read on request.
+	// harvestNow remembers when each site was last read on request;
+	// hourly, the harvests each person asked for in the last hour.
 	harvestNow *limiter
+	hourly     *window
 
 	mu         sync.Mutex
 	harvesting map[int64]bool // sites harvested on request, queued or running
@@ -107,6 +122,15 @@ func New(store *db.DB, h Harvester, o Options) *Service {
 	if o.HarvestNowEvery <= 0 {
 		o.HarvestNowEvery = DefaultHarvestNowEvery
 	}
+	if o.MaxSitesPerUser == 0 {
+		o.MaxSitesPerUser = DefaultMaxSitesPerUser
+	}
+	if o.HarvestsPerHour == 0 {
+		o.HarvestsPerHour = DefaultHarvestsPerHour
+	}
+	if o.MaxStoredPerUser == 0 {
+		o.MaxStoredPerUser = DefaultMaxStoredPerUser
+	}
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -118,6 +142,7 @@ func New(store *db.DB, h Harvester, o Options) *Service {
 		discoveries: worker.NewQueue(o.Pool, DiscoveryWorkers),
 		harvests:    worker.NewQueue(o.Pool, harvestNowWorkers),
 		harvestNow:  newLimiter(o.HarvestNowEvery),
+		hourly:      &window{seen: map[int64][]time.Time{}},
 		harvesting:  map[int64]bool{},
 	}
 }
@@ -209,11 +234,11 @@ func (s *Service) HarvestSites(ctx context.Context, sites []db.Site, b worker.Ba
 	return worker.HarvestSites(ctx, s.h, sites, b)
 }
 
-// SweepUnfollowed deletes the history of the sites nobody has followed
-// for retention, as serve's scheduler does at each tick, and returns how
-// many sites it emptied.
-func (s *Service) SweepUnfollowed(ctx context.Context, retention time.Duration) (int, error) {
-	return worker.SweepUnfollowed(ctx, s.store, s.opts.Now(), retention)
+// Sweep deletes the history retention r no longer keeps and measures
+// what each site stores, as serve's scheduler does every hour (see
+// worker.Sweep).
+func (s *Service) Sweep(ctx context.Context, r worker.Retention) (worker.Swept, error) {
+	return worker.Sweep(ctx, s.store, s.opts.Now(), r)
 }
 
 // Unfollow takes a site off a person's follows; db.ErrNotFound when they

@@ -272,11 +272,11 @@ func TestHarvestNowOncePerInterval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.HarvestNow(ann.ID, site); err != nil {
+	if err := s.HarvestNow(t.Context(), ann.ID, site); err != nil {
 		t.Fatal(err)
 	}
 	var wait *WaitError
-	if err := s.HarvestNow(ann.ID, site); !errors.As(err, &wait) || wait.Wait <= 59*time.Minute {
+	if err := s.HarvestNow(t.Context(), ann.ID, site); !errors.As(err, &wait) || wait.Wait <= 59*time.Minute {
 		t.Errorf("again at once: %v", err)
 	}
 	s.Wait()
@@ -308,7 +308,7 @@ func TestHarvestNowDoesNotWaitForDiscoveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.HarvestNow(ann.ID, site); err != nil {
+	if err := s.HarvestNow(t.Context(), ann.ID, site); err != nil {
 		t.Fatal(err)
 	}
 	select {

@@ -10,11 +10,12 @@ import (
 
 // HarvestNow harvests a site in the background for a person who asked,
 // at most once per HarvestNowEvery for each site whoever asks (adding a
-// page to it counts); a *WaitError says how long until it may be again.
-// It waits for a free worker and for its host.
-func (s *Service) HarvestNow(userID int64, site db.Site) error {
-	if ok, wait := s.harvestNow.allow(site.ID, s.opts.Now()); !ok {
-		return &WaitError{wait}
+// page to it counts), and within the person's quotas: a *WaitError says
+// how long until the site may be read again, a *QuotaError which quota
+// the person reached. It waits for a free worker and for its host.
+func (s *Service) HarvestNow(ctx context.Context, userID int64, site db.Site) error {
+	if err := s.allowHarvest(ctx, userID, site.ID); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	s.harvesting[site.ID] = true
@@ -41,4 +42,17 @@ func (s *Service) Harvesting(siteID int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.harvesting[siteID]
+}
+
+// allowHarvest applies the limits of a harvest a person asks for: their
+// quotas, then the site's own limit; only a harvest both allow counts.
+func (s *Service) allowHarvest(ctx context.Context, userID, siteID int64) error {
+	if err := s.checkHarvest(ctx, userID); err != nil {
+		return err
+	}
+	if ok, wait := s.harvestNow.allow(siteID, s.opts.Now()); !ok {
+		return &WaitError{wait}
+	}
+	s.harvestAsked(userID)
+	return nil
 }

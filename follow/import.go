@@ -25,9 +25,10 @@ func (e *NothingToImportError) Error() string {
 // OPML file: one discovery per site, with the outline's title, which the
 // follow keeps. skipped are the outlines the file's reader left out, and
 // the import records them with its own. Only as many sites as the
-// person's MaxPendingDiscoveries leave room for are queued; the rest are
-// recorded as skipped. The errors a person is told of are a
-// *NothingToImportError and a *PendingError (no room at all).
+// person's MaxPendingDiscoveries and sites quota leave room for are
+// queued; the rest are recorded as skipped. The errors a person is told
+// of are a *NothingToImportError, a *PendingError and a *QuotaError (no
+// room at all).
 func (s *Service) Import(ctx context.Context, userID int64, outlines []opml.Outline, skipped []string) (db.Import, error) {
 	sites, ready, more := importSites(outlines)
 	skipped = append(skipped, more...)
@@ -47,6 +48,16 @@ func (s *Service) Import(ctx context.Context, userID int64, outlines []opml.Outl
 			skipped = append(skipped, fmt.Sprintf("%s: not queued: at most %d of your sites may wait to be looked at; import the file again once these are done", site.URL, s.opts.MaxPendingDiscoveries))
 		}
 		sites = sites[:room]
+	}
+	quota, err := s.siteRoom(ctx, userID)
+	if err != nil {
+		return db.Import{}, err
+	}
+	if len(sites) > quota {
+		for _, site := range sites[quota:] {
+			skipped = append(skipped, fmt.Sprintf("%s: not followed: one person may follow at most %d sites here; unfollow sites you no longer read to make room", site.URL, s.opts.MaxSitesPerUser))
+		}
+		sites = sites[:quota]
 	}
 	im, err := s.store.CreateImportTitled(ctx, userID, sites, skipped)
 	if err != nil {

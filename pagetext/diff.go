@@ -29,6 +29,9 @@ var ErrBaseMismatch = errors.New("pagetext: diff does not apply to this text")
 // ErrClipped means a Diff that kept only some of its lines was applied.
 var ErrClipped = errors.New("pagetext: diff keeps only a created page's opening lines")
 
+// ErrReplaced means a Diff that kept only its counts was applied.
+var ErrReplaced = errors.New("pagetext: diff keeps only how many lines were replaced")
+
 // Diff is the line diff between two texts, in the form stored with a
 // change. It keeps the removed and added lines and, of each unchanged run,
 // only its length and its ContextLines lines next to a change: enough to
@@ -44,6 +47,10 @@ type Diff struct {
 	// More counts the added lines not kept: a created page's Diff keeps
 	// only its opening lines (Opening).
 	More int `json:"more,omitempty"`
+	// Replaced, when set, is the hash of the text that replaced the old
+	// one: the Diff was too big to keep (Replacement), and only its
+	// counts are.
+	Replaced string `json:"replaced,omitempty"`
 }
 
 // Op is one step of a Diff: an unchanged run (Equal > 0) or a change
@@ -104,6 +111,14 @@ func Opening(text string) Diff {
 	d.Ops = []Op{{Ins: kept}}
 	d.More = len(lines) - len(kept)
 	return d
+}
+
+// Replacement is what is kept of d when d itself is too big to store: its
+// counts, and hash, which names the new text (its snapshot's text hash).
+// A page rewritten whole would otherwise store both texts whole, twice
+// its own size, at every change.
+func Replacement(d Diff, hash string) Diff {
+	return Diff{Added: d.Added, Removed: d.Removed, Replaced: hash}
 }
 
 // firstRunes keeps the first n runes of s.
@@ -223,6 +238,9 @@ func toRunes(lines []string, ids map[string]rune) []rune {
 // Apply rebuilds the new text from the old one. It checks every line the
 // Diff kept against old and fails with ErrBaseMismatch on a difference.
 func (d Diff) Apply(old string) (string, error) {
+	if d.Replaced != "" {
+		return "", ErrReplaced
+	}
 	if d.More > 0 {
 		return "", ErrClipped
 	}

@@ -35,6 +35,9 @@ func (d Diff) HTML() string {
 	if d.Unchanged() {
 		return "<p>" + NoTextChange + "</p>"
 	}
+	if d.Replaced != "" {
+		return "<p>" + d.replacedLine() + "</p>\n"
+	}
 	var sb strings.Builder
 	if d.Removed == 0 && len(d.Ops) == 1 {
 		lines := d.Ops[0].Ins
@@ -136,6 +139,13 @@ func escapeLine(l string) string {
 	return html.EscapeString(l)
 }
 
+// replacedLine says what a Replacement kept: the page's text changed too
+// much to keep, let alone show.
+func (d Diff) replacedLine() string {
+	return fmt.Sprintf("The page was replaced: %d %s added, %d removed, too many to show.",
+		d.Added, plural(d.Added, "line", "lines"), d.Removed)
+}
+
 func writeMore(sb *strings.Builder, n int) {
 	if n > 0 {
 		fmt.Fprintf(sb, "<p>and %d more %s</p>\n", n, plural(n, "line", "lines"))
@@ -155,6 +165,9 @@ func plural(n int, one, many string) string {
 func (d Diff) Summary() string {
 	if d.Unchanged() {
 		return NoTextChange
+	}
+	if d.Replaced != "" {
+		return fmt.Sprintf("replaced, +%d %s, −%d", d.Added, plural(d.Added, "line", "lines"), d.Removed)
 	}
 	var counts []string
 	if d.Added > 0 {
@@ -201,6 +214,12 @@ func (d Diff) Unified(oldLabel, newLabel string) string {
 	}
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", oneLine(oldLabel), oneLine(newLabel))
+	if d.Replaced != "" {
+		// No hunk: the lines were not kept. The backslash marks a line of
+		// neither text, as for a created page's lines not kept.
+		fmt.Fprintf(&sb, "\\ %d %s replaced by %d, not kept\n", d.Removed, plural(d.Removed, "line", "lines"), d.Added)
+		return sb.String()
+	}
 	var h *hunk
 	var lead []string // context before the next change
 	oldLine, newLine := 1, 1

@@ -14,10 +14,11 @@ import (
 const inviteLifetime = 7 * 24 * time.Hour
 
 type adminData struct {
-	Users        []db.User
+	Users        []adminUser
 	Invites      []inviteView
 	Sites        []adminSite
 	Registration string
+	Storage      storageView
 }
 
 type inviteView struct {
@@ -37,7 +38,10 @@ func (s *Server) adminPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	d := adminData{Registration: s.opts.Registration}
 	var err error
-	if d.Users, err = s.store.Users(ctx); err != nil {
+	if d.Users, err = s.adminUsers(ctx); err != nil {
+		return err
+	}
+	if d.Storage, err = s.storage(ctx); err != nil {
 		return err
 	}
 	invites, err := s.store.Invites(ctx)

@@ -61,7 +61,10 @@ func (s *Server) opmlImport(c echo.Context) error {
 	im, err := s.follow.Import(c.Request().Context(), currentUser(c).ID, outlines, skipped)
 	var nothing *follow.NothingToImportError
 	var pending *follow.PendingError
+	var quota *follow.QuotaError
 	switch {
+	case errors.As(err, &quota):
+		return fail(quota.Message())
 	case errors.As(err, &nothing):
 		return fail("No outline in the file names a site that can be followed: " + joinLimited(nothing.Skipped, 5))
 	case errors.As(err, &pending):

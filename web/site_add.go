@@ -32,6 +32,7 @@ func (s *Server) siteAdd(c echo.Context) error {
 		bad     *follow.AddressError
 		wait    *follow.WaitError
 		pending *follow.PendingError
+		quota   *follow.QuotaError
 	)
 	switch {
 	case errors.As(err, &bad):
@@ -41,6 +42,8 @@ func (s *Server) siteAdd(c echo.Context) error {
 			int(math.Ceil(wait.Wait.Minutes())))
 	case errors.Is(err, follow.ErrAlreadyFollowed):
 		d.Error = "You already follow " + added.Site.URL + "."
+	case errors.As(err, &quota):
+		d.Error = quota.Message()
 	case errors.As(err, &pending):
 		d.Error = fmt.Sprintf("You already have %d sites waiting to be looked at, the most tidings keeps waiting for one person. Add this one once some of them are done.", pending.Pending)
 	case err != nil:

@@ -159,6 +159,12 @@ func (s *Server) siteNotice(c echo.Context, site db.Site) (notice string, harves
 	case c.QueryParam("harvest") == "wait":
 		mins, _ := strconv.Atoi(c.QueryParam("in"))
 		return "This site was harvested on request a moment ago. Try again in " + plural(max(1, mins), "minute", "minutes") + ".", false
+	case c.QueryParam("harvest") == "quota" && currentUser(c) != nil:
+		var quota *follow.QuotaError
+		if err := s.follow.CanHarvest(c.Request().Context(), currentUser(c).ID); errors.As(err, &quota) {
+			return quota.Message(), false
+		}
+		return "You can ask for a harvest again.", false
 	case c.QueryParam("followed") != "":
 		return "You now follow " + siteName(site) + ". Its feeds are below.", false
 	}
@@ -174,10 +180,13 @@ func (s *Server) siteHarvest(c echo.Context) error {
 	}
 	page := s.abs(sitePath(site))
 	var wait *follow.WaitError
-	if err := s.follow.HarvestNow(currentUser(c).ID, site); errors.As(err, &wait) {
+	var quota *follow.QuotaError
+	if err := s.follow.HarvestNow(c.Request().Context(), currentUser(c).ID, site); errors.As(err, &wait) {
 		mins := int(math.Ceil(wait.Wait.Minutes()))
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Wait.Seconds()))))
 		return c.Redirect(http.StatusSeeOther, fmt.Sprintf("%s?harvest=wait&in=%d", page, mins))
+	} else if errors.As(err, &quota) {
+		return c.Redirect(http.StatusSeeOther, page+"?harvest=quota")
 	} else if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -16,9 +17,10 @@ type SchedulerOptions struct {
 	Tick    time.Duration // how often due sites are looked for; 0 = one minute
 	// Report, when set, hears of every harvest the scheduler ran.
 	Report func(*harvest.SiteReport, error)
-	// UnfollowedRetention is how long the history of a site nobody
-	// follows any more is kept; 0 = DefaultUnfollowedRetention.
-	UnfollowedRetention time.Duration
+	// Retention says how long history is kept (see Sweep).
+	Retention Retention
+	// SweepEvery is how often the scheduler sweeps; 0 = DefaultSweepEvery.
+	SweepEvery time.Duration
 	// Pool, when set, is the pool whose hosts the scheduler shares with
 	// other background work (the discovery queue); else it has its own.
 	Pool *Pool
@@ -28,10 +30,11 @@ type SchedulerOptions struct {
 	Logger *slog.Logger
 }
 
-// DefaultUnfollowedRetention keeps an unfollowed site's history a month:
-// long enough for someone who left by mistake, or a new person, to follow
-// it again and find its feeds whole.
-const DefaultUnfollowedRetention = 30 * 24 * time.Hour
+// DefaultSweepEvery: the sweep reads every collection's oldest change and
+// measures the sites harvested since the last; hourly, what it deletes
+// stays within an hour of its retention, and a person's quota of stored
+// bytes within an hour of their harvests.
+const DefaultSweepEvery = time.Hour
 
 // Scheduler harvests sites when they are due, with a bounded pool of
 // workers, never two harvests of one host at a time. The schedule itself
@@ -39,11 +42,13 @@ const DefaultUnfollowedRetention = 30 * 24 * time.Hour
 // sites that came due while tidings was down are harvested as workers
 // free up rather than all at once.
 type Scheduler struct {
-	store *db.DB
-	h     Harvester
-	opts  SchedulerOptions
-	beat  atomic.Int64
-	pool  *lane
+	store    *db.DB
+	h        Harvester
+	opts     SchedulerOptions
+	beat     atomic.Int64
+	pool     *lane
+	swept    time.Time   // when Run last started a sweep
+	sweeping atomic.Bool // a sweep runs
 }
 
 // NewScheduler builds a scheduler harvesting the sites of store with h.
@@ -54,8 +59,8 @@ func NewScheduler(store *db.DB, h Harvester, o SchedulerOptions) *Scheduler {
 	if o.Tick <= 0 {
 		o.Tick = time.Minute
 	}
-	if o.UnfollowedRetention <= 0 {
-		o.UnfollowedRetention = DefaultUnfollowedRetention
+	if o.SweepEvery <= 0 {
+		o.SweepEvery = DefaultSweepEvery
 	}
 	if o.Pool == nil {
 		o.Pool = NewPool()
@@ -84,44 +89,55 @@ func (s *Scheduler) Run(ctx context.Context) {
 	t := time.NewTicker(s.opts.Tick)
 	defer t.Stop()
 	defer s.pool.wait()
-	s.Sweep(ctx)
+	var sweeps sync.WaitGroup
+	defer sweeps.Wait()
+	s.sweepDue(ctx, &sweeps)
 	for {
 		s.Dispatch(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.Sweep(ctx)
+			s.sweepDue(ctx, &sweeps)
 		case <-s.pool.freed: // a worker freed up: more due sites may start
 		}
 	}
 }
 
-// Sweep deletes the history of the sites nobody has followed for
-// UnfollowedRetention. Sites nobody follows are not harvested (DueSites
-// leaves them out); this is when what they stored goes too.
+// sweepDue starts a sweep in wg when SweepEvery has passed since Run last
+// did and none runs. Beside the harvests, not before them: the first
+// sweep of years of history, or after an upgrade that measures every
+// site, takes a while.
+func (s *Scheduler) sweepDue(ctx context.Context, wg *sync.WaitGroup) {
+	now := s.opts.Now()
+	if !s.swept.IsZero() && now.Sub(s.swept) < s.opts.SweepEvery || !s.sweeping.CompareAndSwap(false, true) {
+		return
+	}
+	s.swept = now
+	wg.Go(func() {
+		defer s.sweeping.Store(false)
+		s.Sweep(ctx)
+	})
+}
+
+// Sweep deletes the history the retention no longer keeps, and measures
+// what each site stores (see the function Sweep), logging what it did.
 func (s *Scheduler) Sweep(ctx context.Context) {
-	n, err := SweepUnfollowed(ctx, s.store, s.opts.Now(), s.opts.UnfollowedRetention)
+	r := s.opts.Retention.withDefaults()
+	sw, err := Sweep(ctx, s.store, s.opts.Now(), r)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.opts.Logger.Error("scheduler: delete the history of unfollowed sites", "error", err)
+			s.opts.Logger.Error("scheduler: sweep history", "error", err)
 		}
 		return
 	}
-	if n > 0 {
-		s.opts.Logger.Info("scheduler: deleted the history of sites nobody follows", "sites", n, "retention", s.opts.UnfollowedRetention)
+	if sw.Emptied > 0 {
+		s.opts.Logger.Info("scheduler: deleted the history of sites nobody follows", "sites", sw.Emptied, "retention", r.Unfollowed)
 	}
-}
-
-// SweepUnfollowed deletes the history of the sites nobody has followed
-// for retention (DefaultUnfollowedRetention when not positive) before
-// now, and returns how many sites it emptied: the scheduler does it each
-// tick, and tidings harvest for an instance that serves without one.
-func SweepUnfollowed(ctx context.Context, store *db.DB, now time.Time, retention time.Duration) (int, error) {
-	if retention <= 0 {
-		retention = DefaultUnfollowedRetention
+	if sw.Changes > 0 || sw.Runs > 0 || sw.Snapshots > 0 {
+		s.opts.Logger.Info("scheduler: deleted history past its retention", "changes", sw.Changes, "collections", sw.Collections,
+			"runs", sw.Runs, "snapshots", sw.Snapshots, "keep_changes_for", r.KeepChangesFor, "keep_changes", r.KeepChanges)
 	}
-	return store.DeleteUnfollowedHistory(ctx, now.Add(-retention))
 }
 
 // Dispatch starts harvests of the due sites that a free worker and a free

@@ -81,7 +81,7 @@ func TestSchedulerLeavesUnfollowedSites(t *testing.T) {
 	if err := store.Unfollow(ctx, ann.ID, site.ID); err != nil {
 		t.Fatal(err)
 	}
-	sched := NewScheduler(store, h, SchedulerOptions{UnfollowedRetention: 30 * 24 * time.Hour, Now: clock})
+	sched := NewScheduler(store, h, SchedulerOptions{Retention: Retention{Unfollowed: 30 * 24 * time.Hour}, Now: clock})
 	now = now.Add(48 * time.Hour) // long past due
 	requests := len(fsite.Log())
 	sched.Dispatch(ctx)

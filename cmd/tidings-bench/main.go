@@ -19,7 +19,10 @@
 // page snapshots (fetch, extract, diff, store), then harvests 2,000 sites
 // after a few of their pages changed. Scenario 9 follows a fleet of
 // ResourceSync sites, sites with only a sitemap and sites with none, then
-// harvests it unchanged and after 2 % of its pages changed.
+// harvests it unchanged and after 2 % of its pages changed. Scenario 10
+// runs the worker package's retention benchmarks: a site whose pages are
+// rewritten whole every day, harvested and swept six times, and a 256 KB
+// page replaced.
 // --only and --skip pick scenarios: --only 4,6; BENCHMARKS.md then keeps
 // the other scenarios' rows from its last full run.
 package main
@@ -161,6 +164,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if sel.has(9) {
 		more, err := h.anySite(ctx, *seed, *sites)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
+	if sel.has(10) {
+		fmt.Fprintln(stderr, "scenario 10: retention (go test -bench Retention ./worker/)")
+		more, err := retentionRows(ctx, stderr)
 		if err != nil {
 			return err
 		}

@@ -111,12 +111,6 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 		ho.AfterHarvest = p.afterHarvest
 		a.setHarvester(harvest.New(client, a.store, ho), follow.Options{})
 	}
-	// As serve's scheduler does, for a serve run without one.
-	if n, err := a.follow.SweepUnfollowed(ctx, a.cfg.UnfollowedRetention); err != nil {
-		return err
-	} else if n > 0 {
-		fmt.Fprintf(stdout, "Deleted the history of %d site(s) nobody has followed for %s.\n", n, a.cfg.UnfollowedRetention)
-	}
 	var sites []db.Site
 	switch {
 	case *siteURL != "":
@@ -146,7 +140,7 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	if len(sites) == 0 {
 		fmt.Fprintln(stdout, "No site is due for harvest.")
-		return nil
+		return a.sweep(ctx, stdout)
 	}
 	failed, done := 0, 0
 	prog := newProgress(stdout, len(sites), isTerminal(stdout))
@@ -172,7 +166,28 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	if err == nil && failed > 0 {
 		err = fmt.Errorf("%d of %d site(s) could not be harvested", failed, len(sites))
 	}
-	return err
+	if ctx.Err() != nil {
+		return err
+	}
+	return errors.Join(err, a.sweep(ctx, stdout))
+}
+
+// sweep deletes the history the retention no longer keeps, after the
+// harvests, as serve's scheduler does every hour, for an instance that
+// serves without one; and says what it deleted.
+func (a *app) sweep(ctx context.Context, stdout io.Writer) error {
+	sw, err := a.follow.Sweep(ctx, a.cfg.retention())
+	if err != nil {
+		return err
+	}
+	if sw.Emptied > 0 {
+		fmt.Fprintf(stdout, "Deleted the history of %d site(s) nobody has followed for %s.\n", sw.Emptied, a.cfg.UnfollowedRetention)
+	}
+	if sw.Changes > 0 || sw.Runs > 0 || sw.Snapshots > 0 {
+		fmt.Fprintf(stdout, "Deleted %d change(s) of %d collection(s) older than %s beyond their newest %d, %d harvest run(s) and %d page snapshot(s) no longer needed.\n",
+			sw.Changes, sw.Collections, durationText(a.cfg.KeepChangesFor), a.cfg.KeepChanges, sw.Runs, sw.Snapshots)
+	}
+	return nil
 }
 
 // feedInfo is one line of `tidings feeds --json`.

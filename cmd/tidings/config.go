@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,8 +49,12 @@ type Config struct {
 	WebSubHub    string
 
 	// UnfollowedRetention is how long serve's scheduler and harvest keep
-	// the history of a site nobody follows any more (see retentionFlag).
+	// the history of a site nobody follows any more; KeepChangesFor and
+	// KeepChanges, how long and how many of each collection's changes
+	// they keep (see retentionFlag).
 	UnfollowedRetention time.Duration
+	KeepChangesFor      time.Duration
+	KeepChanges         int
 
 	// MayCreate: the command may create the database (serve, follow,
 	// user add); the others refuse a --db that does not exist, which is
@@ -120,17 +125,75 @@ func websubFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.WebSubHub, "websub-hub", "", "URL of a WebSub hub: feeds name it, and it is pinged after each harvest that adds entries")
 }
 
-// retentionFlag registers --unfollowed-retention, for the commands that
-// harvest on schedule: serve and harvest.
+// retentionFlag registers how long history is kept, for the commands that
+// sweep it: serve and harvest.
 func retentionFlag(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.UnfollowedRetention, "unfollowed-retention", worker.DefaultUnfollowedRetention, "how long the history of a site nobody follows any more is kept before it is deleted")
+	c.KeepChangesFor = worker.DefaultKeepChangesFor
+	fs.Var((*days)(&c.KeepChangesFor), "keep-changes-for", "how long each collection's changes are kept (a duration such as 8760h, or days: 365d)")
+	fs.IntVar(&c.KeepChanges, "keep-changes", worker.DefaultKeepChanges, "how many of each collection's newest changes are kept however old")
 }
 
-// validateRetention checks the setting retentionFlag registers.
+// validateRetention checks the settings retentionFlag registers.
 func (c *Config) validateRetention() error {
+	var errs []error
 	if c.UnfollowedRetention <= 0 {
-		return fmt.Errorf("--unfollowed-retention must be positive, not %s", c.UnfollowedRetention)
+		errs = append(errs, fmt.Errorf("--unfollowed-retention must be positive, not %s", c.UnfollowedRetention))
 	}
+	if c.KeepChangesFor < 24*time.Hour {
+		errs = append(errs, fmt.Errorf("--keep-changes-for must be at least a day, not %s", (*days)(&c.KeepChangesFor)))
+	}
+	if c.KeepChanges < 1 {
+		errs = append(errs, fmt.Errorf("--keep-changes must be at least 1, not %d", c.KeepChanges))
+	}
+	return errors.Join(errs...)
+}
+
+// retention is what the sweep keeps.
+func (c *Config) retention() worker.Retention {
+	return worker.Retention{KeepChangesFor: c.KeepChangesFor, KeepChanges: c.KeepChanges, Unfollowed: c.UnfollowedRetention}
+}
+
+// durationText says a retention as people read it: "365 days", "36h0m0s".
+func durationText(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		n := d / (24 * time.Hour)
+		if n == 1 {
+			return "1 day"
+		}
+		return fmt.Sprintf("%d days", n)
+	}
+	return d.String()
+}
+
+// days is a duration flag that also takes whole days ("365d"), which a
+// retention is counted in.
+type days time.Duration
+
+// String writes whole days as days.
+func (d *days) String() string {
+	v := time.Duration(*d)
+	if v > 0 && v%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(v/(24*time.Hour)), 10) + "d"
+	}
+	return v.String()
+}
+
+// Set reads "365d" or any time.ParseDuration form.
+func (d *days) Set(s string) error {
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		k, err := strconv.ParseInt(n, 10, 32)
+		if err != nil || k < 0 {
+			return fmt.Errorf("%q is not a number of days", s)
+		}
+		*d = days(time.Duration(k) * 24 * time.Hour)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = days(v)
 	return nil
 }
 

@@ -95,7 +95,7 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	// person who started the demo, who has its password, may add sites.
 	return a.serve(ctx, serveOptions{
 		workers: worker.DefaultWorkers, registration: accounts.RegistrationClosed, maxPending: follow.DefaultMaxPendingDiscoveries,
-		tick: min(*every/2, schedulerTick),
+		quotas: quotas{follow.DefaultMaxSitesPerUser, follow.DefaultHarvestsPerHour, follow.DefaultMaxStoredPerUser}, tick: min(*every/2, schedulerTick),
 		listening: func(addr net.Addr) {
 			out := newTermWriter(stdout)
 			fmt.Fprintf(out, "\ntidings demo: open %s in a browser and sign in as %q with the password %q.\n", a.cfg.BaseURL, demoUser, password)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,6 +37,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
 	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
 	maxPending := fs.Int("max-pending-discoveries", follow.DefaultMaxPendingDiscoveries, "sites one person may have waiting to be discovered at once; an import over it queues what fits")
+	q := quotaFlags(fs)
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	demo := fs.Bool("demo", false, "run tidings demo instead: sample sites on loopback and a temporary database (it takes --addr, --log-format and --demo-every)")
 	if err := parseFlags(fs, args, getenv); err != nil {
@@ -62,6 +64,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if *maxPending < 1 {
 		return usageError{"--max-pending-discoveries must be at least 1"}
 	}
+	if err := q.validate(); err != nil {
+		return usageError{err.Error()}
+	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err
@@ -69,7 +74,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	defer a.store.Close()
 	return a.serve(ctx, serveOptions{
 		noScheduler: *noScheduler, workers: *workers, metricsToken: *metricsToken, registration: *registration,
-		maxPending: *maxPending, proxies: proxies, tick: schedulerTick,
+		maxPending: *maxPending, quotas: *q, proxies: proxies, tick: schedulerTick,
 	}, stdout)
 }
 
@@ -93,6 +98,7 @@ type serveOptions struct {
 	metricsToken string
 	registration string
 	maxPending   int
+	quotas       quotas
 	proxies      []*net.IPNet
 	tick         time.Duration // how often the scheduler looks for due sites
 	// listening, when set, is called once serve listens, with its address.
@@ -120,7 +126,9 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	// One host pool for the scheduler and the discoveries people ask
 	// for: never two of them on one host at once.
 	pool := worker.NewPool()
-	a.setHarvester(harvest.New(client, a.store, ho), follow.Options{MaxPendingDiscoveries: so.maxPending, Pool: pool})
+	fo := so.quotas.options()
+	fo.MaxPendingDiscoveries, fo.Pool = so.maxPending, pool
+	a.setHarvester(harvest.New(client, a.store, ho), fo)
 	var sched *worker.Scheduler
 	opts := web.Options{
 		BaseURL: a.cfg.BaseURL, Logger: a.log, Follow: a.follow, Checker: sitecheck.New(a.harvester), Registration: so.registration,
@@ -129,7 +137,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	}
 	if !so.noScheduler {
 		sched = worker.NewScheduler(a.store, a.harvester, worker.SchedulerOptions{
-			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, UnfollowedRetention: a.cfg.UnfollowedRetention,
+			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, Retention: a.cfg.retention(),
 			Pool: pool, Logger: a.log,
 		})
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*so.tick
@@ -221,4 +229,45 @@ func parseCIDRs(list string) ([]*net.IPNet, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// quotas are what one person may do, serve's flags; 0 is no limit.
+type quotas struct {
+	sites    int
+	harvests int
+	stored   int64
+}
+
+// quotaFlags registers the quotas each person has.
+func quotaFlags(fs *flag.FlagSet) *quotas {
+	q := &quotas{}
+	fs.IntVar(&q.sites, "max-sites-per-user", follow.DefaultMaxSitesPerUser, "sites one person may follow, those waiting to be discovered included (0: no limit)")
+	fs.IntVar(&q.harvests, "max-harvest-now-per-hour", follow.DefaultHarvestsPerHour, "harvests one person may ask for (Harvest now, adding a page to a watched site) in an hour, whichever the sites (0: no limit)")
+	fs.Int64Var(&q.stored, "max-stored-per-user", follow.DefaultMaxStoredPerUser, "bytes the sites one person follows may store, a site several people follow counting a share to each, before they may follow no more sites nor ask for harvests (0: no limit)")
+	return q
+}
+
+func (q quotas) validate() error {
+	var errs []error
+	if q.sites < 0 {
+		errs = append(errs, fmt.Errorf("--max-sites-per-user must be 0 (no limit) or more, not %d", q.sites))
+	}
+	if q.harvests < 0 {
+		errs = append(errs, fmt.Errorf("--max-harvest-now-per-hour must be 0 (no limit) or more, not %d", q.harvests))
+	}
+	if q.stored < 0 {
+		errs = append(errs, fmt.Errorf("--max-stored-per-user must be 0 (no limit) or more, not %d", q.stored))
+	}
+	return errors.Join(errs...)
+}
+
+// options are the quotas as follow takes them, where no limit is negative.
+func (q quotas) options() follow.Options {
+	none := func(n int64) int64 {
+		if n == 0 {
+			return -1
+		}
+		return n
+	}
+	return follow.Options{MaxSitesPerUser: int(none(int64(q.sites))), HarvestsPerHour: int(none(int64(q.harvests))), MaxStoredPerUser: none(q.stored)}
 }
