@@ -328,6 +328,18 @@ func (d *DB) ChangesAt(ctx context.Context, collectionID int64, at time.Time) ([
 	return d.changesWhere(ctx, "ch.collection_id = ? AND ch.datetime = ?", 0, collectionID, fmtTime(at))
 }
 
+// HasChange reports whether the collection stores the change (page,
+// kind and time): its uniqueness key.
+func (d *DB) HasChange(ctx context.Context, collectionID int64, url, kind string, at time.Time) (bool, error) {
+	var n int
+	err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM changes WHERE collection_id = ? AND url = ? AND kind = ? AND datetime = ?`,
+		collectionID, url, kind, fmtTime(at)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("db: look up a change of collection %d: %w", collectionID, err)
+	}
+	return n > 0, nil
+}
+
 // ExportedChange is one change with the names of where it belongs.
 type ExportedChange struct {
 	Change

@@ -2,6 +2,7 @@ package resourcesync_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"tidings/harvest"
@@ -52,5 +53,30 @@ func TestAnUnneededBadDateDoesNotDropTheEntry(t *testing.T) {
 	harvesttest.Follow(t, h, site.URL+"/")
 	if got, want := harvesttest.StoredURLs(t, store, site.URL), []string{"/badlastmod.html", "/baduntil.html"}; !slices.Equal(got, want) {
 		t.Errorf("stored %q, want %q", got, want)
+	}
+}
+
+// TestALateEntryIsTaken: a change list that gains an entry dated before
+// the last processing time (published late) has it recorded, with a
+// warning, rather than dropped silently; and once only.
+func TestALateEntryIsTaken(t *testing.T) {
+	site := harvesttest.NewChangeListSite(t)
+	list := harvesttest.PlainHead + `<rs:md capability="changelist"/>
+<url><loc>BASE/a.html</loc><rs:md change="updated" datetime="2026-11-20T10:00:00Z"/></url>
+`
+	site.Set("/changes.xml", list+"</urlset>")
+	store, h := harvesttest.New(t, harvesttest.Quiet(harvest.Options{}))
+	harvesttest.Follow(t, h, site.URL+"/")
+	site.Set("/changes.xml", list+`<url><loc>BASE/b.html</loc><rs:md change="updated" datetime="2026-11-19T10:00:00Z"/></url>
+</urlset>`)
+	rep := harvesttest.HarvestSite(t, store, h, site.URL+"/")
+	if got := rep.Changes(); got != 1 {
+		t.Errorf("second harvest: %d new changes, want 1 (b.html, dated before the last harvest)", got)
+	}
+	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, "gained entries dated before the last harvest (1)") {
+		t.Errorf("warnings %q", w)
+	}
+	if got := harvesttest.HarvestSite(t, store, h, site.URL+"/").Changes(); got != 0 {
+		t.Errorf("third harvest: %d new changes, want 0", got)
 	}
 }

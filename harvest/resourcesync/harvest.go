@@ -18,7 +18,13 @@ type rsHarvest struct {
 	col    db.Collection
 	docs   docs
 	strict bool // see Settings.StrictDatetime
+	// late are entries dated before the last processing time, which a
+	// change list may gain after it (see takeLate).
+	late []db.Change
 }
+
+// maxLate bounds the late entries looked up in one harvest.
+const maxLate = 1000
 
 // Harvest runs IFCC-0001 steps 2–4 for one collection: the capability
 // list, its change list or change list index, and every change dated after
@@ -77,9 +83,36 @@ func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Re
 	}
 	if !doc.IsIndex() {
 		j.addEntries(doc)
-		return harvest.Result{}, nil
+	} else if err := j.collectIndex(ctx, doc); err != nil {
+		return harvest.Result{}, err
 	}
-	return harvest.Result{}, j.collectIndex(ctx, doc)
+	return harvest.Result{}, j.takeLate(ctx)
+}
+
+// takeLate records the entries dated before the last processing time that
+// the collection does not store: a change list that gained an entry
+// dated in the past (a change published late, a list rebuilt) would
+// otherwise drop it silently. Those older than what retention deleted
+// stay out, or they would come back after every sweep.
+func (j *rsHarvest) takeLate(ctx context.Context) error {
+	taken := 0
+	for _, c := range j.late {
+		if p := j.col.PrunedUntil; p != nil && !c.Datetime.After(*p) {
+			continue
+		}
+		stored, err := j.Store().HasChange(ctx, j.col.ID, c.URL, c.Kind, c.Datetime)
+		if err != nil {
+			return err
+		}
+		if !stored {
+			j.Record(c)
+			taken++
+		}
+	}
+	if taken > 0 {
+		j.Warn("the change list gained entries dated before the last harvest (%d); they are taken as news now", taken)
+	}
+	return nil
 }
 
 func problemf(format string, args ...any) error {
@@ -165,10 +198,14 @@ func (j *rsHarvest) add(src string, e *rsync.Entry) {
 	// date-only datetimes every change of that day has that time. The
 	// uniqueness of (page, kind, datetime) keeps what was stored from
 	// counting twice.
+	c := db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: src, FromLastmod: fromLastmod}
 	if wm := j.col.LastProcessedAt; wm != nil && at.Before(*wm) {
+		if len(j.late) < maxLate {
+			j.late = append(j.late, c)
+		}
 		return
 	}
-	j.Record(db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: src, FromLastmod: fromLastmod})
+	j.Record(c)
 }
 
 // skipStoredAtWatermark marks the changes stored at the last processing
