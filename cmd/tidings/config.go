@@ -136,9 +136,14 @@ func (c *Config) validateRetention() error {
 
 // clientOptions are the settings of the one outbound HTTP client.
 func (c *Config) clientOptions() fetch.ClientOptions {
+	// A product token has no spaces: a development build says "dev".
+	v := release()
+	if v == "" {
+		v = "dev"
+	}
 	return fetch.ClientOptions{
 		MinHostDelay: c.HostDelay,
-		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", Version, c.BaseURL),
+		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", v, c.BaseURL),
 		MaxBody:      c.MaxBody,
 		AllowPrivate: c.AllowPrivate,
 	}

@@ -142,7 +142,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", a.cfg.Addr, err)
 	}
-	fmt.Fprintf(stdout, "tidings %s serving on http://%s/ (public URL %s)\n", Version, ln.Addr(), a.cfg.BaseURL)
+	fmt.Fprintf(stdout, "tidings %s serving on http://%s/ (public URL %s)\n", versionName(), ln.Addr(), a.cfg.BaseURL)
 	release, err := lockDB(a.cfg.DB)
 	if err != nil {
 		ln.Close()
