@@ -73,10 +73,9 @@ func (s *Server) adminPage(c echo.Context) error {
 }
 
 func (s *Server) inviteCreate(c echo.Context) error {
-	if s.opts.Registration != accounts.RegistrationInvite {
-		// The link would only say that registration is closed, or that
-		// no invite is needed.
-		return echo.NewHTTPError(http.StatusConflict, "Registration here is "+s.opts.Registration+": an invite link would serve no purpose. Start tidings serve with --registration invite to invite people.")
+	if s.opts.Registration == accounts.RegistrationClosed {
+		// The link would only say that registration is closed.
+		return echo.NewHTTPError(http.StatusConflict, "Registration here is closed: an invite link would not let anyone sign up. Start tidings serve with --registration invite to invite people.")
 	}
 	if err := s.store.CreateInvite(c.Request().Context(), accounts.NewToken(), currentUser(c).ID, s.now().Add(inviteLifetime)); err != nil {
 		return err

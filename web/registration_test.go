@@ -26,7 +26,7 @@ func TestPagesSayTheRegistrationMode(t *testing.T) {
 		{accounts.RegistrationInvite, "Accounts here are made by invitation.", "ask the admin of this tidings for an invite link",
 			"Registration is <strong>by invitation</strong>", true, http.StatusSeeOther, "closed", "closed"},
 		{accounts.RegistrationOpen, `href="` + testBase + `signup">Sign up</a>`, `href="` + testBase + `signup">Create one</a>`,
-			"Registration is <strong>open</strong>: anyone can create an account", false, http.StatusConflict, "invitation", "invite link"},
+			"Registration is <strong>open</strong>: anyone can create an account", true, http.StatusSeeOther, "invitation", "invite link"},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Parallel()
