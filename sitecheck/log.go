@@ -37,6 +37,11 @@ type checkedDoc struct {
 	url, capability string
 	findings        []rsync.Finding
 	newest          *Entry
+	// lists are the capabilities of the documents a Source Description or
+	// capability list names; resourceList is the first resource list a
+	// capability list names, which the check reads to count the pages.
+	lists        []string
+	resourceList string
 }
 
 // Bounds of what one check keeps, whatever the site serves.
@@ -104,6 +109,14 @@ func (l *checkLog) Parsed(d *rsync.Document) {
 	}
 	l.seenDocs[d.URL] = true
 	cd := checkedDoc{url: d.URL, capability: d.Capability, findings: d.Findings}
+	for _, e := range d.Entries {
+		if len(cd.lists) < maxCheckDocs {
+			cd.lists = append(cd.lists, e.Capability)
+		}
+		if e.Capability == rsync.CapResourceList && cd.resourceList == "" && d.Capability == rsync.CapCapabilityList {
+			cd.resourceList = e.Loc
+		}
+	}
 	if d.Newest != nil {
 		cd.newest = &Entry{URL: d.NewestLoc, At: *d.Newest}
 	}
