@@ -115,3 +115,30 @@ func TestCheckOfASiteThatPublishesNothing(t *testing.T) {
 		t.Errorf("verdict %q, want %q", rep.Verdict, want)
 	}
 }
+
+// TestCheckOfAnAddressWithoutScheme: tried over https, where nothing
+// answers, then over http, where the site is; the report says which.
+func TestCheckOfAnAddressWithoutScheme(t *testing.T) {
+	site := newCheckSite(t, checksite.Good(checkNow))
+	_, h := checkHarvester(t)
+	hostPort := strings.TrimPrefix(site.URL, "http://")
+	rep := runCheck(t, h, hostPort+"/")
+	if !rep.Followable || rep.Site != site.URL+"/" {
+		t.Fatalf("followable %v, checked %s; want %s/", rep.Followable, rep.Site, site.URL)
+	}
+	if len(rep.Problems) != 1 || rep.Problems[0].Code != CodeNoHTTPS || rep.Problems[0].Blocking {
+		t.Fatalf("problems %+v, want the one saying https did not answer", rep.Problems)
+	}
+	want := "the site does not answer over https: at https://" + hostPort + "/, the site answers plain http there; it answered at " + site.URL + "/, where it was checked."
+	if rep.Problems[0].Problem != want {
+		t.Errorf("problem %q, want %q", rep.Problems[0].Problem, want)
+	}
+	if want := "tidings can follow this site (1 collection), but it has 1 problem to fix."; rep.Verdict != want {
+		t.Errorf("verdict %q, want %q", rep.Verdict, want)
+	}
+	for _, f := range rep.Fetched {
+		if strings.HasPrefix(f.URL, "https://") {
+			t.Errorf("the report of the http attempt lists %s", f.URL)
+		}
+	}
+}

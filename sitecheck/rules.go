@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/rsync"
 	"tidings/source"
@@ -32,6 +33,7 @@ const (
 	CodeRobots           = "robots-disallowed"
 	CodeBuildStamped     = "build-stamped"
 	CodePagesOnly        = "no-change-information"
+	CodeNoHTTPS          = "no-https"
 )
 
 // covered tells, for the codes whose problem says what a harvest warning
@@ -166,6 +168,15 @@ func sentence(s string) string {
 		return s
 	}
 	return s + "."
+}
+
+// noHTTPS is a site that answers over http only, checked there because
+// its address was given without a scheme.
+func noHTTPS(r follow.Reached) Problem {
+	return Problem{Code: CodeNoHTTPS, Doc: r.Tried,
+		Problem: fmt.Sprintf("the site does not answer over https: at %s, %s; it answered at %s, where it was checked.", r.Tried, r.Why, r.Address.Root),
+		Fix: "Serve the site over https too. An address given without its scheme is tried over https first, and people who give yours so " +
+			"reach the site only because tidings then tries http."}
 }
 
 // pagesOnly is the advice for a site that publishes no change

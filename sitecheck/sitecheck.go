@@ -11,6 +11,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/source"
 )
@@ -167,15 +168,18 @@ func New(h *harvest.Harvester, c *fetch.Client) *Checker { return &Checker{h: h,
 // returns. What the site gets wrong is in the report, with how to fix it.
 // The error is for an address that cannot be checked at all, or for a
 // failure of tidings itself; a site that cannot be followed is a report
-// whose Followable is false.
+// whose Followable is false. An address typed without its scheme is
+// checked over https, and over http when nothing answers over https, as
+// following it would (follow.Reach); the report then says so.
 func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report, error) {
-	root, input, err := harvest.NormalizeAddress(rawURL)
+	a, err := follow.ParseAddress(rawURL)
 	if err != nil {
 		return nil, err
 	}
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultCheckBytes
 	}
+	// Both attempts share the bounds of one check.
 	budget := fetch.NewBudget("the check's download budget", o.MaxBytes)
 	ctx = fetch.WithBudget(ctx, budget)
 	if o.Timeout > 0 {
@@ -183,15 +187,21 @@ func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report
 		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, harvest.ErrSiteTimeout)
 		defer cancel()
 	}
-	rep, err := ck.check(ctx, root, input, o)
+	rep, reached, err := follow.Reach(ctx, a, func(ctx context.Context, a follow.Address) (*Report, error) {
+		return ck.check(ctx, a.Root, a.Input, o)
+	})
 	if err != nil {
 		return nil, err
 	}
 	rep.Downloaded, rep.DownloadBudget = budget.Used(), budget.Max()
+	if reached.FellBack {
+		rep.Problems = append(rep.Problems, noHTTPS(reached))
+		rep.Verdict = verdict(rep)
+	}
 	return rep, nil
 }
 
-// check is Check's dry run at one address.
+// check is one attempt of Check, at one address.
 func (ck *Checker) check(ctx context.Context, root, input string, o Options) (*Report, error) {
 	dir, err := os.MkdirTemp(o.TempDir, "tidings-check-")
 	if err != nil {
