@@ -358,6 +358,16 @@ CREATE TABLE IF NOT EXISTS watched_pages (
 	PRIMARY KEY (collection_id, url)
 );
 `,
+	// 16: settings of this tidings that outlive one process, such as the
+	// public address serve was last given, which the commands that print
+	// feed addresses use. IF NOT EXISTS, as in step 15.
+	`
+CREATE TABLE IF NOT EXISTS settings (
+	key        TEXT PRIMARY KEY,
+	value      TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

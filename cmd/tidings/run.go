@@ -192,6 +192,9 @@ type app struct {
 	log    *slog.Logger
 	// followed are the sites a follow recorded, in the order done.
 	followed []db.Site
+	// guessedURL: no public address was given or remembered, so feed
+	// addresses use the default made of --addr.
+	guessedURL bool
 }
 
 // openApp opens the store and builds the harvester. Logs go to stderr at
@@ -217,10 +220,37 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
 	a := &app{cfg: cfg, store: store, log: log}
+	if err := a.publicURL(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
 	if cfg.groups&groupHarvest != 0 {
 		a.setHarvester(harvest.New(fetch.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log)), follow.Options{})
 	}
 	return a, nil
+}
+
+// publicURL settles the public address the command prints feed
+// addresses with: the one given; else, but for serve, the one serve was
+// last started with, which it remembers in the database; else the
+// default made of --addr (a.guessedURL then says so).
+func (a *app) publicURL(ctx context.Context) error {
+	if a.cfg.groups&groupAddress == 0 || a.cfg.serves {
+		return nil
+	}
+	if a.cfg.baseURLGiven {
+		return nil
+	}
+	u, _, err := a.store.PublicURL(ctx)
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		a.guessedURL = true
+		return nil
+	case err != nil:
+		return err
+	}
+	a.cfg.BaseURL = u
+	return nil
 }
 
 // setHarvester makes h the harvester the commands harvest with, through a

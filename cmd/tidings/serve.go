@@ -62,11 +62,20 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if *maxPending < 1 {
 		return usageError{"--max-pending-discoveries must be at least 1"}
 	}
+	cfg.serves = true
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
+	if a.cfg.baseURLGiven {
+		// The commands that print feed addresses use it when they are
+		// not given one: an OPML export must name the feeds where
+		// readers reach them.
+		if err := a.store.SetPublicURL(ctx, a.cfg.BaseURL, time.Now()); err != nil {
+			return err
+		}
+	}
 	return a.serve(ctx, serveOptions{
 		noScheduler: *noScheduler, workers: *workers, metricsToken: *metricsToken, registration: *registration,
 		maxPending: *maxPending, proxies: proxies, tick: schedulerTick,
