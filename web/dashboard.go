@@ -26,6 +26,8 @@ type collectionView struct {
 }
 
 type dashboardData struct {
+	// News are the pages changed across the sites followed, newest first.
+	News        []newsItem
 	Sites       []siteView
 	Recent      []discoveryView // discoveries pending, or failed and not dismissed
 	UserFeedURL string
@@ -77,6 +79,9 @@ func (s *Server) dashboard(c echo.Context) error {
 	}
 	d := dashboardData{UserFeedURL: s.abs(feedbuild.UserFeedPath(u.FeedToken))}
 	if d.Sites, err = s.siteViews(c, sites); err != nil {
+		return err
+	}
+	if d.News, err = s.news(ctx, u.ID, d.Sites); err != nil {
 		return err
 	}
 	recent, err := s.store.OpenDiscoveries(ctx, u.ID, 10)
