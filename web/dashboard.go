@@ -28,6 +28,7 @@ type collectionView struct {
 type dashboardData struct {
 	// News are the pages changed across the sites followed, newest first.
 	News        []newsItem
+	NewsMax     int // how many News holds at most
 	Sites       []siteView
 	Recent      []discoveryView // discoveries pending, or failed and not dismissed
 	UserFeedURL string
@@ -77,7 +78,7 @@ func (s *Server) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := dashboardData{UserFeedURL: s.abs(feedbuild.UserFeedPath(u.FeedToken))}
+	d := dashboardData{UserFeedURL: s.abs(feedbuild.UserFeedPath(u.FeedToken)), NewsMax: whatsNew}
 	if d.Sites, err = s.siteViews(c, sites); err != nil {
 		return err
 	}

@@ -157,3 +157,16 @@ func TestPathOn(t *testing.T) {
 		}
 	}
 }
+
+// TestDashboardSaysTheNewestOnlyWhenThereAreMore: under the cap, the list
+// is every change there is, and does not call itself the newest.
+func TestDashboardSaysTheNewestOnlyWhenThereAreMore(t *testing.T) {
+	t.Parallel()
+	a := newUIApp(t, nil, Options{})
+	showcaseSite(t, a.store, time.Now().UTC())
+	ann := a.signedIn(t, signIn(t, a.store, "ann"))
+	body := mainOf(ann.get("/").Body.String())
+	if strings.Contains(body, "newest changes") || !strings.Contains(body, "Every one, as it comes:") {
+		t.Errorf("four changes are called the newest:\n%s", body)
+	}
+}
