@@ -36,11 +36,11 @@ func showcaseSite(t *testing.T, store *db.DB, at time.Time) db.Site {
 	// Stored as a harvest stores them: the site-level run, then its
 	// collection's.
 	finished := at.Add(-30 * time.Minute)
-	if _, err := store.SaveSiteHarvest(ctx, db.Run{SiteID: site.ID, StartedAt: finished.Add(-2 * time.Minute), FinishedAt: finished.Add(-90 * time.Second), Documents: 1}, nil); err != nil {
+	if _, err := store.SaveSiteHarvest(ctx, db.Run{SiteID: site.ID, StartedAt: finished.Add(-time.Minute), FinishedAt: finished.Add(-20 * time.Second), Documents: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err = store.SaveCollectionHarvest(ctx, db.CollectionHarvest{
-		Run:     db.Run{SiteID: site.ID, CollectionID: cols[0].ID, StartedAt: at.Add(-31 * time.Minute), FinishedAt: at.Add(-30 * time.Minute), Documents: 3, Changes: len(changes)},
+		Run:     db.Run{SiteID: site.ID, CollectionID: cols[0].ID, StartedAt: finished.Add(-20 * time.Second), FinishedAt: finished, Documents: 3, Changes: len(changes)},
 		Changes: changes,
 	})
 	if err != nil {
