@@ -44,6 +44,9 @@ func TestClosedDatabaseFailsLoudly(t *testing.T) {
 			return d.ExportChanges(ctx, ExportFilter{}, func(ExportedChange) error { return nil })
 		},
 		"Runs":               func() error { _, err := d.Runs(ctx, site, 10); return err },
+		"Harvests":           func() error { _, err := d.Harvests(ctx, site, 10); return err },
+		"PublicURL":          func() error { _, _, err := d.PublicURL(ctx); return err },
+		"SetPublicURL":       func() error { return d.SetPublicURL(ctx, "https://example.org/", now) },
 		"Follow":             func() error { return d.Follow(ctx, ann.ID, site) },
 		"Unfollow":           func() error { return d.Unfollow(ctx, ann.ID, site) },
 		"Follows":            func() error { _, err := d.Follows(ctx, ann.ID, site); return err },

@@ -375,6 +375,16 @@ ALTER TABLE sites ADD COLUMN measured_at TEXT;
 	`
 ALTER TABLE collections ADD COLUMN handed_over INTEGER NOT NULL DEFAULT 0;
 `,
+	// 18: settings of this tidings that outlive one process, such as the
+	// public address serve was last given, which the commands that print
+	// feed addresses use. IF NOT EXISTS, as in step 15.
+	`
+CREATE TABLE IF NOT EXISTS settings (
+	key        TEXT PRIMARY KEY,
+	value      TEXT NOT NULL,
+	updated_at TEXT NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

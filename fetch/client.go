@@ -234,6 +234,7 @@ func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit
 	resp.Body = budget.reader(resp.Body)
 	defer resp.Body.Close()
 	status = resp.StatusCode
+	c.robots.answered(originOf(u))
 	var read int64
 	if hook := c.opts.OnResponse; hook != nil {
 		defer func() { hook(resp.Request.URL.Hostname(), resp.StatusCode, read) }()

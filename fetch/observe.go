@@ -18,8 +18,18 @@ type observerKey struct{}
 // is told to fn when it ends (a streamed download when its answer's
 // headers arrive). The client is shared by every harvest of a server, so
 // what one caller wants to hear of travels with its context, not with
-// the client. fn may be called from several goroutines at once.
+// the client. An observer ctx carries already hears the requests too, so
+// that a caller watching whether a site answers may run a check that
+// lists what it fetched. fn may be called from several goroutines at
+// once.
 func WithObserver(ctx context.Context, fn func(Fetched)) context.Context {
+	if outer, ok := ctx.Value(observerKey{}).(func(Fetched)); ok {
+		inner := fn
+		fn = func(f Fetched) {
+			inner(f)
+			outer(f)
+		}
+	}
 	return context.WithValue(ctx, observerKey{}, fn)
 }
 

@@ -70,3 +70,28 @@ func TestObserverHearsEachRequestOfItsContextOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestObserversNest(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	var mu sync.Mutex
+	var outer, inner []string
+	ctx := WithObserver(context.Background(), func(f Fetched) {
+		mu.Lock()
+		defer mu.Unlock()
+		outer = append(outer, f.URL)
+	})
+	c := NewClient(ClientOptions{AllowPrivate: true})
+	c.Get(ctx, srv.URL+"/a", Conditional{})
+	ctx = WithObserver(ctx, func(f Fetched) {
+		mu.Lock()
+		defer mu.Unlock()
+		inner = append(inner, f.URL)
+	})
+	c.Get(ctx, srv.URL+"/b", Conditional{})
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(outer, " ") != srv.URL+"/robots.txt "+srv.URL+"/a "+srv.URL+"/b" || strings.Join(inner, " ") != srv.URL+"/b" {
+		t.Errorf("the outer observer heard %q, the inner %q", outer, inner)
+	}
+}

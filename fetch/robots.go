@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -21,8 +22,9 @@ import (
 const robotsAgent = "tidings"
 
 // How long a host's robots.txt is trusted: a day when it was read (or is
-// missing), ten minutes when the host could not be reached, after which it
-// is asked again.
+// missing), ten minutes when the host answered with an error or gave no
+// answer at all, after which it is asked again. A host that gave no
+// answer is asked again sooner, as soon as it answers any other request.
 const (
 	robotsTTL      = 24 * time.Hour
 	robotsErrorTTL = 10 * time.Minute
@@ -80,6 +82,10 @@ type robotsEntry struct {
 	body    []byte    // 2xx only, at most maxRobotsBytes
 	etag    string
 	lastMod string
+	// noAnswer is why the last read got no HTTP answer (refused,
+	// unreachable, no such host); the fields above are then those of the
+	// copy read before, if any.
+	noAnswer error
 }
 
 // cost is what keeping e costs in memory: its body, and the rules parsed
@@ -96,20 +102,53 @@ func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
 // get returns origin's robots.txt, read anew when none is kept or the one
 // kept has expired; conditionally when it left validators. An error means
-// no HTTP answer came; nothing is kept then.
+// no HTTP answer came. That is remembered too, so that each request to a
+// host that cannot be reached does not ask for its robots.txt again
+// first: a check of an unreachable site would otherwise read it once per
+// document, and a harvest wait for twice the timeouts.
 func (rc *robotsCache) get(ctx context.Context, c *Client, origin string) (robotsEntry, error) {
 	unlock := rc.lock(origin)
 	defer unlock()
-	e, ok := rc.peek(origin)
-	if ok && time.Now().Before(e.expires) {
-		return e, nil
+	prev, ok := rc.peek(origin)
+	if ok && time.Now().Before(prev.expires) {
+		return prev, prev.noAnswer
 	}
-	e, err := fetchRobots(ctx, c, origin, e)
+	e, err := fetchRobots(ctx, c, origin, prev)
 	if err != nil {
+		if noAnswer(ctx, err) {
+			prev.noAnswer, prev.expires = err, time.Now().Add(robotsErrorTTL)
+			rc.put(origin, prev)
+		}
 		return e, err
 	}
 	rc.put(origin, e)
 	return e, nil
+}
+
+// noAnswer: err is a request to the host that got no HTTP answer (refused,
+// unreachable, no such name, timed out, refused by the address policy),
+// not one this side gave up on (the caller's context, the download
+// budget).
+func noAnswer(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || errors.Is(err, ErrBudgetSpent) {
+		return false
+	}
+	var ne net.Error
+	var ae *AddressError
+	return errors.As(err, &ne) || errors.As(err, &ae)
+}
+
+// answered forgets that origin's robots.txt got no answer, once the host
+// answers another request: the next request reads robots.txt again
+// rather than go on without its rules.
+func (rc *robotsCache) answered(origin string) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if el, ok := rc.m[origin]; ok {
+		if it := el.Value.(*robotsItem); it.e.noAnswer != nil {
+			it.e.noAnswer, it.e.expires = nil, time.Time{}
+		}
+	}
 }
 
 // lock takes origin's fetch lock, and returns its release.
@@ -387,7 +426,10 @@ func (c *Client) Robots(ctx context.Context, siteURL string) (RobotsCopy, error)
 		return RobotsCopy{}, &FetchError{URL: siteURL, Reason: "is not an http or https URL"}
 	}
 	e, err := c.robots.get(ctx, c, origin)
-	return e.copy(), err
+	if err != nil {
+		return RobotsCopy{}, err
+	}
+	return e.copy(), nil
 }
 
 // HoldRobots keeps the client's copy of the robots.txt of siteURL's host
@@ -409,7 +451,8 @@ func (c *Client) KeptRobots(siteURL string) (RobotsCopy, bool) {
 		return RobotsCopy{}, false
 	}
 	e, ok := c.robots.peek(origin)
-	return e.copy(), ok
+	// A host that never answered has no copy to keep.
+	return e.copy(), ok && e.status != 0
 }
 
 func (e robotsEntry) copy() RobotsCopy {

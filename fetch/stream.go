@@ -86,6 +86,7 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (st
 	}
 	resp.Body = budget.reader(resp.Body)
 	status = resp.StatusCode
+	c.robots.answered(originOf(u))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()

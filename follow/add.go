@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"tidings/db"
-	"tidings/harvest"
 )
 
 // Added is what Add did: followed a site tidings knows at once, or queued
@@ -64,24 +63,24 @@ func (e *WaitError) Error() string {
 // are an *AddressError, ErrAlreadyFollowed, a *WaitError, a *PendingError
 // and a *QuotaError.
 func (s *Service) Add(ctx context.Context, userID int64, rawURL string) (Added, error) {
-	root, input, err := harvest.NormalizeAddress(rawURL)
+	a, err := ParseAddress(rawURL)
 	if err != nil {
 		return Added{}, &AddressError{err}
 	}
-	if err := s.h.CheckAddress(ctx, root); err != nil {
+	if err := s.h.CheckAddress(ctx, a.Root); err != nil {
 		return Added{}, &AddressError{err}
 	}
-	site, err := s.store.SiteByURL(ctx, root)
+	site, a, err := s.known(ctx, a)
 	if errors.Is(err, db.ErrNotFound) {
 		if err := s.checkRoom(ctx, userID); err != nil {
 			return Added{}, err
 		}
-		return s.queueAdd(ctx, userID, rawURL, pending{root: root, input: input})
+		return s.queueAdd(ctx, userID, rawURL, pending{addr: a})
 	}
 	if err != nil {
 		return Added{}, err
 	}
-	adds, err := s.addsWatchedPage(ctx, site.ID, input)
+	adds, err := s.addsWatchedPage(ctx, site.ID, a.Input)
 	if err != nil {
 		return Added{}, err
 	}
@@ -113,7 +112,7 @@ func (s *Service) Add(ctx context.Context, userID int64, rawURL string) (Added, 
 	if err := s.allowHarvest(ctx, userID, site.ID); err != nil {
 		return Added{}, err
 	}
-	return s.queueAdd(ctx, userID, rawURL, pending{root: root, input: input, site: &site})
+	return s.queueAdd(ctx, userID, rawURL, pending{addr: a, site: &site})
 }
 
 // queueAdd stores a discovery of rawURL for the person, within their

@@ -6,15 +6,14 @@ import (
 	"strconv"
 
 	"tidings/db"
-	"tidings/harvest"
 	"tidings/worker"
 )
 
 // pending is a stored discovery ready to run: its address normalised
 // once, and the site it adds a page to when Add found that out.
 type pending struct {
-	d           db.Discovery
-	root, input string
+	d    db.Discovery
+	addr Address
 	// err: the stored address is not one, and the discovery fails.
 	err error
 	// site, when set, is the stored site the address adds a page to: it
@@ -24,14 +23,14 @@ type pending struct {
 
 // resumed prepares a discovery stored as pending by an earlier run.
 func resumed(d db.Discovery) pending {
-	root, input, err := harvest.NormalizeAddress(d.InputURL)
-	return pending{d: d, root: root, input: input, err: err}
+	a, err := ParseAddress(d.InputURL)
+	return pending{d: d, addr: a, err: err}
 }
 
 // discover queues a stored discovery in its person's line, on the host of
 // its site.
 func (s *Service) discover(p pending) {
-	host := worker.HostOf(p.root)
+	host := worker.HostOf(p.addr.Root)
 	if p.err != nil {
 		host = p.d.InputURL
 	}
@@ -61,32 +60,33 @@ func (s *Service) discovered(ctx context.Context, p pending) (status string, sit
 	if p.err != nil {
 		return db.DiscoveryFailed, 0, p.err.Error()
 	}
-	site := p.site
+	site, a := p.site, p.addr
 	if site == nil {
 		// Looked up when it runs, not when queued: another person's
 		// discovery of the same site may have stored it meanwhile.
-		known, err := s.store.SiteByURL(ctx, p.root)
+		known, used, err := s.known(ctx, a)
 		switch {
-		case err == nil && !s.addsPage(ctx, known.ID, p.input):
+		case err == nil && !s.addsPage(ctx, known.ID, used.Input):
 			if ok, _ := s.store.Follows(ctx, p.d.UserID, known.ID); ok {
 				return db.DiscoveryAlready, known.ID, "already followed"
 			}
 			return db.DiscoveryFollowed, known.ID, "followed " + known.URL
 		case err == nil:
-			site = &known
+			site, a = &known, used
 		case !errors.Is(err, db.ErrNotFound):
 			return db.DiscoveryFailed, 0, err.Error()
 		}
 	}
 	var rep *SiteReport
+	var reached Reached
 	var err error
 	if site != nil {
 		// What it harvests of a site it knows is its own report to read
 		// on the site's page: the follow itself succeeded.
-		if rep, err = s.h.Refollow(ctx, *site, p.input); rep != nil {
+		if rep, err = s.h.Refollow(ctx, *site, a.Input); rep != nil {
 			err = nil
 		}
-	} else if rep, _, err = s.h.FollowNew(ctx, p.root, p.input); errors.Is(err, db.ErrAlreadyExists) {
+	} else if rep, reached, err = s.followNew(ctx, a); errors.Is(err, db.ErrAlreadyExists) {
 		err = nil // stored meanwhile by another follow, and harvested
 	}
 	if rep == nil || err != nil {
@@ -96,6 +96,9 @@ func (s *Service) discovered(ctx context.Context, p pending) (status string, sit
 		return db.DiscoveryFailed, 0, err.Error()
 	}
 	msg = "found " + plural(len(rep.Collections), "collection", "collections")
+	if say := reached.Say(); say != "" {
+		msg += "; " + say
+	}
 	if rep.Run.Error != "" {
 		msg += "; " + rep.Run.Error
 	}

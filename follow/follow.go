@@ -185,25 +185,52 @@ func (s *Service) CheckAddress(ctx context.Context, rawURL string) error {
 // followed again from this address (and db.ErrAlreadyExists is returned
 // alongside its report).
 func (s *Service) Follow(ctx context.Context, rawURL string) (*SiteReport, error) {
-	root, input, err := harvest.NormalizeAddress(rawURL)
+	a, err := ParseAddress(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	return s.follow(ctx, root, input)
+	return s.follow(ctx, a)
 }
 
-// follow follows a normalised address, looking its site up once.
-func (s *Service) follow(ctx context.Context, root, input string) (*SiteReport, error) {
-	site, err := s.store.SiteByURL(ctx, root)
+// follow follows a normalised address, looking its site up once. When
+// the site was read over http where https was assumed, its report says
+// so among the warnings.
+func (s *Service) follow(ctx context.Context, a Address) (*SiteReport, error) {
+	site, a, err := s.known(ctx, a)
 	if errors.Is(err, db.ErrNotFound) {
-		rep, _, err := s.h.FollowNew(ctx, root, input)
+		rep, reached, err := s.followNew(ctx, a)
+		if say := reached.Say(); say != "" && rep != nil {
+			rep.Run.Warnings = append(rep.Run.Warnings, say)
+		}
 		return rep, err
 	}
 	if err != nil {
 		return nil, err
 	}
-	rep, err := s.h.Refollow(ctx, site, input)
+	rep, err := s.h.Refollow(ctx, site, a.Input)
 	return rep, errors.Join(db.ErrAlreadyExists, err)
+}
+
+// followNew discovers and harvests a site not stored yet, over http when
+// it was typed without its scheme and does not answer over https.
+func (s *Service) followNew(ctx context.Context, a Address) (*SiteReport, Reached, error) {
+	return Reach(ctx, a, func(ctx context.Context, a Address) (*SiteReport, error) {
+		rep, _, err := s.h.FollowNew(ctx, a.Root, a.Input)
+		return rep, err
+	})
+}
+
+// known returns the stored site of an address, and the address as that
+// site spells it: one typed without its scheme finds the site tidings
+// follows over http when none is stored over https.
+func (s *Service) known(ctx context.Context, a Address) (db.Site, Address, error) {
+	site, err := s.store.SiteByURL(ctx, a.Root)
+	if plain, ok := a.overHTTP(); ok && errors.Is(err, db.ErrNotFound) {
+		if site, err := s.store.SiteByURL(ctx, plain.Root); err == nil {
+			return site, plain, nil
+		}
+	}
+	return site, a, err
 }
 
 // FollowAll follows every address in urls as Follow does, as a batch:
@@ -214,15 +241,15 @@ func (s *Service) follow(ctx context.Context, root, input string) (*SiteReport, 
 func (s *Service) FollowAll(ctx context.Context, urls []string, b worker.Batch) error {
 	var items []worker.Item
 	for _, u := range urls {
-		root, input, err := harvest.NormalizeAddress(u)
+		a, err := ParseAddress(u)
 		if err != nil {
 			if b.Done != nil {
 				b.Done(u, nil, err)
 			}
 			continue
 		}
-		items = append(items, worker.Item{URL: u, Host: worker.HostOf(root), Do: func(ctx context.Context) (*SiteReport, error) {
-			return s.follow(ctx, root, input)
+		items = append(items, worker.Item{URL: u, Host: worker.HostOf(a.Root), Do: func(ctx context.Context) (*SiteReport, error) {
+			return s.follow(ctx, a)
 		}})
 	}
 	return b.Run(ctx, items)

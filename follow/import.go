@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"tidings/db"
-	"tidings/harvest"
 	"tidings/opml"
 )
 
@@ -90,21 +89,21 @@ func importSites(outlines []opml.Outline) (sites []db.ImportSite, ready map[stri
 		if addr == "" {
 			addr = o.XMLURL
 		}
-		root, input, err := harvest.NormalizeAddress(addr)
+		a, err := ParseAddress(addr)
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%q: %v", o.Title, err))
 			continue
 		}
-		if seen[root] {
+		if seen[a.Root] {
 			continue
 		}
 		if len(sites) >= MaxImportSites {
 			skipped = append(skipped, fmt.Sprintf("%s: only %d sites are imported at once", addr, MaxImportSites))
 			continue
 		}
-		seen[root] = true
+		seen[a.Root] = true
 		sites = append(sites, db.ImportSite{URL: addr, Title: o.Title})
-		ready[addr] = pending{root: root, input: input}
+		ready[addr] = pending{addr: a}
 	}
 	return sites, ready, skipped
 }

@@ -38,6 +38,11 @@ type checkedDoc struct {
 	url, capability string
 	findings        []rsync.Finding
 	newest          *Entry
+	// lists are the capabilities of the documents a Source Description or
+	// capability list names; resourceList is the first resource list a
+	// capability list names, which the check reads to count the pages.
+	lists        []string
+	resourceList string
 }
 
 // Bounds of what one check keeps, whatever the site serves.
@@ -109,6 +114,14 @@ func (l *checkLog) Parsed(source string, doc any) {
 	}
 	l.seenDocs[d.URL] = true
 	cd := checkedDoc{url: d.URL, capability: d.Capability, findings: d.Findings}
+	for _, e := range d.Entries {
+		if len(cd.lists) < maxCheckDocs {
+			cd.lists = append(cd.lists, e.Capability)
+		}
+		if e.Capability == rsync.CapResourceList && cd.resourceList == "" && d.Capability == rsync.CapCapabilityList {
+			cd.resourceList = e.Loc
+		}
+	}
 	if d.Newest != nil {
 		cd.newest = &Entry{URL: d.NewestLoc, At: *d.Newest}
 	}

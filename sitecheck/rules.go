@@ -11,9 +11,11 @@ import (
 	"tidings/harvest/sitemap"
 
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/harvest/listed"
 	"tidings/rsync"
+	"tidings/source"
 )
 
 // Codes of the problems a check names.
@@ -33,6 +35,8 @@ const (
 	CodeARCPageInvalid   = "arc-page-invalid"
 	CodeRobots           = "robots-disallowed"
 	CodeBuildStamped     = "build-stamped"
+	CodePagesOnly        = "no-change-information"
+	CodeNoHTTPS          = "no-https"
 )
 
 // covered tells, for the codes whose problem says what a harvest warning
@@ -58,10 +62,16 @@ var covered = map[string]func(w string) bool{
 	},
 }
 
+// triedSep is how discovery lists what it tried after what it concluded;
+// the report lists those attempts apart (Report.Tried).
+const triedSep = "; tried: "
+
 // nothingFound is the problem of a site where discovery found nothing to
-// follow; fetched says what answered.
+// follow; fetched says what answered. It is one sentence: the attempts
+// behind it are the report's Tried.
 func nothingFound(err error, fetched []Fetch) Problem {
-	p := Problem{Code: CodeNothingFound, Blocking: true, Problem: err.Error(),
+	head, _, _ := strings.Cut(err.Error(), triedSep)
+	p := Problem{Code: CodeNothingFound, Blocking: true, Problem: sentence(head),
 		Fix: "Publish a ResourceSync Source Description at /.well-known/resourcesync (IFCC-0001; tidings publish writes one for a static site), " +
 			"or an SCP sitemap, or an ARC sitemap, where the places above are looked at."}
 	var ae *fetch.AddressError
@@ -75,7 +85,8 @@ func nothingFound(err error, fetched []Fetch) Problem {
 	case robots:
 		p.Fix = "Let tidings read the change information: the site's robots.txt forbids it (see " + CodeRobots + ")."
 	case errors.As(err, &ae):
-		p.Fix = "Give the site's public address: tidings does not fetch from " + ae.Address + ", " + ae.Kind + "."
+		p.Problem = fmt.Sprintf("the site's address leads to %s, %s, which tidings does not fetch from.", ae.Address, ae.Kind)
+		p.Fix = "Give the site's public address."
 	case !answered:
 		p.Fix = "Check that the address is right and that the site answers; tidings could not reach it."
 	}
@@ -103,6 +114,9 @@ func judge(rep *Report, log *checkLog, srep *harvest.SiteReport, strictDatetime 
 	}
 	if srep != nil {
 		sortWarnings(rep, srep)
+	}
+	if p, found := pagesOnly(rep); found && ok > 0 {
+		rep.Problems = append(rep.Problems, p)
 	}
 	slices.SortStableFunc(rep.Problems, func(a, b Problem) int {
 		switch {
@@ -153,6 +167,42 @@ func verdict(rep *Report) string {
 			cols, len(rep.Problems), plural(len(rep.Problems), "problem", "problems"))
 	}
 	return fmt.Sprintf("tidings can follow this site (%s), and found nothing to fix.", cols)
+}
+
+// sentence ends a message with a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}
+
+// noHTTPS is a site that answers over http only, checked there because
+// its address was given without a scheme.
+func noHTTPS(r follow.Reached) Problem {
+	return Problem{Code: CodeNoHTTPS, Doc: r.Tried,
+		Problem: fmt.Sprintf("the site does not answer over https: at %s, %s; it answered at %s, where it was checked.", r.Tried, r.Why, r.Address.Root),
+		Fix: "Serve the site over https too. An address given without its scheme is tried over https first, and people who give yours so " +
+			"reach the site only because tidings then tries http."}
+}
+
+// pagesOnly is the advice for a site that publishes no change
+// information: tidings can watch its pages, at the cost of reading them
+// at every harvest, and sees their changes late and without dates.
+func pagesOnly(rep *Report) (Problem, bool) {
+	if len(rep.Collections) == 0 {
+		return Problem{}, false
+	}
+	for _, c := range rep.Collections {
+		if i, ok := source.Lookup(c.Protocol); !ok || i.Tier < 2 {
+			return Problem{}, false
+		}
+	}
+	return Problem{Code: CodePagesOnly, Doc: rep.Site,
+		Problem: "the site publishes no change information: tidings would watch its pages, reading them again at every harvest, and learn of a change only then.",
+		Fix: "Publish your site's changes: for a static site, tidings publish writes a ResourceSync change list into its folder (see \"Publish your site's changes\" in the site owners' guide); " +
+			"a sitemap.xml giving each page's lastmod also lets tidings see what changed without reading every page."}, true
 }
 
 func plural(n int, one, many string) string {
@@ -312,6 +362,10 @@ func capabilityName(c string) string {
 		return "change list"
 	case rsync.CapCapabilityList:
 		return "capability list"
+	case rsync.CapResourceList:
+		return "resource list"
+	case rsync.CapDescription:
+		return "Source Description"
 	}
 	return c
 }

@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/harvest/resourcesync"
 	"tidings/source"
@@ -23,8 +25,10 @@ type Report struct {
 	Site    string // the site's root
 	Title   string
 	Checked time.Time
-	// Tried says, in order, where tidings looked for change information
-	// and what it found there.
+	// Found says what each document that gave change information is;
+	// Tried says, in order, where else tidings looked and what it met
+	// there, each once.
+	Found []string
 	Tried []string
 	// Fetched lists the requests made, in order; FetchedMore counts those
 	// past the list's bound.
@@ -32,8 +36,12 @@ type Report struct {
 	FetchedMore int
 	// Downloaded is what the check read, of DownloadBudget at most.
 	Downloaded, DownloadBudget int64
-	Collections                []Collection
-	Problems                   []Problem
+	// Window is the first-harvest window: following the site puts the
+	// changes of this span in its feeds, and keeps the older ones as
+	// already seen.
+	Window      time.Duration
+	Collections []Collection
+	Problems    []Problem
 	// Warnings are what discovery and the harvest noted that no rule of
 	// the check explains; shown as they are.
 	Warnings []string
@@ -42,6 +50,12 @@ type Report struct {
 	// Verdict is one sentence saying whether and how the site can be
 	// followed.
 	Verdict string
+}
+
+// Answered reports whether any request of the check got an HTTP answer,
+// whatever its status.
+func (r *Report) Answered() bool {
+	return r.FetchedMore > 0 || slices.ContainsFunc(r.Fetched, func(f Fetch) bool { return f.Status != 0 })
 }
 
 // Fetch is one request of a check.
@@ -60,12 +74,20 @@ type Collection struct {
 	Title     string
 	Source    string // the document it is harvested from
 	Documents int
+	// Pages counts the pages the collection lists: those of its resource
+	// list (PagesFrom) when it has one, else those its harvest found.
+	Pages     int
+	PagesFrom string
 	// Changes counts the changes found; InFeed those a first harvest puts
 	// in the feed (the rest are older than --initial-window and stored as
 	// already seen).
 	Changes int
 	InFeed  int
 	Error   string // why its harvest failed; "" when it worked
+	// Outcome says in one sentence what was read, what the collection
+	// holds and what following it now would put in its feed; the web page
+	// and the command line say the same.
+	Outcome string
 	// Preview holds the newest entries of its feed, one per change, as a
 	// reader would see them.
 	Preview []PreviewEntry
@@ -132,11 +154,14 @@ const checkWindow = 100 * 365 * 24 * time.Hour
 
 // Checker checks sites with a harvester's client and settings.
 type Checker struct {
-	h *harvest.Harvester
+	h      *harvest.Harvester
+	client *fetch.Client
 }
 
-// New returns a Checker that runs its dry runs as h would harvest.
-func New(h *harvest.Harvester) *Checker { return &Checker{h: h} }
+// New returns a Checker that runs its dry runs as h would harvest; c is
+// the client h fetches with, which the check also reads what a harvest
+// does not with (a resource list beside a change list).
+func New(h *harvest.Harvester, c *fetch.Client) *Checker { return &Checker{h: h, client: c} }
 
 // Check looks at the site rawURL belongs to as a follow would, and runs a
 // first harvest of every collection it finds, without storing anything:
@@ -144,12 +169,41 @@ func New(h *harvest.Harvester) *Checker { return &Checker{h: h} }
 // returns. What the site gets wrong is in the report, with how to fix it.
 // The error is for an address that cannot be checked at all, or for a
 // failure of tidings itself; a site that cannot be followed is a report
-// whose Followable is false.
+// whose Followable is false. An address typed without its scheme is
+// checked over https, and over http when nothing answers over https, as
+// following it would (follow.Reach); the report then says so.
 func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report, error) {
-	root, input, err := harvest.NormalizeAddress(rawURL)
+	a, err := follow.ParseAddress(rawURL)
 	if err != nil {
 		return nil, err
 	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultCheckBytes
+	}
+	// Both attempts share the bounds of one check.
+	budget := fetch.NewBudget("the check's download budget", o.MaxBytes)
+	ctx = fetch.WithBudget(ctx, budget)
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, harvest.ErrSiteTimeout)
+		defer cancel()
+	}
+	rep, reached, err := follow.Reach(ctx, a, func(ctx context.Context, a follow.Address) (*Report, error) {
+		return ck.check(ctx, a.Root, a.Input, o)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Downloaded, rep.DownloadBudget = budget.Used(), budget.Max()
+	if reached.FellBack {
+		rep.Problems = append(rep.Problems, noHTTPS(reached))
+		rep.Verdict = verdict(rep)
+	}
+	return rep, nil
+}
+
+// check is one attempt of Check, at one address.
+func (ck *Checker) check(ctx context.Context, root, input string, o Options) (*Report, error) {
 	dir, err := os.MkdirTemp(o.TempDir, "tidings-check-")
 	if err != nil {
 		return nil, fmt.Errorf("sitecheck: %w", err)
@@ -164,20 +218,10 @@ func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report
 	dry := ck.h.WithStore(store, opts)
 	log := &checkLog{}
 	ctx = log.attach(ctx)
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultCheckBytes
-	}
-	budget := fetch.NewBudget("the check's download budget", o.MaxBytes)
-	ctx = fetch.WithBudget(ctx, budget)
-	if o.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, harvest.ErrSiteTimeout)
-		defer cancel()
-	}
-	rep := &Report{Site: root, Checked: opts.Now().UTC()}
+	rep := &Report{Site: root, Checked: opts.Now().UTC(), Window: ck.h.Options().InitialWindow}
 	srep, disc, err := dry.FollowNew(ctx, root, input)
 	if disc != nil {
-		rep.Tried = disc.Tried
+		rep.Tried = once(disc.Tried)
 		rep.Title = disc.SiteTitle
 	}
 	switch {
@@ -189,13 +233,13 @@ func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report
 		return nil, err
 	default:
 		// What was read is reported even when the check ran out of time.
-		c := collector{store: store, window: ck.h.Options().InitialWindow, o: o}
+		c := collector{store: store, window: rep.Window, o: o, client: ck.client, log: log}
 		if err := c.collections(context.WithoutCancel(ctx), rep, srep); err != nil {
 			return nil, err
 		}
 	}
+	rep.Found = found(log, rep.Collections)
 	rep.Fetched, rep.FetchedMore = log.fetches()
-	rep.Downloaded, rep.DownloadBudget = budget.Used(), budget.Max()
 	judge(rep, log, srep, strictDatetime(opts.Sources))
 	return rep, nil
 }
@@ -229,6 +273,8 @@ type collector struct {
 	store  *db.DB
 	window time.Duration
 	o      Options
+	client *fetch.Client
+	log    *checkLog
 }
 
 // checkCollections fills in each collection: what its harvest read, how
@@ -248,10 +294,17 @@ func (c *collector) collections(ctx context.Context, rep *Report, srep *harvest.
 	for _, cr := range srep.Collections {
 		col := cr.Collection
 		cc := Collection{Protocol: col.Protocol, Key: col.Key, Title: col.Title, Source: col.SourceURL,
-			Documents: cr.Run.Documents, Changes: cr.Run.Changes + cr.Run.Backfilled, InFeed: inFeed[col.ID], Error: cr.Run.Error}
+			Documents: cr.Run.Documents, Pages: cr.Run.Pages, Changes: cr.Run.Changes + cr.Run.Backfilled, InFeed: inFeed[col.ID], Error: cr.Run.Error}
+		if list := c.log.resourceListOf(col.SourceURL); list != "" && cc.Error == "" {
+			if n, ok := c.listedPages(ctx, list); ok {
+				cc.Pages, cc.PagesFrom = n, list
+				cc.Documents++
+			}
+		}
 		if cc.Preview, err = c.preview(ctx, col.ID, c.o.PreviewEntries); err != nil {
 			return err
 		}
+		cc.Outcome = collectionOutcome(cc, c.window)
 		rep.Collections = append(rep.Collections, cc)
 	}
 	return nil

@@ -165,11 +165,15 @@ func TestCheckOfASiteWithNothingSaysWhy(t *testing.T) {
 	if rep.Followable || len(rep.Problems) != 1 || rep.Problems[0].Code != CodeNothingFound {
 		t.Fatalf("followable %v, problems %+v", rep.Followable, rep.Problems)
 	}
-	if !strings.HasPrefix(rep.Verdict, "tidings cannot follow this site: every page answered 404 Not Found: check the address; tried: ") {
-		t.Errorf("verdict %q", rep.Verdict)
+	// One sentence: the attempts are listed apart, each once.
+	if want := "tidings cannot follow this site: every page answered 404 Not Found: check the address."; rep.Verdict != want {
+		t.Errorf("verdict %q, want %q", rep.Verdict, want)
 	}
 	if len(rep.Tried) == 0 {
 		t.Error("nothing tried is listed")
+	}
+	if got := once(rep.Tried); !slices.Equal(got, rep.Tried) {
+		t.Errorf("an attempt is listed twice:\n%s", strings.Join(rep.Tried, "\n"))
 	}
 }
 

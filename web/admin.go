@@ -77,6 +77,10 @@ func (s *Server) adminPage(c echo.Context) error {
 }
 
 func (s *Server) inviteCreate(c echo.Context) error {
+	if s.opts.Registration == accounts.RegistrationClosed {
+		// The link would only say that registration is closed.
+		return echo.NewHTTPError(http.StatusConflict, "Registration here is closed: an invite link would not let anyone sign up. Start tidings serve with --registration invite to invite people.")
+	}
 	if err := s.store.CreateInvite(c.Request().Context(), accounts.NewToken(), currentUser(c).ID, s.now().Add(inviteLifetime)); err != nil {
 		return err
 	}

@@ -46,12 +46,13 @@ func newUIApp(t *testing.T, store *db.DB, o Options) *uiApp {
 		o.BaseURL = testBase
 	}
 	if o.Follow == nil || o.Checker == nil {
-		h := harvest.New(fetch.NewClient(fetch.ClientOptions{AllowPrivate: true}), store, harvest.Options{})
+		client := fetch.NewClient(fetch.ClientOptions{AllowPrivate: true})
+		h := harvest.New(client, store, harvest.Options{})
 		if o.Follow == nil {
 			o.Follow = follow.New(store, h, follow.Options{})
 		}
 		if o.Checker == nil {
-			o.Checker = sitecheck.New(h)
+			o.Checker = sitecheck.New(h, client)
 		}
 	}
 	s, err := New(store, o)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"net"
 	"strconv"
 	"testing"
 	"time"
@@ -46,5 +47,46 @@ func TestBrowserCheckOnAPhone(t *testing.T) {
 		}
 	}
 	b.screenshot("tidings-check-phone.png")
+	b.checkConsole()
+}
+
+// TestBrowserCheckOfAnUnreachableSite: on a phone, the check of a site
+// where nothing answers is one short red headline, its fix, and the
+// attempts folded.
+func TestBrowserCheckOfAnUnreachableSite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	execPath := findBrowser(t)
+	app := startBrowserApp(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := "http://" + l.Addr().String() + "/"
+	l.Close()
+	b := startBrowser(t, execPath)
+	b.step("emulate a phone", func(ctx context.Context) error {
+		_, err := chromedp.Run(ctx, chromedp.EmulateViewport(phoneWidth, 780, chromedp.EmulateMobile, chromedp.EmulateScale(2)))
+		return err
+	})
+	b.navigate(app.base + "check")
+	b.fill("Site address", gone)
+	b.submit("Check")
+	b.waitText("#verdict", "tidings cannot follow this site: the site refused the connection: nothing answers at this address.")
+	// The headline is one sentence: a few lines on a phone, where the
+	// errors it chained took fourteen.
+	lines := b.eval(`(() => { const h = document.querySelector("#verdict h2"); return String(Math.round(h.getBoundingClientRect().height / parseFloat(getComputedStyle(h).lineHeight))) })()`)
+	if n, err := strconv.Atoi(lines); err != nil || n > 4 {
+		t.Errorf("the headline takes %s lines on a phone", lines)
+	}
+	b.expectText("#problems", "Fix: Check that the address is right")
+	if got := b.eval(`String(document.querySelector("details#looked").open)`); got != "false" {
+		t.Errorf("the attempts are not folded: open = %s", got)
+	}
+	if got := b.eval(`String([...document.querySelectorAll("main *")].filter(e => e.checkVisibility() && e.children.length === 0 && e.textContent.includes("dial tcp")).length)`); got != "0" {
+		t.Errorf("%s visible elements show a Go error", got)
+	}
+	b.fitsWidth("check of an unreachable site", phoneWidth)
 	b.checkConsole()
 }

@@ -161,6 +161,12 @@ func (g gatedHarvester) Refollow(ctx context.Context, site db.Site, input string
 
 func startBrowserApp(t *testing.T) *browserApp {
 	t.Helper()
+	return startBrowserAppWith(t, accounts.RegistrationInvite)
+}
+
+// startBrowserAppWith starts the app with a registration mode of its own.
+func startBrowserAppWith(t *testing.T, registration string) *browserApp {
+	t.Helper()
 	site := fixturesite.New(time.Now().UTC().Truncate(time.Second))
 	t.Cleanup(site.Close)
 	store, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "tidings.db"))
@@ -180,9 +186,9 @@ func startBrowserApp(t *testing.T) *browserApp {
 	h := harvest.New(client, store, harvest.Options{})
 	srv, err := web.New(store, web.Options{
 		BaseURL:      app.base,
-		Registration: accounts.RegistrationInvite,
+		Registration: registration,
 		Follow:       follow.New(store, gatedHarvester{h, gate}, follow.Options{}),
-		Checker:      sitecheck.New(h),
+		Checker:      sitecheck.New(h, client),
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

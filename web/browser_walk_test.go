@@ -10,11 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"tidings/web"
 	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"tidings/web"
 )
 
 // TestBrowserWalk walks a new person through tidings in Chromium, on a
@@ -107,11 +108,15 @@ func walk(t *testing.T, execPath string, width int) {
 	b.expectText("table.runs", "returned 500 Internal Server Error")
 	b.expectText("main", "partly failing: 1 of 2 collections fail")
 	b.fitsWidth("site page after a failed harvest", width)
+	b.checkHistory(phone)
 
 	b.clickLink("Dashboard")
 	b.waitText("main", "My Shrine & Co", "The Cat Shrine")
 	b.fitsWidth("dashboard", width)
-	if !phone {
+	b.checkWhatsNew()
+	if phone {
+		b.docShot("dashboard-phone.png", false)
+	} else {
 		b.docShot("dashboard.png", false)
 	}
 	b.clickLink("My Shrine & Co")

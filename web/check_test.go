@@ -78,7 +78,7 @@ func TestCheckPageFormAndBadAddresses(t *testing.T) {
 	}})
 	store := openStore(t)
 	h := harvest.New(client, store, harvest.Options{})
-	a := newUIApp(t, store, Options{Follow: followWith(store, h, follow.Options{}), Checker: sitecheck.New(h)})
+	a := newUIApp(t, store, Options{Follow: followWith(store, h, follow.Options{}), Checker: sitecheck.New(h, client)})
 	c := a.client(t, "192.0.2.2")
 	rec := c.get("/check")
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `<input type="url" id="url" name="url"`) {

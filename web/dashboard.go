@@ -26,6 +26,9 @@ type collectionView struct {
 }
 
 type dashboardData struct {
+	// News are the pages changed across the sites followed, newest first.
+	News        []newsItem
+	NewsMax     int // how many News holds at most
 	Sites       []siteView
 	Recent      []discoveryView // discoveries pending, or failed and not dismissed
 	UserFeedURL string
@@ -75,8 +78,11 @@ func (s *Server) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d := dashboardData{UserFeedURL: s.abs(feedbuild.UserFeedPath(u.FeedToken))}
+	d := dashboardData{UserFeedURL: s.abs(feedbuild.UserFeedPath(u.FeedToken)), NewsMax: whatsNew}
 	if d.Sites, err = s.siteViews(c, sites); err != nil {
+		return err
+	}
+	if d.News, err = s.news(ctx, u.ID, d.Sites); err != nil {
 		return err
 	}
 	recent, err := s.store.OpenDiscoveries(ctx, u.ID, 10)

@@ -76,12 +76,15 @@ type pageData struct {
 	// Notice says what the action that led here did.
 	Notice     string
 	SignupOpen bool
-	Data       any
+	// Registration is who may sign up (an accounts.Registration mode),
+	// which every page that speaks of accounts says the same way.
+	Registration string
+	Data         any
 }
 
 // render writes a page with status code.
 func (s *Server) render(c echo.Context, code int, page, title string, data any) error {
-	pd := pageData{Title: title, Base: s.base.String(), User: currentUser(c), Data: data, SignupOpen: s.signupOpen()}
+	pd := pageData{Title: title, Base: s.base.String(), User: currentUser(c), Data: data, SignupOpen: s.signupOpen(), Registration: s.opts.Registration}
 	pd.Notice = doneNotice[c.QueryParam("done")]
 	pd.CSRF, _ = c.Get("csrf").(string)
 	if r, ok := data.(interface{ refresh() int }); ok {

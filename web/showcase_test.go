@@ -33,15 +33,17 @@ func showcaseSite(t *testing.T, store *db.DB, at time.Time) db.Site {
 		{URL: "https://cats.example/links.html", Kind: "updated", Datetime: at.Add(-26 * time.Hour), Title: "Links", TextChange: db.TextUnchanged},
 		{URL: "https://cats.example/guestbook.html", Kind: "deleted", Datetime: at.Add(-50 * time.Hour), Title: "Guestbook"},
 	}
+	// Stored as a harvest stores them: the site-level run, then its
+	// collection's.
+	finished := at.Add(-30 * time.Minute)
+	if _, err := store.SaveSiteHarvest(ctx, db.Run{SiteID: site.ID, StartedAt: finished.Add(-time.Minute), FinishedAt: finished.Add(-20 * time.Second), Documents: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
 	_, err = store.SaveCollectionHarvest(ctx, db.CollectionHarvest{
-		Run:     db.Run{SiteID: site.ID, CollectionID: cols[0].ID, StartedAt: at.Add(-31 * time.Minute), FinishedAt: at.Add(-30 * time.Minute), Documents: 3, Changes: len(changes)},
+		Run:     db.Run{SiteID: site.ID, CollectionID: cols[0].ID, StartedAt: finished.Add(-20 * time.Second), FinishedAt: finished, Documents: 3, Changes: len(changes)},
 		Changes: changes,
 	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	finished := at.Add(-30 * time.Minute)
-	if _, err := store.SaveSiteHarvest(ctx, db.Run{SiteID: site.ID, StartedAt: finished.Add(-time.Minute), FinishedAt: finished, Documents: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := store.FinishSiteHarvest(ctx, site.ID, finished, false, finished.Add(24*time.Hour)); err != nil {

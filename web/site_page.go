@@ -18,9 +18,10 @@ import (
 type sitePageData struct {
 	View    siteView
 	Changes []changeView
-	Runs    []runView
-	Notice  string
-	Health  siteHealth
+	// Harvests are the site's newest harvests, one row each.
+	Harvests []harvestView
+	Notice   string
+	Health   siteHealth
 	// SignedIn and Following decide the buttons: the page itself is
 	// public, for feed readers' autodiscovery and for sharing.
 	SignedIn, Following bool
@@ -82,11 +83,6 @@ func kindLabel(kind string) string {
 	return kind
 }
 
-type runView struct {
-	db.Run
-	Collection string
-}
-
 func (s *Server) sitePage(c echo.Context) error {
 	site, numeric, err := s.pathSite(c)
 	if err != nil {
@@ -126,16 +122,12 @@ func (s *Server) sitePage(c echo.Context) error {
 	for i, ch := range changes {
 		d.Changes = append(d.Changes, newChangeView(ch, names[ch.CollectionID], i))
 	}
-	runs, err := s.store.Runs(ctx, site.ID, 20)
+	harvests, err := s.store.Harvests(ctx, site.ID, 20)
 	if err != nil {
 		return err
 	}
-	for _, r := range runs {
-		name := "the site"
-		if r.CollectionID != 0 {
-			name = names[r.CollectionID]
-		}
-		d.Runs = append(d.Runs, runView{r, name})
+	for _, h := range harvests {
+		d.Harvests = append(d.Harvests, newHarvestView(h, names))
 	}
 	d.Notice, d.Harvesting = notice, harvesting
 	return s.render(c, http.StatusOK, "site", siteName(site), d)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tidings/fetch"
+	"tidings/follow"
 	"tidings/harvest"
 	"tidings/sitecheck"
 )
@@ -50,31 +51,62 @@ func cmdCheck(ctx context.Context, args []string, getenv func(string) string, st
 		log = slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	// A check stores nothing: the harvester has no database of its own.
-	h := harvest.New(fetch.NewClient(cfg.clientOptions()), nil, cfg.harvestOptions(log))
-	rep, err := sitecheck.New(h).Check(ctx, fs.Arg(0), sitecheck.Options{})
+	client := fetch.NewClient(cfg.clientOptions())
+	h := harvest.New(client, nil, cfg.harvestOptions(log))
+	if err := refusedAddress(ctx, h, fs.Arg(0)); err != nil {
+		return err
+	}
+	rep, err := sitecheck.New(h, client).Check(ctx, fs.Arg(0), sitecheck.Options{})
 	if err != nil {
 		return err
 	}
-	printCheck(newTermWriter(stdout), rep, cfg.InitialWindow)
+	printCheck(newTermWriter(stdout), rep)
 	if !rep.Followable {
+		// The verdict is the error, said once, on standard error.
 		return errors.New(strings.TrimPrefix(rep.Verdict, "tidings "))
+	}
+	fmt.Fprintf(newTermWriter(stdout), "\n%s\n", rep.Verdict)
+	return nil
+}
+
+// refusedAddress says, in one sentence for whoever runs the check, why
+// the address policy refuses the site's address: nothing is fetched then,
+// so there is no report to print.
+func refusedAddress(ctx context.Context, h *harvest.Harvester, rawURL string) error {
+	root, err := follow.SiteRoot(rawURL)
+	if err != nil {
+		return err
+	}
+	var ae *fetch.AddressError
+	if err := h.CheckAddress(ctx, root); errors.As(err, &ae) {
+		return fmt.Errorf("%s is %s, which tidings does not fetch from: to check a site on this machine or your own network, pass --allow-private-addresses (TIDINGS_ALLOW_PRIVATE_ADDRESSES=1)", ae.Address, ae.Kind)
 	}
 	return nil
 }
 
-// printCheck writes a check's report: what was looked at and fetched,
-// the collections, the problems with their fixes, what else the harvest
-// noted, the preview of the feeds, and the verdict.
-func printCheck(w io.Writer, rep *sitecheck.Report, window time.Duration) {
+// printCheck writes a check's report: what was found and where else
+// tidings looked, what it fetched, the collections, the problems with
+// their fixes, what else the harvest noted, and the preview of the
+// feeds. The verdict is the caller's to say.
+func printCheck(w io.Writer, rep *sitecheck.Report) {
 	fmt.Fprintf(w, "Checked %s", rep.Site)
 	if rep.Title != "" {
 		fmt.Fprintf(w, " (%s)", rep.Title)
 	}
-	fmt.Fprintf(w, " at %s\n\nWhere tidings looked, for every kind of change information:\n", rep.Checked.Format(time.RFC3339))
-	for _, t := range rep.Tried {
-		fmt.Fprintf(w, "  - %s\n", t)
+	fmt.Fprintf(w, " at %s\n", rep.Checked.Format(time.RFC3339))
+	if rep.Answered() {
+		fmt.Fprintln(w, "\nWhere tidings looked, for every kind of change information:")
+		for _, f := range rep.Found {
+			fmt.Fprintf(w, "  + %s\n", f)
+		}
+		for _, t := range rep.Tried {
+			fmt.Fprintf(w, "  - %s\n", t)
+		}
+		fmt.Fprintln(w, "\nDocuments fetched:")
+	} else {
+		// Where it looked is what it fetched, each in vain: said once.
+		fmt.Fprintln(w, "\nNothing answered. Documents asked for:")
 	}
-	fmt.Fprintln(w, "\nDocuments fetched:")
 	for _, f := range rep.Fetched {
 		fmt.Fprintf(w, "  %s: %s\n", f.URL, f.Outcome)
 	}
@@ -85,20 +117,7 @@ func printCheck(w io.Writer, rep *sitecheck.Report, window time.Duration) {
 		fmt.Fprintln(w, "\nCollections:")
 	}
 	for _, c := range rep.Collections {
-		fmt.Fprintf(w, "  %s (%s)\n    %s\n", c.Title, c.Protocol, c.Source)
-		if c.Error != "" {
-			fmt.Fprintf(w, "    cannot be harvested: %s\n", c.Error)
-			continue
-		}
-		fmt.Fprintf(w, "    %d document(s) read, %d change(s)", c.Documents, c.Changes)
-		switch {
-		case c.InFeed == c.Changes:
-			fmt.Fprintf(w, "; following it now puts them all in its feed\n")
-		case c.InFeed == 0:
-			fmt.Fprintf(w, "; all are older than %s, so following it now puts none in its feed: they are kept as already seen, and the feed starts with the next change\n", spanText(window))
-		default:
-			fmt.Fprintf(w, "; following it now puts the %d of the last %s in its feed, the older ones are kept as already seen\n", c.InFeed, spanText(window))
-		}
+		fmt.Fprintf(w, "  %s (%s)\n    %s\n    %s\n", c.Title, c.Protocol, c.Source, c.Outcome)
 	}
 	printProblems(w, rep.Problems)
 	if len(rep.Warnings) > 0 {
@@ -108,7 +127,6 @@ func printCheck(w io.Writer, rep *sitecheck.Report, window time.Duration) {
 		}
 	}
 	printPreview(w, rep.Collections)
-	fmt.Fprintf(w, "\n%s\n", rep.Verdict)
 }
 
 func printProblems(w io.Writer, problems []sitecheck.Problem) {
@@ -122,7 +140,10 @@ func printProblems(w io.Writer, problems []sitecheck.Problem) {
 		if p.Where != "" {
 			where += ", " + p.Where
 		}
-		fmt.Fprintf(w, "  %d. [%s] %s\n", i+1, p.Code, where)
+		if where != "" {
+			where = " " + where
+		}
+		fmt.Fprintf(w, "  %d. [%s]%s\n", i+1, p.Code, where)
 		fmt.Fprintf(w, "     %s\n     Fix: %s\n", p.Problem, p.Fix)
 	}
 }
@@ -148,16 +169,4 @@ func printPreview(w io.Writer, cols []sitecheck.Collection) {
 			}
 		}
 	}
-}
-
-// spanText writes a duration for people: "30 days", or as Go writes it.
-func spanText(d time.Duration) string {
-	const day = 24 * time.Hour
-	switch {
-	case d == day:
-		return "day"
-	case d > 0 && d%day == 0:
-		return fmt.Sprintf("%d days", d/day)
-	}
-	return d.String()
 }

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -64,7 +65,11 @@ func TestCheckOfAWellPublishedSite(t *testing.T) {
 	mustSucceed(t, r)
 	for _, want := range []string{
 		"\nNo problems found.\n",
-		"3 change(s); following it now puts the 2 of the last 30 days in its feed, the older ones are kept as already seen",
+		"    1 document read; 3 pages; 3 changes, of which following it now puts the 2 of the last 30 days in its feed and keeps the older ones as already seen.\n",
+		// What was found, as well as where nothing was.
+		"  + " + site.URL + "/.well-known/resourcesync is a ResourceSync Source Description naming 1 capability list\n",
+		"  + " + site.URL + "/shrine/changes.xml is a change list\n",
+		"  - " + site.URL + "/sitemap.xml returned 404 Not Found\n",
 		"What the feeds would show, newest first:\n",
 		"  Updated: Page B\n",
 		"  Created: Page A\n      Page A (created, ",
@@ -84,10 +89,14 @@ func TestCheckOfASiteThatCannotBeFollowed(t *testing.T) {
 	t.Parallel()
 	empty := newCheckSite(t, map[string]string{})
 	r := tidings(t, newEnv(t), "check", empty.URL)
-	// A site where every page is missing is said to be so first.
-	want := "tidings: cannot follow this site: every page answered 404 Not Found: check the address; tried: "
-	if r.code != 1 || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
-		t.Errorf("exit %d, stderr:\n%s\nwant one line starting %q", r.code, r.stderr, want)
+	// A site where every page is missing is said to be so first, in one
+	// sentence, once: the attempts are in the report.
+	want := "tidings: cannot follow this site: every page answered 404 Not Found: check the address.\n"
+	if r.code != 1 || r.stderr != want {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
+	}
+	if strings.Contains(r.stdout, "cannot follow this site") {
+		t.Errorf("the failure is said on standard output too:\n%s", r.stdout)
 	}
 	if !strings.Contains(r.stdout, "[nothing-found]") || !strings.Contains(r.stdout, "Fix: Check the address: every document tidings asked for answered 404 Not Found. If it is right, publish a ResourceSync Source Description") {
 		t.Errorf("output:\n%s", r.stdout)
@@ -101,19 +110,33 @@ func TestCheckOfASiteThatCannotBeFollowed(t *testing.T) {
 	gone := "http://" + l.Addr().String() + "/"
 	l.Close()
 	r = tidings(t, newEnv(t), "check", gone)
-	if r.code != 1 || !strings.HasPrefix(r.stderr, "tidings: cannot follow this site: ") || !strings.Contains(r.stderr, "could not be fetched") ||
-		strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stdout, "Fix: Check that the address is right and that the site answers") {
-		t.Errorf("unreachable site: exit %d, stderr:\n%s", r.code, r.stderr)
+	if want := "tidings: cannot follow this site: the site refused the connection: nothing answers at this address.\n"; r.code != 1 || r.stderr != want ||
+		!strings.Contains(r.stdout, "Fix: Check that the address is right and that the site answers") {
+		t.Errorf("unreachable site: exit %d, stderr:\n%s\nwant %q", r.code, r.stderr, want)
+	}
+	// What it asked for is listed once, robots.txt among them, and the
+	// report stays short.
+	if strings.Count(r.stdout, "robots.txt") != 1 || strings.Contains(r.stdout, "Where tidings looked") || len(r.stdout) > 2000 {
+		t.Errorf("unreachable site: %d bytes of output:\n%s", len(r.stdout), r.stdout)
 	}
 }
 
+// TestCheckRefusesLoopbackUnlessAllowed: one message, once, saying what
+// whoever runs the check can do; nothing is fetched (the address policy
+// refuses before any connection).
 func TestCheckRefusesLoopbackUnlessAllowed(t *testing.T) {
 	t.Parallel()
-	site := newCheckSite(t, checksite.Good(time.Now()))
+	var hits atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
+	t.Cleanup(site.Close)
 	r := tidings(t, newEnv(t, "TIDINGS_ALLOW_PRIVATE_ADDRESSES", ""), "check", site.URL)
-	if r.code != 1 || !strings.Contains(r.stderr, "--allow-private-addresses") ||
-		!strings.Contains(r.stdout, "Fix: Give the site's public address: tidings does not fetch from 127.0.0.1, a loopback address.\n") {
-		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	want := "tidings: 127.0.0.1 is a loopback address, which tidings does not fetch from: to check a site on this machine or your own network, " +
+		"pass --allow-private-addresses (TIDINGS_ALLOW_PRIVATE_ADDRESSES=1)\n"
+	if r.code != 1 || r.stderr != want || r.stdout != "" {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant only %q", r.code, r.stdout, r.stderr, want)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the site got %d requests", n)
 	}
 }
 
@@ -165,7 +188,7 @@ func TestCheckPreviewsAQuietFirstHarvest(t *testing.T) {
 	r := tidings(t, newEnv(t), "check", site.URL)
 	mustSucceed(t, r)
 	for _, want := range []string{
-		"3 change(s); all are older than 30 days, so following it now puts none in its feed",
+		"3 changes, all older than 30 days: following it now keeps them as already seen, and its feed starts with the next change.",
 		"What the feeds would show, newest first:\n",
 		"  Updated: Page B\n",
 	} {
@@ -187,5 +210,45 @@ func TestCheckOfACollectionThatIsNotThere(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "[collection-failed] "+site.URL+"/shrine/caps.xml\n") {
 		t.Errorf("output:\n%s", r.stdout)
+	}
+}
+
+// TestCheckOfASiteJustPublished: before the site's first change, its
+// collection still counts the pages of its resource list, the same on
+// the command line as on the web page (both say sitecheck's sentence).
+func TestCheckOfASiteJustPublished(t *testing.T) {
+	t.Parallel()
+	dir := publishSite(t)
+	writeFiles(t, dir, map[string]string{"shrine/b.html": "b", "shrine/c.html": "c", "shrine/d.html": "d"})
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(srv.Close)
+	mustSucceed(t, tidings(t, nil, "publish", dir, "--base-url", srv.URL, "--collection", "shrine/", "--datetime", "now"))
+	r := tidings(t, newEnv(t), "check", srv.URL)
+	mustSucceed(t, r)
+	for _, want := range []string{
+		"    3 documents read; 5 pages listed in its resource list; no change yet, so its feed starts with the next change.\n",
+		"  + " + srv.URL + "/resourcesync/shrine/resourcelist.xml is a resource list of 5 pages\n",
+		"  + " + srv.URL + "/resourcesync/shrine/changelist.xml is a change list\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// TestCheckOfASiteThatPublishesNothing: a site tidings can only watch is
+// followable, and its owner is pointed to tidings publish and a sitemap.
+func TestCheckOfASiteThatPublishesNothing(t *testing.T) {
+	t.Parallel()
+	site := newCheckSite(t, map[string]string{"/": "<html><head><title>Moths</title></head><body><p>Moths.</p></body></html>"})
+	r := tidings(t, newEnv(t), "check", site.URL)
+	mustSucceed(t, r)
+	for _, want := range []string{"Problems (1):\n", "[no-change-information] " + site.URL + "/\n", "tidings publish writes a ResourceSync change list", "a sitemap.xml giving each page's lastmod"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "No problems found") {
+		t.Errorf("a site that publishes nothing has no problem:\n%s", r.stdout)
 	}
 }

@@ -593,7 +593,7 @@ func TestTopLevelCommands(t *testing.T) {
 		{args: []string{"export", "everything"}, code: 2, stderr: "usage: tidings export changes"},
 		{args: []string{"help"}, code: 0, stdout: "Commands:"},
 		{args: []string{"--help"}, code: 0, stdout: "Commands:"},
-		{args: []string{"version"}, code: 0, stdout: "tidings " + Version},
+		{args: []string{"version"}, code: 0, stdout: "tidings (development build) (commit "},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

@@ -61,6 +61,14 @@ type Config struct {
 	// most likely a mistyped path.
 	MayCreate bool
 
+	// baseURLGiven: --base-url (or TIDINGS_BASE_URL) was given; else
+	// BaseURL is the default made of --addr, which only serve knows to
+	// be right, and the other commands look for the one serve was given.
+	baseURLGiven bool
+	// serves: the command is serve, which says what the public address
+	// is rather than asks.
+	serves bool
+
 	// groups records which settings the command registered, and so
 	// which it uses and validates.
 	groups int
@@ -199,9 +207,14 @@ func (d *days) Set(s string) error {
 
 // clientOptions are the settings of the one outbound HTTP client.
 func (c *Config) clientOptions() fetch.ClientOptions {
+	// A product token has no spaces: a development build says "dev".
+	v := release()
+	if v == "" {
+		v = "dev"
+	}
 	return fetch.ClientOptions{
 		MinHostDelay: c.HostDelay,
-		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", Version, c.BaseURL),
+		UserAgent:    fmt.Sprintf("tidings/%s (+%s)", v, c.BaseURL),
 		MaxBody:      c.MaxBody,
 		AllowPrivate: c.AllowPrivate,
 	}
@@ -310,6 +323,7 @@ func (c *Config) validateAddress() error {
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q is not host:port", c.Addr)
 	}
+	c.baseURLGiven = c.BaseURL != ""
 	if c.BaseURL == "" {
 		c.BaseURL = "http://" + c.Addr + "/"
 	}

@@ -66,6 +66,7 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	cfg.AllowPrivate = true
 	cfg.Interval = *every
 	cfg.HostDelay = 0
+	cfg.serves = true
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err

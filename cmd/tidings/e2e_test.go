@@ -188,7 +188,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	srv.stop(t, os.Interrupt)
-	if want := "serving on http://" + addr + "/"; !strings.Contains(srv.stdout.String(), want) {
+	if want := "tidings (development build) serving on http://" + addr + "/"; !strings.Contains(srv.stdout.String(), want) {
 		t.Errorf("serve output lacks %q:\n%s", want, srv.stdout.String())
 	}
 	if _, err := http.Get(base); err == nil {

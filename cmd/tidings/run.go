@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -23,9 +24,37 @@ import (
 
 // Version and Commit are set at build time with -ldflags.
 var (
-	Version = "dev"
+	Version = ""
 	Commit  = "unknown"
 )
+
+// release is the version this binary was released as: Version when the
+// build set it, else the module version Go stamped (go install
+// tidings@v1.2.3), else "" for a development build. "dev" is what the
+// Dockerfile passes when it is given no version; a pseudo-version is the
+// one Go makes up for an untagged commit.
+func release() string {
+	if Version != "" && Version != "dev" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "(devel)" && !pseudoVersion.MatchString(bi.Main.Version) {
+		return bi.Main.Version
+	}
+	return ""
+}
+
+// pseudoVersion matches the versions Go gives untagged commits
+// (v0.0.0-20261125120000-0123456789ab, +dirty when the tree was).
+var pseudoVersion = regexp.MustCompile(`^$|\d{14}-[0-9a-f]{12}(\+dirty)?$`)
+
+// versionName is how tidings names its version to people: "v1.2.3", or
+// "(development build)".
+func versionName() string {
+	if v := release(); v != "" {
+		return v
+	}
+	return "(development build)"
+}
 
 // commit is the commit set at build time, else the one the Go toolchain
 // stamped into the binary (go build with VCS stamping).
@@ -129,7 +158,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	case "restore":
 		return cmdRestore(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
-		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", Version, commit())
+		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", versionName(), commit())
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, topUsage)
@@ -163,6 +192,9 @@ type app struct {
 	log    *slog.Logger
 	// followed are the sites a follow recorded, in the order done.
 	followed []db.Site
+	// guessedURL: no public address was given or remembered, so feed
+	// addresses use the default made of --addr.
+	guessedURL bool
 }
 
 // openApp opens the store and builds the harvester. Logs go to stderr at
@@ -188,10 +220,37 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	}
 	a := &app{cfg: cfg, store: store, log: log}
+	if err := a.publicURL(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
 	if cfg.groups&groupHarvest != 0 {
 		a.setHarvester(harvest.New(fetch.NewClient(cfg.clientOptions()), store, cfg.harvestOptions(log)), follow.Options{})
 	}
 	return a, nil
+}
+
+// publicURL settles the public address the command prints feed
+// addresses with: the one given; else, but for serve, the one serve was
+// last started with, which it remembers in the database; else the
+// default made of --addr (a.guessedURL then says so).
+func (a *app) publicURL(ctx context.Context) error {
+	if a.cfg.groups&groupAddress == 0 || a.cfg.serves {
+		return nil
+	}
+	if a.cfg.baseURLGiven {
+		return nil
+	}
+	u, _, err := a.store.PublicURL(ctx)
+	switch {
+	case errors.Is(err, db.ErrNotFound):
+		a.guessedURL = true
+		return nil
+	case err != nil:
+		return err
+	}
+	a.cfg.BaseURL = u
+	return nil
 }
 
 // setHarvester makes h the harvester the commands harvest with, through a

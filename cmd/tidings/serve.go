@@ -67,11 +67,20 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := q.validate(); err != nil {
 		return usageError{err.Error()}
 	}
+	cfg.serves = true
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
+	if a.cfg.baseURLGiven {
+		// The commands that print feed addresses use it when they are
+		// not given one: an OPML export must name the feeds where
+		// readers reach them.
+		if err := a.store.SetPublicURL(ctx, a.cfg.BaseURL, time.Now()); err != nil {
+			return err
+		}
+	}
 	return a.serve(ctx, serveOptions{
 		noScheduler: *noScheduler, workers: *workers, metricsToken: *metricsToken, registration: *registration,
 		maxPending: *maxPending, quotas: *q, proxies: proxies, tick: schedulerTick,
@@ -131,7 +140,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	a.setHarvester(harvest.New(client, a.store, ho), fo)
 	var sched *worker.Scheduler
 	opts := web.Options{
-		BaseURL: a.cfg.BaseURL, Logger: a.log, Follow: a.follow, Checker: sitecheck.New(a.harvester), Registration: so.registration,
+		BaseURL: a.cfg.BaseURL, Logger: a.log, Follow: a.follow, Checker: sitecheck.New(a.harvester, client), Registration: so.registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
 		Metrics: m, MetricsToken: so.metricsToken, TrustedProxies: so.proxies,
 	}
@@ -150,7 +159,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", a.cfg.Addr, err)
 	}
-	fmt.Fprintf(stdout, "tidings %s serving on http://%s/ (public URL %s)\n", Version, ln.Addr(), a.cfg.BaseURL)
+	fmt.Fprintf(stdout, "tidings %s serving on http://%s/ (public URL %s)\n", versionName(), ln.Addr(), a.cfg.BaseURL)
 	release, err := lockDB(a.cfg.DB)
 	if err != nil {
 		ln.Close()

@@ -161,5 +161,9 @@ func cmdOPML(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
+	if a.guessedURL {
+		fmt.Fprintf(stderr, "tidings: warning: the feed addresses start with %s, which is a guess: serve was never started with --base-url, and none was given here. "+
+			"Give the address readers reach this tidings at with --base-url (TIDINGS_BASE_URL), here or once to serve.\n", a.cfg.BaseURL)
+	}
 	return opml.WriteUser(ctx, a.store, a.cfg.BaseURL, u, stdout)
 }

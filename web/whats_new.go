@@ -1,0 +1,89 @@
+package web
+
+import (
+	"context"
+	"net/url"
+	"unicode/utf8"
+
+	"tidings/db"
+)
+
+// whatsNew is how many changed pages the dashboard lists: the rest are
+// in the person's own feed, which it links to.
+const whatsNew = 20
+
+// newsItem is one changed page on the dashboard: what it is, on which
+// site, when, and what its text did, in one line.
+type newsItem struct {
+	changeView
+	Site, SitePage string
+	// Gist is the change in one line: the diff's, else the summary the
+	// site gave, else "" (the page's text did not change, or is unknown).
+	Gist string
+}
+
+// maxGist bounds a news item's line, in bytes: a phone shows one line.
+const maxGist = 160
+
+// news is the pages changed across everything a person follows, newest
+// first; sites are the person's, whose collections name where each
+// change is.
+func (s *Server) news(ctx context.Context, userID int64, sites []siteView) ([]newsItem, error) {
+	changes, err := s.store.FeedChanges(ctx, db.Scope{UserID: userID}, whatsNew)
+	if err != nil {
+		return nil, err
+	}
+	where := map[int64]siteView{}
+	for _, v := range sites {
+		for _, c := range v.Collections {
+			where[c.Collection.ID] = v
+		}
+	}
+	out := make([]newsItem, 0, len(changes))
+	for _, ch := range changes {
+		// n = openDiffs: the dashboard shows no diff, only its line.
+		it := newsItem{changeView: newChangeView(ch, "", openDiffs)}
+		if v, ok := where[ch.CollectionID]; ok {
+			it.Site, it.SitePage = siteName(v.Site), v.PageURL
+			if ch.Title == "" {
+				// The site is named beside it: its path is enough, and
+				// fits a phone's line.
+				it.Name = pathOn(ch.URL, v.Site.URL)
+			}
+		}
+		it.Gist = it.Line
+		if it.Gist == "" {
+			it.Gist = ch.Summary
+		}
+		it.Gist = clip(it.Gist, maxGist)
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// pathOn is u without its scheme and host when it is on the site at
+// root, else u.
+func pathOn(u, root string) string {
+	p, err := url.Parse(u)
+	r, err2 := url.Parse(root)
+	if err != nil || err2 != nil || p.Host != r.Host || p.Scheme != r.Scheme {
+		return u
+	}
+	out := &url.URL{Path: p.Path, RawPath: p.RawPath, RawQuery: p.RawQuery}
+	if s := out.String(); s != "" {
+		return s
+	}
+	return "/"
+}
+
+// clip cuts s to at most n bytes, at a rune boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "…"
+}
