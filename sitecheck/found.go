@@ -20,18 +20,24 @@ func found(log *checkLog, cols []Collection) []string {
 	docs := append([]checkedDoc(nil), log.docs...)
 	log.mu.Unlock()
 	var out []string
-	seen := map[string]bool{}
+	seen := map[string]int{} // the line of each document said, plus one
 	for _, d := range docs {
-		seen[d.url] = true
 		out = append(out, d.url+" is "+docKind(d))
+		seen[d.url] = len(out)
 	}
 	for _, c := range cols {
-		if c.PagesFrom != "" && !seen[c.PagesFrom] {
-			seen[c.PagesFrom] = true
-			out = append(out, fmt.Sprintf("%s is a resource list of %s", c.PagesFrom, count(c.Pages, "page", "pages")))
+		if c.PagesFrom != "" {
+			line := fmt.Sprintf("%s is a resource list of %s", c.PagesFrom, count(c.Pages, "page", "pages"))
+			if i := seen[c.PagesFrom]; i > 0 {
+				// Parsed by the harvest too: the count says more.
+				out[i-1] = line
+			} else {
+				out = append(out, line)
+				seen[c.PagesFrom] = len(out)
+			}
 		}
-		if !seen[c.Source] {
-			seen[c.Source] = true
+		if seen[c.Source] == 0 {
+			seen[c.Source] = len(out) + 1
 			out = append(out, fmt.Sprintf("%s is where the collection %s is read from (%s)", c.Source, c.Title, source.Describe(c.Protocol, c.Pages)))
 		}
 	}

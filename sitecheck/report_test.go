@@ -79,7 +79,7 @@ func TestCheckCountsTheResourceList(t *testing.T) {
 	if c.Pages != 5 || c.PagesFrom != site.URL+"/shrine/resources.xml" || c.Changes != 0 {
 		t.Errorf("pages %d from %q, changes %d; want the 5 pages of the resource list and no change", c.Pages, c.PagesFrom, c.Changes)
 	}
-	if want := "2 documents read; 5 pages listed in its resource list; no change yet, so its feed starts with the next change."; c.Outcome != want {
+	if want := "3 documents read; 5 pages listed in its resource list; no change yet, so its feed starts with the next change."; c.Outcome != want {
 		t.Errorf("outcome %q, want %q", c.Outcome, want)
 	}
 	found := strings.Join(rep.Found, "\n")

@@ -80,3 +80,28 @@ func TestALateEntryIsTaken(t *testing.T) {
 		t.Errorf("third harvest: %d new changes, want 0", got)
 	}
 }
+
+// TestAFreshlyPublishedSiteCountsItsPages: a site published with an empty
+// change list beside a resource list of 5 pages (what `tidings publish`
+// writes first) is followed with its 5 pages counted in the feed's first
+// entry, not 0.
+func TestAFreshlyPublishedSiteCountsItsPages(t *testing.T) {
+	site := harvesttest.NewChangeListSite(t)
+	site.Set("/cap.xml", harvesttest.PlainHead+`<rs:ln rel="up" href="BASE/.well-known/resourcesync"/><rs:md capability="capabilitylist"/>
+<url><loc>BASE/resources.xml</loc><rs:md capability="resourcelist"/></url>
+<url><loc>BASE/changes.xml</loc><rs:md capability="changelist"/></url>
+</urlset>`)
+	var list strings.Builder
+	list.WriteString(harvesttest.PlainHead + `<rs:md capability="resourcelist" at="2026-11-20T00:00:00Z"/>`)
+	for _, p := range []string{"index.html", "a.html", "b.html", "c.html", "d.html"} {
+		list.WriteString("<url><loc>BASE/" + p + "</loc></url>\n")
+	}
+	site.Set("/resources.xml", list.String()+"</urlset>")
+	site.Set("/changes.xml", harvesttest.PlainHead+`<rs:md capability="changelist" from="2026-11-20T00:00:00Z"/></urlset>`)
+	store, h := harvesttest.New(t, harvesttest.Quiet(harvest.Options{}))
+	rep := harvesttest.Follow(t, h, site.URL+"/")
+	atom := harvesttest.CollectionAtom(t, store, rep.Collections[0].Collection.ID, false)
+	if !strings.Contains(atom, ": 5 pages") {
+		t.Errorf("the first entry does not count the 5 pages:\n%s", atom)
+	}
+}

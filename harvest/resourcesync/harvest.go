@@ -6,6 +6,7 @@ import (
 
 	"tidings/db"
 	"tidings/harvest"
+	"tidings/harvest/listed"
 	"tidings/rsync"
 )
 
@@ -77,16 +78,40 @@ func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Re
 	// What is left past the limit is read again next time, from the
 	// watermark on.
 	j.LimitChanges()
+	var res harvest.Result
+	if j.First() && len(resources) > 0 {
+		// The pages the collection holds at the follow, which its first
+		// entry counts: a change list freshly published names none.
+		res.Pages = j.listedPages(ctx, resources[0])
+	}
 	doc, err := j.docs.docEach(ctx, "change list", lists[0], j.each(lists[0]))
 	if err != nil || doc == nil {
-		return harvest.Result{}, err
+		return res, err
 	}
 	if !doc.IsIndex() {
 		j.addEntries(doc)
 	} else if err := j.collectIndex(ctx, doc); err != nil {
-		return harvest.Result{}, err
+		return res, err
 	}
-	return harvest.Result{}, j.takeLate(ctx)
+	return res, j.takeLate(ctx)
+}
+
+// listedPages reads the resource list named beside the change list, one
+// document (an index's children are not read), for the pages it lists on
+// the site; none when it cannot be read, which costs nothing else.
+func (j *rsHarvest) listedPages(ctx context.Context, u string) []db.Page {
+	var pages []db.Page
+	seen := map[string]bool{}
+	doc, err := j.docs.docEach(ctx, "resource list", u, func(e *rsync.Entry) {
+		if !seen[e.Loc] && len(pages) < maxListPages && j.OnSite(e.Loc, u) {
+			seen[e.Loc] = true
+			pages = append(pages, db.Page{URL: e.Loc, Modified: listed.NotAfter(e.Lastmod, j.Now()), Hash: resourceHash(e)})
+		}
+	})
+	if err != nil || doc == nil || doc.IsIndex() {
+		return nil
+	}
+	return pages
 }
 
 // takeLate records the entries dated before the last processing time that
