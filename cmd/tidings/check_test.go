@@ -226,7 +226,7 @@ func TestCheckOfASiteJustPublished(t *testing.T) {
 	r := tidings(t, newEnv(t), "check", srv.URL)
 	mustSucceed(t, r)
 	for _, want := range []string{
-		"    3 documents read; 5 pages listed in its resource list; no change yet, so its feed starts with the next change.\n",
+		"    4 documents read; 5 pages listed in its resource list; no change yet, so its feed starts with the next change.\n",
 		"  + " + srv.URL + "/resourcesync/shrine/resourcelist.xml is a resource list of 5 pages\n",
 		"  + " + srv.URL + "/resourcesync/shrine/changelist.xml is a change list\n",
 	} {
