@@ -11,7 +11,7 @@ import (
 // format's extension; the Atom one is the feed's main address. Sites and
 // collections are named by their random public ids, so nobody can count
 // or walk the sites a tidings follows; the sequential ids of older
-// addresses stay in the feeds' <id>s and in redirects only.
+// addresses stay in redirects only.
 
 func collectionFeedBase(publicID string) string { return "feeds/" + publicID }
 

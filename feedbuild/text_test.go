@@ -242,7 +242,7 @@ func TestTextKeepsIDs(t *testing.T) {
 	for _, ch := range textChanges(t, t0) {
 		bare := ch
 		bare.TextChange, bare.Diff = db.TextUnknown, ""
-		if got, want := b.pageEntry(ch, s.art).ID, b.pageEntry(bare, s.art).ID; got != want {
+		if got, want := b.pageEntry(collectionScope(s.art), ch, s.art).ID, b.pageEntry(collectionScope(s.art), bare, s.art).ID; got != want {
 			t.Errorf("%s: id %q with its text, %q without", ch.URL, got, want)
 		}
 	}
