@@ -213,7 +213,7 @@ func (b *Builder) digestEntry(ids idScope, d db.Digest, col db.Collection) feeds
 	if d.Omitted > 0 {
 		// The store gave the newest db.DigestChanges; the collection's
 		// page has the rest.
-		e.Title = feeds.DigestTitleOf(col.Title, d.Pages, d.Kind)
+		e.Title = feeds.DigestTitleOf(col.Title, items, d.Pages, d.Kind)
 		e.ContentHTML += feeds.DigestMoreHTML(d.Omitted, b.URL(collectionPage(col)))
 	}
 	return e

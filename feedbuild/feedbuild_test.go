@@ -136,7 +136,7 @@ func TestBuildPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec.Path != "sites/"+s.site.PublicID || len(s.site.PublicID) != 32 || spec.Meta.Title != "https://rich.example/" || spec.Meta.AlternateURL != "https://rich.example/" {
+	if spec.Path != "sites/"+s.site.PublicID || len(s.site.PublicID) != 32 || spec.Meta.Title != "https://rich.example/ (all collections)" || spec.Meta.AlternateURL != "https://rich.example/" {
 		t.Errorf("site spec %+v", spec)
 	}
 	for _, perPage := range []bool{false, true} {

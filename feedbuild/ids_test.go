@@ -88,3 +88,42 @@ func TestIDsDoNotClash(t *testing.T) {
 		t.Errorf("the user feed's id %s names the user or the feed's secret", user.Meta.ID)
 	}
 }
+
+// TestTitlesTellFeedsApart: a site's only collection bears the site's
+// name, yet a reader holding the site's feed and the collection's tells
+// them apart by title; a digest names the pages it changed.
+func TestTitlesTellFeedsApart(t *testing.T) {
+	s := newTestStore(t)
+	if err := s.store.UpdateSiteSource(t.Context(), s.site.ID, "", "Art"); err != nil {
+		t.Fatal(err)
+	}
+	s.save(t, s.art, t0.Add(-time.Hour), "")
+	s.save(t, s.art, t0, "",
+		db.Change{URL: artPage + "fox.html", Kind: "updated", Datetime: t0.Add(-2 * time.Minute), Title: "Fox Lantern"},
+		db.Change{URL: artPage + "heron.html", Kind: "updated", Datetime: t0.Add(-time.Minute), Title: "Heron Lantern"})
+	b := s.builder(t, Options{})
+	col, err := b.CollectionSpec(t.Context(), s.art.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := b.SiteSpec(t.Context(), s.site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]string{}
+	for name, spec := range map[string]*Spec{"collection": col, "site": site} {
+		for _, perPage := range []bool{false, true} {
+			f := build(t, b, spec, feeds.Atom, Page{PerPage: perPage})
+			if other, dup := titles[f.Title]; dup {
+				t.Errorf("the %s feed and the %s feed are both titled %q", name, other, f.Title)
+			}
+			titles[f.Title] = name
+			if !perPage && f.Entries[0].Title != "Heron Lantern and Fox Lantern updated on Art" {
+				t.Errorf("%s feed: digest titled %q", name, f.Entries[0].Title)
+			}
+		}
+	}
+	if col.Meta.Title != "Art" || site.Meta.Title != "Art (all collections)" {
+		t.Errorf("titles %q and %q", col.Meta.Title, site.Meta.Title)
+	}
+}

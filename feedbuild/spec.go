@@ -98,6 +98,9 @@ func (b *Builder) siteSpec(site db.Site) (*Spec, error) {
 	if title == "" {
 		title = site.URL
 	}
+	// A site's only collection often bears the site's name: a reader's
+	// feed picker holding both must tell them apart.
+	title += siteFeedSuffix
 	ids := siteScope(site)
 	return &Spec{
 		Scope: db.Scope{SiteID: site.ID},
@@ -115,6 +118,10 @@ func (b *Builder) siteSpec(site db.Site) (*Spec, error) {
 		},
 	}, nil
 }
+
+// siteFeedSuffix ends the title of a site's feed, after the site's name:
+// its collections' feeds are named by the collection.
+const siteFeedSuffix = " (all collections)"
 
 // UserSpec is the aggregate feed of everything one user follows, found by
 // its secret token; an unknown or replaced token is db.ErrNotFound.

@@ -201,7 +201,7 @@ func TestDigestEntriesSayWhatChanged(t *testing.T) {
 	for _, format := range feeds.Formats {
 		t.Run(format.String(), func(t *testing.T) {
 			items, _ := readBack(t, b, spec, format, false)
-			all := items["7 pages changed on Art"]
+			all := items[`Cats of the Month, <script>alert("t")</script> Evil & Co and 5 more pages changed on Art`]
 			if all == nil {
 				t.Fatalf("no digest of the first run among %d entries", len(items))
 			}
@@ -223,10 +223,10 @@ func TestDigestEntriesSayWhatChanged(t *testing.T) {
 			if all.Link != "https://rich.example/" {
 				t.Errorf("digest of many pages links to %q, want the collection", all.Link)
 			}
-			if one := items["1 page updated on Art"]; one == nil || one.Link != artPage+"cats.html" {
+			if one := items["Cats of the Month updated on Art"]; one == nil || one.Link != artPage+"cats.html" {
 				t.Errorf("digest of one page does not link to it: %+v", one)
 			}
-			if gone := items["1 page deleted on Art"]; gone == nil || gone.Link != "https://rich.example/" {
+			if gone := items["New Kittens deleted on Art"]; gone == nil || gone.Link != "https://rich.example/" {
 				t.Errorf("digest of one deleted page links as if it were live: %+v", gone)
 			}
 		})

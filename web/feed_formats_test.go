@@ -257,7 +257,7 @@ func TestFormatsAgree(t *testing.T) {
 			t.Errorf("%s lacks %s", path, lang)
 		}
 		d := anyFeed(t, h, withFormat(path, format)[:strings.Index(withFormat(path, format), "?")])
-		if len(d.Items) != 2 || d.Items[0].Title != "2 pages changed on Art & Cats" || len(d.Items[0].Authors) != 1 {
+		if len(d.Items) != 2 || d.Items[0].Title != "Les chats and /art/old.html changed on Art & Cats" || len(d.Items[0].Authors) != 1 {
 			t.Errorf("%s digests: %q", path, entryViews(d))
 		}
 		t.Logf("%s as gofeed reads it:\n%s", path, describe(f))
