@@ -37,3 +37,7 @@ func UserFeedPath(token string) string { return userFeedBase(token) + ".atom" }
 func InFormat(atomURL string, f feeds.Format) string {
 	return strings.TrimSuffix(atomURL, ".atom") + "." + f.Ext()
 }
+
+// PerPageURL turns the URL of a feed's document into that of the same
+// feed with one entry per change (?entries=page).
+func PerPageURL(feedURL string) string { return feedURL + "?entries=page" }
