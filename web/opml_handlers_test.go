@@ -276,7 +276,7 @@ func TestOPMLImport(t *testing.T) {
 		t.Errorf("after the import ann follows %+v", sites)
 	}
 	// The reader's name for the site is kept: ann's export names it so.
-	if export := ann.get("/opml").Body.String(); !strings.Contains(export, `<outline text="My shrine" title="My shrine">`) {
+	if export := ann.get("/opml").Body.String(); !strings.Contains(export, `<outline text="My shrine">`) {
 		t.Errorf("ann's export does not keep her reader's name for the site:\n%s", export)
 	}
 	requests := len(site.Log())
