@@ -3,6 +3,7 @@ package feedbuild
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"html"
 	"io"
 	"os"
@@ -332,6 +333,82 @@ func TestDiffsInNewsboat(t *testing.T) {
 		t.Fatalf("newsboat saved %d of %d articles", len(texts), n)
 	}
 	checkRead(t, "newsboat", texts)
+}
+
+// TestNewsboatKeepsEveryFeedWhole subscribes newsboat to a collection's
+// feed, its site's feed and a person's feed of everything, which hold the
+// same changes: newsboat keys articles by id, so each feed keeps all its
+// entries only when their ids differ.
+func TestNewsboatKeepsEveryFeedWhole(t *testing.T) {
+	newsboat := skipWithout(t, "newsboat", "newsboat")
+	s := newTestStore(t)
+	u, err := s.store.CreateUser(t.Context(), "ann", "x", "anntoken", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.store.Follow(t.Context(), u.ID, s.site.ID); err != nil {
+		t.Fatal(err)
+	}
+	s.save(t, s.art, t0.Add(-2*time.Hour), "")
+	var changes []db.Change
+	for i, p := range readerPages {
+		changes = append(changes, db.Change{URL: artPage + p.file, Kind: "updated", Datetime: t0.Add(-time.Duration(i+1) * time.Minute), Title: p.title})
+	}
+	s.save(t, s.art, t0, "", changes...)
+	b := s.builder(t, Options{})
+	dir := t.TempDir()
+	var urls strings.Builder
+	want := 0
+	for name, spec := range map[string]func() (*Spec, error){
+		"collection": func() (*Spec, error) { return b.CollectionSpec(t.Context(), s.art.ID) },
+		"site":       func() (*Spec, error) { return b.SiteSpec(t.Context(), s.site.ID) },
+		"user":       func() (*Spec, error) { return b.UserSpec(t.Context(), "anntoken") },
+	} {
+		sp, err := spec()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, perPage := range []bool{false, true} {
+			f := build(t, b, sp, feeds.Atom, Page{PerPage: perPage})
+			want += len(f.Entries)
+			var buf bytes.Buffer
+			if err := feeds.WriteAtom(&buf, f); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, fmt.Sprintf("%s-%v.atom", name, perPage))
+			if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			urls.WriteString("file://" + path + "\n")
+		}
+	}
+	// Both modes of one feed hold the collection's first harvest's entry
+	// under one id, on purpose: a person who reads both sees it once.
+	want -= 3
+	if err := os.WriteFile(filepath.Join(dir, "urls"), []byte(urls.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-u", filepath.Join(dir, "urls"), "-c", filepath.Join(dir, "cache.db"), "-C", filepath.Join(dir, "config")}
+	if err := os.WriteFile(filepath.Join(dir, "config"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	run := func(x string) string {
+		cmd := exec.CommandContext(ctx, newsboat, append(args, "-x", x)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("newsboat -x %s: %v\n%s", x, err, out)
+		}
+		return string(out)
+	}
+	run("reload")
+	got := run("print-unread")
+	if want := fmt.Sprintf("%d unread articles", want); !strings.Contains(got, want) {
+		t.Errorf("newsboat, subscribed to six feeds: %q, want %q", strings.TrimSpace(got), want)
+	}
 }
 
 // shellQuote joins args for sh -c, each in single quotes.
