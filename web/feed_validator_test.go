@@ -238,8 +238,10 @@ func validatorEvents(out string) map[string][]string {
 }
 
 // siteGaveOneDatetime tells whether every pair of entries of an Atom
-// document that share their <updated> are changes, dated by the site:
-// then DuplicateUpdated tells the truth.
+// document that share their <updated> are changes: these carry the
+// datetime the site gave them (or, for pages it gives none, the moment of
+// the harvest that noticed them), and DuplicateUpdated then tells the
+// truth. Entries tidings dates itself never share one.
 func siteGaveOneDatetime(t *testing.T, doc []byte) bool {
 	t.Helper()
 	var feed struct {
