@@ -87,6 +87,7 @@ func (b *Builder) Build(ctx context.Context, spec *Spec, format feeds.Format, pg
 	// by side: their titles tell them apart.
 	if pg.PerPage {
 		f.Title += " — every page"
+		f.ID += perPageFeed
 	} else {
 		f.Title += " — changes"
 	}
@@ -124,8 +125,7 @@ func (b *Builder) URL(path string) string {
 	return b.base.JoinPath(path).String()
 }
 
-// tag builds entry and feed ids from stored ids and dates only, so they
-// survive restarts and re-harvests.
+// tag builds entry and feed ids (see ids.go) under the base URL's host.
 func (b *Builder) tag(date time.Time, specific string) string {
 	return feeds.TagURI(b.base.Host, date, specific)
 }

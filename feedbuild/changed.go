@@ -72,7 +72,7 @@ func (b *Builder) collectionChanged(ctx context.Context, cr Harvested) (bool, er
 		return false, fmt.Errorf("feedbuild: feeds changed by run %d: %w", cr.Run.ID, err)
 	}
 	for _, o := range outages {
-		for _, it := range b.statusItems(o, cr.Collection) {
+		for _, it := range b.statusItems(collectionScope(cr.Collection), o, cr.Collection) {
 			if it.key.at.Equal(cr.Run.FinishedAt) {
 				return true, nil
 			}

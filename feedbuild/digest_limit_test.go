@@ -44,7 +44,7 @@ func TestDigestEntryListsAtMostDigestChanges(t *testing.T) {
 	if !strings.HasSuffix(e.ContentHTML, more) {
 		t.Errorf("the digest ends %q, want %q", e.ContentHTML[len(e.ContentHTML)-200:], more)
 	}
-	if want := "5000 pages updated on Art"; e.Title != want {
+	if want := "/art/4999.html, /art/4998.html and 4998 more pages updated on Art"; e.Title != want {
 		t.Errorf("title %q, want %q", e.Title, want)
 	}
 	if len(e.ContentHTML) > 64<<10 {

@@ -3,8 +3,6 @@ package feedbuild
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -115,7 +113,7 @@ func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before
 		}
 		return before.before(src)
 	}
-	items, err := b.harvestItems(ctx, spec.Scope, perPage, bound(srcHarvest), n+1, cols)
+	items, err := b.harvestItems(ctx, spec, perPage, bound(srcHarvest), n+1, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +123,7 @@ func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before
 			return nil, err
 		}
 		for _, d := range following {
-			items = append(items, feedItem{Cursor{d.Run.FinishedAt, srcFollowing, d.Run.ID}, b.digestEntry(d, cols[d.Run.CollectionID])})
+			items = append(items, feedItem{Cursor{d.Run.FinishedAt, srcFollowing, d.Run.ID}, b.digestEntry(spec.ids, d, cols[d.Run.CollectionID])})
 		}
 	}
 	p := &feedPage{updated: spec.Created}
@@ -137,7 +135,7 @@ func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before
 		return nil, err
 	}
 	for _, o := range outages {
-		for _, it := range b.statusItems(o, cols[o.CollectionID]) {
+		for _, it := range b.statusItems(spec.ids, o, cols[o.CollectionID]) {
 			if it.key.at.After(p.updated) {
 				p.updated = it.key.at
 			}
@@ -168,24 +166,24 @@ func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before
 
 // harvestItems loads up to limit digests, or with perPage changes, older
 // than bound.
-func (b *Builder) harvestItems(ctx context.Context, scope db.Scope, perPage bool, bound db.Before, limit int, cols map[int64]db.Collection) ([]feedItem, error) {
+func (b *Builder) harvestItems(ctx context.Context, spec *Spec, perPage bool, bound db.Before, limit int, cols map[int64]db.Collection) ([]feedItem, error) {
 	var items []feedItem
 	if perPage {
-		changes, err := b.store.FeedChangesBefore(ctx, scope, bound, limit)
+		changes, err := b.store.FeedChangesBefore(ctx, spec.Scope, bound, limit)
 		if err != nil {
 			return nil, err
 		}
 		for _, ch := range changes {
-			items = append(items, feedItem{Cursor{ch.Datetime, srcHarvest, ch.ID}, b.pageEntry(ch, cols[ch.CollectionID])})
+			items = append(items, feedItem{Cursor{ch.Datetime, srcHarvest, ch.ID}, b.pageEntry(spec.ids, ch, cols[ch.CollectionID])})
 		}
 		return items, nil
 	}
-	digests, err := b.store.DigestsBefore(ctx, scope, bound, limit)
+	digests, err := b.store.DigestsBefore(ctx, spec.Scope, bound, limit)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range digests {
-		items = append(items, feedItem{Cursor{d.Run.FinishedAt, srcHarvest, d.Run.ID}, b.digestEntry(d, cols[d.Run.CollectionID])})
+		items = append(items, feedItem{Cursor{d.Run.FinishedAt, srcHarvest, d.Run.ID}, b.digestEntry(spec.ids, d, cols[d.Run.CollectionID])})
 	}
 	return items, nil
 }
@@ -198,7 +196,7 @@ func (b *Builder) harvestItems(ctx context.Context, scope db.Scope, perPage bool
 // its pages and lists the newest changes known then, whatever their age,
 // so that a reader following a quiet site sees what it is and that it
 // works.
-func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
+func (b *Builder) digestEntry(ids idScope, d db.Digest, col db.Collection) feeds.Entry {
 	items := make([]feeds.DigestItem, len(d.Changes))
 	var tags []string
 	for i, ch := range d.Changes {
@@ -207,7 +205,7 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 		tags = append(tags, ch.Tags...)
 	}
 	e := feeds.Entry{
-		ID:          b.tag(col.CreatedAt, fmt.Sprintf("collection/%d/run/%d", col.ID, d.Run.ID)),
+		ID:          b.entryID(ids, runPart(col, d.Run)),
 		Title:       feeds.DigestTitle(col.Title, items),
 		Updated:     d.Run.FinishedAt,
 		Link:        digestLink(d, col),
@@ -227,7 +225,7 @@ func (b *Builder) digestEntry(d db.Digest, col db.Collection) feeds.Entry {
 	if d.Omitted > 0 {
 		// The store gave the newest db.DigestChanges; the collection's
 		// page has the rest.
-		e.Title = feeds.DigestTitleOf(col.Title, d.Pages, d.Kind)
+		e.Title = feeds.DigestTitleOf(col.Title, items, d.Pages, d.Kind)
 		e.ContentHTML += feeds.DigestMoreHTML(d.Omitted, b.URL(collectionPage(col)))
 	}
 	return e
@@ -263,12 +261,10 @@ func pageLink(ch db.Change, col db.Collection) string {
 	return ch.URL
 }
 
-// pageEntry is one change, dated by the change. Its id is built from what
-// changed, not from a row id, so it survives the rows being rebuilt, and
-// the text diff it shows does not enter it.
-func (b *Builder) pageEntry(ch db.Change, col db.Collection) feeds.Entry {
+// pageEntry is one change, dated by the change.
+func (b *Builder) pageEntry(ids idScope, ch db.Change, col db.Collection) feeds.Entry {
 	return feeds.Entry{
-		ID:          b.tag(col.CreatedAt, fmt.Sprintf("collection/%d/change/%s", col.ID, changeHash(ch))),
+		ID:          b.entryID(ids, changePart(col, ch)),
 		Title:       feeds.PageTitle(ch.Kind, ch.Title, ch.URL),
 		Updated:     ch.Datetime,
 		Link:        pageLink(ch, col),
@@ -282,13 +278,6 @@ func (b *Builder) pageEntry(ch db.Change, col db.Collection) feeds.Entry {
 
 func digestItem(ch db.Change) feeds.DigestItem {
 	return feeds.DigestItem{URL: ch.URL, Kind: ch.Kind, Datetime: ch.Datetime, Title: ch.Title, Language: ch.Language}
-}
-
-// changeHash identifies a change by the store's uniqueness key: page URL,
-// kind and datetime (the collection is in the rest of the id).
-func changeHash(ch db.Change) string {
-	sum := sha256.Sum256([]byte(ch.URL + "\n" + ch.Kind + "\n" + ch.Datetime.UTC().Format(time.RFC3339Nano)))
-	return hex.EncodeToString(sum[:16])
 }
 
 // sharedAuthor is the author every change names, or "".
@@ -306,13 +295,13 @@ func sharedAuthor(changes []db.Change) string {
 
 // statusItems are the status entries of a failing streak: one when
 // harvests saw it last longer than FailingAfter, one more when it ended.
-func (b *Builder) statusItems(o db.Outage, col db.Collection) []feedItem {
-	streak := fmt.Sprintf("collection/%d/outage/%s", col.ID, o.StartedAt.UTC().Format("20060102T150405.000000000Z"))
+func (b *Builder) statusItems(ids idScope, o db.Outage, col db.Collection) []feedItem {
+	streak := outagePart(col, o)
 	page := b.URL(collectionPage(col))
 	out := []feedItem{{
 		key: Cursor{o.NoticedAt, srcStatus, 2 * o.ID},
 		entry: feeds.Entry{
-			ID:          b.tag(col.CreatedAt, streak+"/failing"),
+			ID:          b.entryID(ids, streak+"/failing"),
 			Title:       feeds.FailingTitle(col.Title, o.StartedAt),
 			Updated:     o.NoticedAt,
 			Link:        page,
@@ -323,7 +312,7 @@ func (b *Builder) statusItems(o db.Outage, col db.Collection) []feedItem {
 		out = append(out, feedItem{
 			key: Cursor{*o.EndedAt, srcStatus, 2*o.ID + 1},
 			entry: feeds.Entry{
-				ID:          b.tag(col.CreatedAt, streak+"/recovered"),
+				ID:          b.entryID(ids, streak+"/recovered"),
 				Title:       feeds.RecoveredTitle(col.Title),
 				Updated:     *o.EndedAt,
 				Link:        page,

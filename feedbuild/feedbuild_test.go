@@ -24,6 +24,7 @@ type testStore struct {
 	site  db.Site
 	art   db.Collection // SCP: its home is the site
 	blog  db.Collection
+	runs  int // runs saved, to start each at its own time
 }
 
 func newTestStore(t *testing.T) *testStore {
@@ -51,8 +52,11 @@ func newTestStore(t *testing.T) *testStore {
 // the harvester would.
 func (s *testStore) save(t *testing.T, col db.Collection, at time.Time, errMsg string, changes ...db.Change) Harvested {
 	t.Helper()
+	s.runs++
 	run, err := s.store.SaveCollectionHarvest(t.Context(), db.CollectionHarvest{
-		Run:     db.Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: at, FinishedAt: at, Error: errMsg},
+		// Runs of one collection never overlap, so none start together;
+		// several may end at one time here, to test ties.
+		Run:     db.Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: at.Add(-time.Duration(s.runs) * time.Millisecond), FinishedAt: at, Error: errMsg},
 		Changes: changes,
 	})
 	if err != nil {
@@ -132,7 +136,7 @@ func TestBuildPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec.Path != "sites/"+s.site.PublicID || len(s.site.PublicID) != 32 || spec.Meta.Title != "https://rich.example/" || spec.Meta.AlternateURL != "https://rich.example/" {
+	if spec.Path != "sites/"+s.site.PublicID || len(s.site.PublicID) != 32 || spec.Meta.Title != "https://rich.example/ (all collections)" || spec.Meta.AlternateURL != "https://rich.example/" {
 		t.Errorf("site spec %+v", spec)
 	}
 	for _, perPage := range []bool{false, true} {

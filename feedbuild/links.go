@@ -11,7 +11,7 @@ import (
 // format's extension; the Atom one is the feed's main address. Sites and
 // collections are named by their random public ids, so nobody can count
 // or walk the sites a tidings follows; the sequential ids of older
-// addresses stay in the feeds' <id>s and in redirects only.
+// addresses stay in redirects only.
 
 func collectionFeedBase(publicID string) string { return "feeds/" + publicID }
 
@@ -37,3 +37,7 @@ func UserFeedPath(token string) string { return userFeedBase(token) + ".atom" }
 func InFormat(atomURL string, f feeds.Format) string {
 	return strings.TrimSuffix(atomURL, ".atom") + "." + f.Ext()
 }
+
+// PerPageURL turns the URL of a feed's document into that of the same
+// feed with one entry per change (?entries=page).
+func PerPageURL(feedURL string) string { return feedURL + "?entries=page" }

@@ -2,7 +2,6 @@ package feedbuild
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"tidings/db"
@@ -21,6 +20,8 @@ type Spec struct {
 	Meta feeds.Feed
 	// Created is the feed's Updated time while it has no entries.
 	Created time.Time
+	// ids is what the feed's id and its entries' ids share.
+	ids idScope
 	// collections loads the collections the entries may come from.
 	collections func(context.Context) (map[int64]db.Collection, error)
 }
@@ -50,11 +51,13 @@ func (b *Builder) collectionSpec(ctx context.Context, col db.Collection) (*Spec,
 	if err := b.collectionSite(ctx, col); err != nil {
 		return nil, err
 	}
+	ids := collectionScope(col)
 	return &Spec{
 		Scope: db.Scope{CollectionID: col.ID},
 		Path:  collectionFeedBase(col.PublicID),
+		ids:   ids,
 		Meta: feeds.Feed{
-			ID:           b.tag(col.CreatedAt, fmt.Sprintf("collection/%d", col.ID)),
+			ID:           b.feedID(ids),
 			Title:        col.Title,
 			Subtitle:     collectionSubtitle(col),
 			AlternateURL: CollectionHome(col),
@@ -95,11 +98,16 @@ func (b *Builder) siteSpec(site db.Site) (*Spec, error) {
 	if title == "" {
 		title = site.URL
 	}
+	// A site's only collection often bears the site's name: a reader's
+	// feed picker holding both must tell them apart.
+	title += siteFeedSuffix
+	ids := siteScope(site)
 	return &Spec{
 		Scope: db.Scope{SiteID: site.ID},
 		Path:  siteFeedBase(site.PublicID),
+		ids:   ids,
 		Meta: feeds.Feed{
-			ID:           b.tag(site.CreatedAt, fmt.Sprintf("site/%d", site.ID)),
+			ID:           b.feedID(ids),
 			Title:        title,
 			Subtitle:     "Changes to every collection of " + site.URL,
 			AlternateURL: site.URL,
@@ -111,6 +119,10 @@ func (b *Builder) siteSpec(site db.Site) (*Spec, error) {
 	}, nil
 }
 
+// siteFeedSuffix ends the title of a site's feed, after the site's name:
+// its collections' feeds are named by the collection.
+const siteFeedSuffix = " (all collections)"
+
 // UserSpec is the aggregate feed of everything one user follows, found by
 // its secret token; an unknown or replaced token is db.ErrNotFound.
 func (b *Builder) UserSpec(ctx context.Context, token string) (*Spec, error) {
@@ -118,11 +130,13 @@ func (b *Builder) UserSpec(ctx context.Context, token string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	ids := userScope(u)
 	return &Spec{
 		Scope: db.Scope{UserID: u.ID},
 		Path:  userFeedBase(token),
+		ids:   ids,
 		Meta: feeds.Feed{
-			ID:           b.tag(u.CreatedAt, fmt.Sprintf("user/%d", u.ID)),
+			ID:           b.feedID(ids),
 			Title:        "Everything " + u.Name + " follows",
 			AlternateURL: b.URL(""),
 		},

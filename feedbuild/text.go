@@ -35,13 +35,13 @@ func textLine(ch db.Change) string {
 }
 
 // textHTML is what a per-page entry shows of a change's text, "" when
-// unknown.
+// unknown: in words as well as markup, since readers drop one or the other.
 func textHTML(ch db.Change) string {
 	if ch.TextChange == db.TextUnchanged {
 		return feeds.NoTextChangeHTML
 	}
 	if d, ok := TextDiff(ch); ok {
-		return d.HTML()
+		return d.FeedHTML()
 	}
 	return ""
 }

@@ -124,13 +124,13 @@ func fixAtomEntry(built *gorilla.AtomEntry, e *Entry) *atomEntry {
 		Lang:    e.Language,
 		ID:      built.Id,
 		Title:   built.Title,
-		Updated: e.Updated.Format(time.RFC3339),
+		Updated: atomTime(e.Updated),
 		// gorilla leaves <content> out when empty; an entry without an
 		// alternate link then lacks what RFC 4287 section 4.1.1 requires.
 		Content: &gorilla.AtomContent{Content: e.ContentHTML, Type: "html"},
 	}
 	if !e.Published.IsZero() {
-		out.Published = e.Published.Format(time.RFC3339)
+		out.Published = atomTime(e.Published)
 	}
 	if e.Link != "" {
 		out.Links = []gorilla.AtomLink{{Href: e.Link, Rel: "alternate", Type: htmlMediaType}}
@@ -146,3 +146,11 @@ func fixAtomEntry(built *gorilla.AtomEntry, e *Entry) *atomEntry {
 	}
 	return out
 }
+
+// atomTime writes an entry's time to the microsecond it has, and with no
+// fraction when it has none (as the times sites give mostly are). The
+// times tidings sets itself, such as the end of a harvest, are that
+// precise, and the entries of harvests that ended within one second (a
+// person's feed of several sites) would otherwise share an <updated>,
+// which validators and readers take for one update.
+func atomTime(t time.Time) string { return t.Truncate(time.Microsecond).Format(time.RFC3339Nano) }

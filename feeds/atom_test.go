@@ -281,6 +281,8 @@ func TestWriteAtomTimes(t *testing.T) {
 		Entries: []Entry{
 			{ID: "tag:tidings.example,2024-06-01:a", Updated: local, Published: local},
 			{ID: "tag:tidings.example,2024-06-01:b", Published: local},
+			// A harvest's end, as precise as tidings knows it.
+			{ID: "tag:tidings.example,2024-06-01:d", Updated: time.Date(2024, 6, 1, 9, 0, 0, 120_450_999, time.UTC)},
 		},
 	}
 	out := string(render(t, f))
@@ -288,6 +290,7 @@ func TestWriteAtomTimes(t *testing.T) {
 		"<updated>2030-01-01T00:00:00Z</updated>",
 		"<updated>2024-06-01T10:00:00Z</updated>",
 		"<published>2024-06-01T10:00:00Z</published>",
+		"<updated>2024-06-01T09:00:00.12045Z</updated>",
 		"<title>tag:tidings.example,2024-06-01:c</title>",
 		"<title>tag:tidings.example,2024-06-01:b</title>",
 	} {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"html"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -121,10 +122,14 @@ func kindWord(kind string) string {
 	return "changed"
 }
 
-// DigestTitle is the title of a digest entry, such as "3 pages updated on
-// My Shrine" or "1 page created on X". Pages are counted once per URL; the
-// verb is the kind they all share, or "changed" when kinds are mixed.
-// Without a collection name the " on ..." part is left out.
+// DigestTitle is the title of a digest entry, naming its pages newest
+// first: "About me updated on My Shrine", "Cats and Dogs updated on My
+// Shrine", "Cats, Dogs and Birds created on X", and past three pages the
+// first two and how many more: "Cats, Dogs and 5 more pages changed on
+// X". A page is counted once and named by its title, or by its address
+// when the title says nothing of it (see pageNames). The verb is the kind
+// all pages share, or "changed" when kinds are mixed. Without a
+// collection name the " on ..." part is left out.
 func DigestTitle(collection string, items []DigestItem) string {
 	seen := make(map[string]bool, len(items))
 	verb := ""
@@ -137,27 +142,118 @@ func DigestTitle(collection string, items []DigestItem) string {
 			verb = "changed"
 		}
 	}
-	return digestTitle(collection, len(seen), verb)
+	return digestTitle(collection, pageNames(collection, items), len(seen), verb)
 }
 
 // DigestTitleOf is DigestTitle for a digest whose items are not all at
-// hand: pages counts its distinct pages, and kind is the kind they all
-// share, or "" when kinds are mixed.
-func DigestTitleOf(collection string, pages int, kind string) string {
-	return digestTitle(collection, pages, kindWord(kind))
+// hand: items are the newest of them, pages counts its distinct pages, and
+// kind is the kind they all share, or "" when kinds are mixed.
+func DigestTitleOf(collection string, items []DigestItem, pages int, kind string) string {
+	return digestTitle(collection, pageNames(collection, items), pages, kindWord(kind))
 }
 
-func digestTitle(collection string, pages int, verb string) string {
+// namedPages is how many pages a title names before "and N more".
+const (
+	namedPages    = 3
+	namedFirst    = 2  // named when there are more than namedPages
+	maxNameInText = 60 // runes of one page's name in a title
+)
+
+// pageNames names each page of items once, newest first: by its title,
+// unless it has none, or it is the collection's name, or another page
+// has it too (many sites give every page the site's name); then by its
+// address on the site ("/about.html", or "the home page").
+func pageNames(collection string, items []DigestItem) []string {
+	sorted := slices.Clone(items)
+	slices.SortStableFunc(sorted, func(a, b DigestItem) int {
+		if c := b.Datetime.Compare(a.Datetime); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.URL, b.URL)
+	})
+	seen := map[string]bool{}
+	var pages []DigestItem
+	titled := map[string]int{}
+	for _, it := range sorted {
+		if !seen[it.URL] {
+			seen[it.URL] = true
+			pages = append(pages, it)
+			titled[oneLine(it.Title)]++
+		}
+	}
+	names := make([]string, len(pages))
+	for i, it := range pages {
+		name := oneLine(it.Title)
+		if name == "" || titled[name] > 1 || strings.EqualFold(name, oneLine(collection)) {
+			name = pathName(it.URL)
+		}
+		if r := []rune(name); len(r) > maxNameInText {
+			name = strings.TrimSpace(string(r[:maxNameInText-1])) + "…"
+		}
+		names[i] = name
+	}
+	return names
+}
+
+// oneLine is s as one line of text, its whitespace collapsed.
+func oneLine(s string) string { return strings.Join(strings.Fields(CleanText(s)), " ") }
+
+// pathName names a page by its address without scheme and host: its
+// path and query, "the home page" for the site's root, or the whole
+// address when it is not an absolute URL.
+func pathName(raw string) string {
+	raw = oneLine(raw)
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	switch p := u.EscapedPath(); {
+	case (p == "" || p == "/") && u.RawQuery == "":
+		return "the home page"
+	case p == "":
+		return "/?" + u.RawQuery
+	default:
+		if u.RawQuery != "" {
+			p += "?" + u.RawQuery
+		}
+		return p
+	}
+}
+
+func digestTitle(collection string, names []string, pages int, verb string) string {
 	if verb == "" {
 		verb = "changed"
 	}
-	noun := "pages"
-	if pages == 1 {
-		noun = "page"
+	title := fmt.Sprintf("%d %s", pages, plural(pages, "page", "pages"))
+	if len(names) > 0 && pages > 0 {
+		shown := min(len(names), pages)
+		if pages > namedPages || shown < pages {
+			shown = min(shown, namedFirst)
+		}
+		named := names[:shown]
+		if more := pages - shown; more > 0 {
+			named = append(slices.Clone(named), fmt.Sprintf("%d more %s", more, plural(more, "page", "pages")))
+		}
+		title = joinAnd(named)
 	}
-	title := fmt.Sprintf("%d %s %s", pages, noun, verb)
+	title += " " + verb
 	if name := strings.TrimSpace(CleanText(collection)); name != "" {
 		title += " on " + name
 	}
 	return title
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

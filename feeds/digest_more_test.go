@@ -21,18 +21,25 @@ func TestDigestMoreHTML(t *testing.T) {
 }
 
 func TestDigestTitleOf(t *testing.T) {
+	newest := []DigestItem{
+		{URL: "https://g.example/a", Title: "Heron Lantern", Kind: "updated", Datetime: day2},
+		{URL: "https://g.example/b", Title: "Fox Lantern", Kind: "updated", Datetime: day1},
+	}
 	tests := []struct {
+		items []DigestItem
 		pages int
 		kind  string
 		want  string
 	}{
-		{50000, "updated", "50000 pages updated on Gallery"},
-		{1, "created", "1 page created on Gallery"},
-		{300, "", "300 pages changed on Gallery"},
+		{newest, 50000, "updated", "Heron Lantern, Fox Lantern and 49998 more pages updated on Gallery"},
+		{newest[:1], 1, "created", "Heron Lantern created on Gallery"},
+		{newest[:1], 3, "", "Heron Lantern and 2 more pages changed on Gallery"},
+		{newest, 3, "updated", "Heron Lantern, Fox Lantern and 1 more page updated on Gallery"},
+		{nil, 300, "", "300 pages changed on Gallery"},
 	}
 	for _, tt := range tests {
-		if got := DigestTitleOf("Gallery", tt.pages, tt.kind); got != tt.want {
-			t.Errorf("DigestTitleOf(%d, %q) = %q, want %q", tt.pages, tt.kind, got, tt.want)
+		if got := DigestTitleOf("Gallery", tt.items, tt.pages, tt.kind); got != tt.want {
+			t.Errorf("DigestTitleOf(%d items, %d, %q) = %q, want %q", len(tt.items), tt.pages, tt.kind, got, tt.want)
 		}
 	}
 }

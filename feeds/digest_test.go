@@ -61,22 +61,35 @@ func TestDigestHTMLPlainURLText(t *testing.T) {
 
 func TestDigestTitle(t *testing.T) {
 	page := func(url, kind string) DigestItem { return DigestItem{URL: url, Kind: kind} }
+	named := func(title string, minutes int) DigestItem {
+		return DigestItem{URL: "https://l.example/" + title, Kind: "updated", Title: title, Datetime: day1.Add(time.Duration(minutes) * time.Minute)}
+	}
 	tests := []struct {
 		name       string
 		collection string
 		items      []DigestItem
 		want       string
 	}{
-		{"several updated", "My Shrine", []DigestItem{page("a", "updated"), page("b", "updated"), page("c", "updated")}, "3 pages updated on My Shrine"},
-		{"one created", "X", []DigestItem{page("a", "created")}, "1 page created on X"},
-		{"one deleted", "X", []DigestItem{page("a", "Deleted")}, "1 page deleted on X"},
-		{"mixed kinds", "X", []DigestItem{page("a", "created"), page("b", "updated"), page("c", "deleted"), page("d", "updated"), page("e", "updated")}, "5 pages changed on X"},
-		{"same page twice", "X", []DigestItem{page("a", "updated"), page("a", "updated")}, "1 page updated on X"},
-		{"same page, two kinds", "X", []DigestItem{page("a", "created"), page("a", "updated")}, "1 page changed on X"},
-		{"unknown kind", "X", []DigestItem{page("a", "moved"), page("b", "moved")}, "2 pages changed on X"},
-		{"no collection name", " ", []DigestItem{page("a", "updated"), page("b", "updated")}, "2 pages updated"},
+		{"two named pages, newest first", "Lantern Garden", []DigestItem{named("Fox Lantern", 1), named("Heron Lantern", 2)}, "Heron Lantern and Fox Lantern updated on Lantern Garden"},
+		{"three named", "X", []DigestItem{named("A", 3), named("B", 2), named("C", 1)}, "A, B and C updated on X"},
+		{"more than three", "X", []DigestItem{named("A", 5), named("B", 4), named("C", 3), named("D", 2), named("E", 1)}, "A, B and 3 more pages updated on X"},
+		{"several updated, by URL", "My Shrine", []DigestItem{page("a", "updated"), page("b", "updated"), page("c", "updated")}, "a, b and c updated on My Shrine"},
+		{"one created", "X", []DigestItem{page("a", "created")}, "a created on X"},
+		{"one deleted", "X", []DigestItem{page("a", "Deleted")}, "a deleted on X"},
+		{"mixed kinds", "X", []DigestItem{page("a", "created"), page("b", "updated"), page("c", "deleted"), page("d", "updated"), page("e", "updated")}, "a, b and 3 more pages changed on X"},
+		{"same page twice", "X", []DigestItem{page("a", "updated"), page("a", "updated")}, "a updated on X"},
+		{"same page, two kinds", "X", []DigestItem{page("a", "created"), page("a", "updated")}, "a changed on X"},
+		{"unknown kind", "X", []DigestItem{page("a", "moved"), page("b", "moved")}, "a and b changed on X"},
+		{"no collection name", " ", []DigestItem{page("a", "updated"), page("b", "updated")}, "a and b updated"},
 		{"no items", "X", nil, "0 pages changed on X"},
-		{"control chars in name", "A\x00B", []DigestItem{page("a", "updated")}, "1 page updated on AB"},
+		{"control chars in names", "A\x00B", []DigestItem{{URL: "u", Kind: "updated", Title: "C\x00 \n D"}}, "C D updated on AB"},
+		{"pages sharing a title, by address", "Lantern Garden", []DigestItem{
+			{URL: "https://l.example/", Kind: "updated", Title: "Lantern Garden (edit 3)", Datetime: day2},
+			{URL: "https://l.example/about.html?lang=en", Kind: "updated", Title: "Lantern Garden (edit 3)", Datetime: day1},
+			{URL: "https://l.example/fox.html", Kind: "updated", Title: "The Fox Lantern", Datetime: day1},
+		}, "the home page, /about.html?lang=en and The Fox Lantern updated on Lantern Garden"},
+		{"a page titled as its collection", "My Shrine", []DigestItem{{URL: "https://s.example/cats/", Kind: "created", Title: " my  shrine"}}, "/cats/ created on My Shrine"},
+		{"long title", "X", []DigestItem{named(strings.Repeat("Lantern ", 20), 1)}, strings.TrimSpace(strings.Repeat("Lantern ", 8)[:59]) + "… updated on X"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -171,8 +171,9 @@ func TestRSSExtras(t *testing.T) {
 		`<dc:creator>Ann</dc:creator>`, `<dc:language>fr-CA</dc:language>`,
 		`<category>art</category>`, `<category>cats &amp; dogs</category>`,
 		`<pubDate>Thu, 02 May 2024 18:05:07 +0000</pubDate>`,
-		// A plain-text summary is escaped into the HTML description.
-		`<description>Gone &amp;amp; done</description>`,
+		// The description is the content, summary and all: readers that
+		// show it alone still learn what changed.
+		`&lt;p&gt;Gone &amp;amp; done&lt;/p&gt;</description>`,
 	} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("RSS lacks %s:\n%s", want, out)
@@ -204,6 +205,10 @@ func TestJSONExtras(t *testing.T) {
 	}
 	if tags, _ := item["tags"].([]any); len(tags) != 2 {
 		t.Errorf("tags %v", item["tags"])
+	}
+	gone := doc["items"].([]any)[2].(map[string]any)
+	if got, want := gone["content_text"], "- https://shrine.example/old.html (deleted, 2024-05-01 09:30 UTC)\nGone & done"; got != want {
+		t.Errorf("content_text %q, want %q", got, want)
 	}
 
 	empty := renderAs(t, &Feed{ID: "tag:x,2024-01-01:c", Updated: day1}, JSON)

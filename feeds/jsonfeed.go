@@ -42,6 +42,7 @@ type jsonItem struct {
 	URL           string `json:"url,omitempty"`
 	Title         string `json:"title"`
 	ContentHTML   string `json:"content_html"`
+	ContentText   string `json:"content_text,omitempty"` // for readers that show no HTML
 	Summary       string `json:"summary,omitempty"`
 	DatePublished string `json:"date_published,omitempty"`
 	DateModified  string `json:"date_modified"`
@@ -99,6 +100,7 @@ func fixJSONItem(built *gorilla.JSONItem, e *Entry, feedLang string) *jsonItem {
 		URL:          built.Url,
 		Title:        built.Title,
 		ContentHTML:  e.ContentHTML,
+		ContentText:  plainText(e.ContentHTML),
 		Summary:      e.Summary,
 		DateModified: e.Updated.Format(time.RFC3339),
 		Tags:         e.Categories,

@@ -16,22 +16,26 @@ const NoTextChangeHTML = "<p>No change to the text (markup, images or styles cha
 // NoTextChangeHTML, or "" when unknown) and is sanitized with the rest
 // when the feed is written. A deleted page is not linked as if it were
 // live, and is followed by the address it had when its title stands in
-// for it.
+// for it. Blocks are on lines of their own, so that a reader that strips
+// every tag still shows "Removed: …" at the start of a line.
 func PageHTML(it DigestItem, summary, textHTML string) string {
 	out := digestList([]DigestItem{it}, false)
 	if gone(it.Kind) && strings.TrimSpace(CleanText(it.Title)) != "" {
 		if u := strings.TrimSpace(CleanText(it.URL)); u != "" {
-			out += "<p>It was at <code>" + html.EscapeString(u) + "</code>.</p>"
+			out += "\n<p>It was at <code>" + html.EscapeString(u) + "</code>.</p>"
 		}
 	}
 	if s := strings.TrimSpace(CleanText(summary)); s != "" {
-		out += "<p"
+		out += "\n<p"
 		if lang := cleanLanguage(it.Language); lang != "" {
 			out += ` lang="` + lang + `"`
 		}
 		out += ">" + html.EscapeString(s) + "</p>"
 	}
-	return out + textHTML
+	if textHTML != "" {
+		out += "\n" + textHTML
+	}
+	return out
 }
 
 // PageTitle is the title of a per-page entry, such as "Updated: About me",

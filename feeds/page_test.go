@@ -34,8 +34,8 @@ func TestPageHTMLText(t *testing.T) {
 		summary, text string
 		want          string
 	}{
-		{"a diff after the summary", "New cats.", diff, head + "<p>New cats.</p>" + diff},
-		{"text unchanged", "", NoTextChangeHTML, head + NoTextChangeHTML},
+		{"a diff after the summary", "New cats.", diff, head + "\n<p>New cats.</p>\n" + diff},
+		{"text unchanged", "", NoTextChangeHTML, head + "\n" + NoTextChangeHTML},
 		{"text unknown", "", "", head},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +51,7 @@ func TestPageHTMLText(t *testing.T) {
 
 	gone := DigestItem{URL: "https://s.example/old?a=1&b=2", Kind: "deleted", Datetime: day1, Title: "Old <news>"}
 	want := `<ul><li>Old &lt;news&gt; (deleted, <time datetime="2024-05-01T09:30:00Z">2024-05-01 09:30 UTC</time>)</li></ul>` +
-		`<p>It was at <code>https://s.example/old?a=1&amp;b=2</code>.</p>`
+		"\n" + `<p>It was at <code>https://s.example/old?a=1&amp;b=2</code>.</p>`
 	if got := PageHTML(gone, "", ""); got != want {
 		t.Errorf("PageHTML of a deleted page =\n%s\nwant\n%s", got, want)
 	}
@@ -73,6 +73,36 @@ func TestSanitizeInsDel(t *testing.T) {
 	} {
 		if got := sanitizeHTML(tt.in); got != tt.want {
 			t.Errorf("sanitizeHTML(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestSanitizeDiffColours: the inline colours of a diff's <ins> and <del>
+// survive as written; other styles, and colours elsewhere, do not.
+func TestSanitizeDiffColours(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`<del style="color: #82071e; background-color: #ffebe9">a</del>`, `<del style="color: #82071e; background-color: #ffebe9">a</del>`},
+		{`<ins style="color: #0f5323; background-color: #dafbe1">b</ins>`, `<ins style="color: #0f5323; background-color: #dafbe1">b</ins>`},
+		{`<ins style="color: red; background: url(https://x.example/t.png); position: fixed">c</ins>`, `<ins>c</ins>`},
+		{`<p style="color: #82071e">d</p>`, `<p>d</p>`},
+	} {
+		if got := sanitizeHTML(tt.in); got != tt.want {
+			t.Errorf("sanitizeHTML(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPlainText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"<p>So far: [<del>212</del> → <ins>340</ins>].</p>\n<p>Removed: <del>Old</del></p>\n", "So far: [212 → 340].\nRemoved: Old"},
+		{`<ul><li><a href="https://x.example/">A &amp; B</a> (updated, <time datetime="x">2024-05-01 10:00 UTC</time>) — +1 line</li><li>C</li></ul><p>… and 3 more changes: see the collection's page.</p>`,
+			"- A & B (updated, 2024-05-01 10:00 UTC) — +1 line\n- C\n… and 3 more changes: see the collection's page."},
+		{"<p>a <em>b</em>  <strong> c</strong>d</p>", "a b cd"},
+		{"<p>one<br>two</p>", "one\ntwo"},
+		{"", ""},
+	} {
+		if got := plainText(tt.in); got != tt.want {
+			t.Errorf("plainText(%q) =\n%q\nwant\n%q", tt.in, got, tt.want)
 		}
 	}
 }

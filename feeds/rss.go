@@ -66,8 +66,8 @@ type rssGUID struct {
 }
 
 // WriteRSS writes f as an RSS 2.0 document to w, with the same cleaning as
-// WriteAtom. Entry ids become guids with isPermaLink="false"; the summary
-// (escaped) or else the content is the description, and the content is
+// WriteAtom. Entry ids become guids with isPermaLink="false"; the content,
+// or else the summary (escaped), is the description, and the content is
 // also in content:encoded. Nothing is written when an error is returned.
 func WriteRSS(w io.Writer, f *Feed) error {
 	c, err := prepare(f)
@@ -115,9 +115,11 @@ func fixRSSItem(built *gorilla.RssItem, e *Entry, feedLang string) *rssItem {
 	if e.Language != feedLang {
 		out.Language = e.Language
 	}
-	// The description of an RSS item is HTML.
+	// The description of an RSS item is HTML. Many readers show it alone,
+	// so it is the content, which opens with the summary, whenever there
+	// is content: a summary alone would not say what changed.
 	out.Description = e.ContentHTML
-	if e.Summary != "" {
+	if out.Description == "" {
 		out.Description = html.EscapeString(e.Summary)
 	}
 	return out

@@ -9,12 +9,17 @@ import (
 
 // contentPolicy is what entry content may hold: the little markup tidings
 // writes itself (lists, paragraphs, links, times, quotes, and the <ins> and
-// <del> of a page's text diff). Scripts, styles, event handlers, attributes
-// other than those below, and links to schemes other than http and https
-// are removed. A Policy is safe for concurrent use once built.
+// <del> of a page's text diff, coloured inline for readers without a
+// stylesheet of ours). Scripts, styles other than those colours, event
+// handlers, attributes other than those below, and links to schemes other
+// than http and https are removed. A Policy is safe for concurrent use once
+// built.
 var contentPolicy = newContentPolicy()
 
 var langPattern = regexp.MustCompile(`^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$`)
+
+// hexColour is the one form of colour content may name.
+var hexColour = regexp.MustCompile(`^#[0-9a-f]{6}$`)
 
 func newContentPolicy() *bluemonday.Policy {
 	p := bluemonday.NewPolicy()
@@ -24,6 +29,7 @@ func newContentPolicy() *bluemonday.Policy {
 	p.AllowAttrs("href").OnElements("a")
 	p.AllowAttrs("datetime").OnElements("time")
 	p.AllowAttrs("lang").Matching(langPattern).OnElements("li", "p", "q", "span")
+	p.AllowStyles("color", "background-color").Matching(hexColour).OnElements("ins", "del")
 	return p
 }
 

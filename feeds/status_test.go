@@ -44,7 +44,7 @@ func TestPageTitleAndHTML(t *testing.T) {
 	}
 	it := DigestItem{URL: "https://s.example/a", Kind: "updated", Datetime: day1, Title: "À propos", Language: "fr"}
 	got := PageHTML(it, "Nouvelles <images>", "")
-	want := `<ul><li lang="fr"><a href="https://s.example/a">À propos</a> (updated, <time datetime="2024-05-01T09:30:00Z">2024-05-01 09:30 UTC</time>)</li></ul><p lang="fr">Nouvelles &lt;images&gt;</p>`
+	want := `<ul><li lang="fr"><a href="https://s.example/a">À propos</a> (updated, <time datetime="2024-05-01T09:30:00Z">2024-05-01 09:30 UTC</time>)</li></ul>` + "\n" + `<p lang="fr">Nouvelles &lt;images&gt;</p>`
 	if got != want {
 		t.Errorf("PageHTML =\n%s\nwant\n%s", got, want)
 	}

@@ -38,7 +38,7 @@ func TestWriteUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteUser(ctx, store, "https://tidings.example/sub/", u, &buf); err != nil {
+	if err := WriteUser(ctx, store, "https://tidings.example/sub/", u, Digests, &buf); err != nil {
 		t.Fatal(err)
 	}
 	got, skipped, err := Parse(&buf, 1<<20)
@@ -53,7 +53,31 @@ func TestWriteUser(t *testing.T) {
 	if len(cols[0].PublicID) != 32 || len(cols[1].PublicID) != 32 || !reflect.DeepEqual(got, want) {
 		t.Errorf("export of collections %d, %d:\n got %+v\nwant %+v", cols[0].ID, cols[1].ID, got, want)
 	}
-	if err := WriteUser(ctx, store, "http://[::1", u, &buf); err == nil {
+	if err := WriteUser(ctx, store, "http://[::1", u, Digests, &buf); err == nil {
 		t.Error("WriteUser accepted a malformed base URL")
+	}
+
+	// One entry per changed page, when the person asks for it.
+	buf.Reset()
+	if err := WriteUser(ctx, store, "https://tidings.example/sub/", u, PerPage, &buf); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err = Parse(&buf, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		want[i].XMLURL += "?entries=page"
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("export with one entry per page:\n got %+v\nwant %+v", got, want)
+	}
+	for in, want := range map[string]Entries{"": Digests, "digest": Digests, "page": PerPage} {
+		if got, ok := ParseEntries(in); !ok || got != want {
+			t.Errorf("ParseEntries(%q) = %v, %v", in, got, ok)
+		}
+	}
+	if _, ok := ParseEntries("pages"); ok {
+		t.Error(`ParseEntries("pages") accepted it`)
 	}
 }

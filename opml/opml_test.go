@@ -89,7 +89,7 @@ func TestWriteExact(t *testing.T) {
     <ownerName>Ana</ownerName>
   </head>
   <body>
-    <outline text="Shrine" title="Shrine">
+    <outline text="Shrine">
       <outline type="rss" text="Shrine &amp; co" title="Shrine &amp; co" xmlUrl="https://tidings.example/feeds/7.atom" htmlUrl="https://shrine.example/"></outline>
     </outline>
   </body>
@@ -126,11 +126,11 @@ func TestWriteReadBack(t *testing.T) {
 		return testOutline{Type: "rss", Text: text, Title: text, XMLURL: xmlURL, HTMLURL: htmlURL}
 	}
 	want := []testOutline{
-		{Text: "My Shrine", Title: "My Shrine", Outlines: []testOutline{
+		{Text: "My Shrine", Outlines: []testOutline{
 			feed("My Shrine: friends", "https://tidings.example/feeds/7.atom", "https://shrine.example/"),
 			feed("My Shrine: art", "https://tidings.example/feeds/8.atom", "https://shrine.example/art/"),
 		}},
-		{Text: "https://garden.example/", Title: "https://garden.example/", Outlines: []testOutline{
+		{Text: "https://garden.example/", Outlines: []testOutline{
 			feed("https://tidings.example/feeds/9.atom", "https://tidings.example/feeds/9.atom", "https://garden.example/"),
 		}},
 	}

@@ -106,8 +106,9 @@ func build(title, owner string, created time.Time, sites []Site) (*opmlDoc, erro
 	return doc, nil
 }
 
-// siteOutline builds a site's folder. The folder carries no htmlUrl so
-// that importers do not take it for a subscription of its own.
+// siteOutline builds a site's folder. The folder carries its name as text
+// only, no title or htmlUrl: importers would take it for a subscription
+// of its own, and an outline with more than text wants a type.
 func siteOutline(s *Site) (opmlOutline, error) {
 	siteURL := feeds.SafeURL(s.HTMLURL)
 	name := cleanLine(s.Title)
@@ -117,7 +118,7 @@ func siteOutline(s *Site) (opmlOutline, error) {
 	if name == "" {
 		name = "Untitled site"
 	}
-	folder := opmlOutline{Text: name, Title: name}
+	folder := opmlOutline{Text: name}
 	for i, f := range s.Feeds {
 		xmlURL := feeds.SafeURL(f.XMLURL)
 		if xmlURL == "" {

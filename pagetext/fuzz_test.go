@@ -62,6 +62,7 @@ func FuzzDiff(f *testing.F) {
 	f.Fuzz(func(t *testing.T, old, new string) {
 		d := Compare(old, new)
 		_ = d.HTML()
+		_ = d.FeedHTML()
 		_ = d.Summary()
 		_ = d.Unified("old", "new")
 		if d.Unchanged() != (old == new) {

@@ -5,8 +5,6 @@ import (
 	"html"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // MaxHTMLLines is how many changed lines HTML shows before "and N more
@@ -26,12 +24,14 @@ const (
 	maxSummary   = 80  // runes of the line quoted in Summary
 )
 
-// HTML renders the diff for feed content: added text inside <ins>, removed
-// text inside <del>, a removed line and the line replacing it shown as one
-// line with the changed words marked, at most MaxHTMLLines changed lines.
-// A created page (nothing removed, nothing kept) shows its opening lines.
-// All text is escaped.
-func (d Diff) HTML() string {
+// HTML renders the diff for a web page, whose stylesheet colours it:
+// added text inside <ins>, removed text inside <del>, a removed line and
+// the line replacing it shown as one line with the changed words marked,
+// at most MaxHTMLLines changed lines. A created page (nothing removed,
+// nothing kept) shows its opening lines. All text is escaped.
+func (d Diff) HTML() string { return d.render(bare) }
+
+func (d Diff) render(m marks) string {
 	if d.Unchanged() {
 		return "<p>" + NoTextChange + "</p>"
 	}
@@ -58,7 +58,7 @@ func (d Diff) HTML() string {
 			if shown+linesAt(op, k) > MaxHTMLLines {
 				break
 			}
-			shown += writeChange(&sb, op, k)
+			shown += m.writeChange(&sb, op, k)
 		}
 	}
 	writeMore(&sb, d.Added+d.Removed-shown)
@@ -75,42 +75,6 @@ func linesAt(op Op, k int) int {
 		n++
 	}
 	return n
-}
-
-// writeChange writes the k-th removed and added lines of op, as one line
-// when they are alike, and returns how many changed lines it showed.
-func writeChange(sb *strings.Builder, op Op, k int) int {
-	if k < len(op.Del) && k < len(op.Ins) {
-		if segs, same := wordDiff(op.Del[k], op.Ins[k]); same >= pairSimilarity {
-			sb.WriteString("<p>")
-			for n, s := range segs {
-				writeSegment(sb, s, n == 0, n == len(segs)-1)
-			}
-			sb.WriteString("</p>\n")
-			return 2
-		}
-	}
-	shown := 0
-	if k < len(op.Del) {
-		sb.WriteString("<p><del>" + escapeLine(op.Del[k]) + "</del></p>\n")
-		shown++
-	}
-	if k < len(op.Ins) {
-		sb.WriteString("<p><ins>" + escapeLine(op.Ins[k]) + "</ins></p>\n")
-		shown++
-	}
-	return shown
-}
-
-func writeSegment(sb *strings.Builder, s segment, first, last bool) {
-	switch s.op {
-	case diffmatchpatch.DiffDelete:
-		sb.WriteString("<del>" + html.EscapeString(s.text) + "</del>")
-	case diffmatchpatch.DiffInsert:
-		sb.WriteString("<ins>" + html.EscapeString(s.text) + "</ins>")
-	default:
-		sb.WriteString(html.EscapeString(elide(s.text, first, last)))
-	}
 }
 
 // elide shortens long unchanged text inside a changed line, keeping the

@@ -37,10 +37,14 @@ func pagedStore(t *testing.T) (*db.DB, db.Collection) {
 		t.Fatal(err)
 	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	runs := 0
 	save := func(col db.Collection, at time.Time, msg string, changes ...db.Change) {
 		t.Helper()
+		// Several runs end at one time here, to test ties; like real runs
+		// of a collection, which never overlap, none start together.
+		runs++
 		_, err := store.SaveCollectionHarvest(t.Context(), db.CollectionHarvest{
-			Run:     db.Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: at, FinishedAt: at, Error: msg},
+			Run:     db.Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: at.Add(-time.Duration(runs) * time.Millisecond), FinishedAt: at, Error: msg},
 			Changes: changes,
 		})
 		if err != nil {

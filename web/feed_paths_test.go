@@ -48,19 +48,20 @@ func TestOldFeedAddressesRedirect(t *testing.T) {
 			t.Errorf("GET %s: %d to %q, want 301 to %q", old, rec.Code, rec.Header().Get("Location"), testBase+want)
 		}
 	}
-	// Feed and entry ids stay on the numeric ids: a reader that follows
-	// the redirect must not see its entries again as new ones.
+	// Feed and entry ids are on the public ids, whichever address the
+	// reader asked: a reader that follows the redirect sees the same
+	// entries.
 	f := feed(t, h, "/feeds/"+col.PublicID+".atom")
 	if f.FeedLink != testBase+"feeds/"+col.PublicID+".atom" {
 		t.Errorf("self link %q", f.FeedLink)
 	}
 	ids := feedIDs(t, h, "/feeds/"+col.PublicID+".atom")
-	if !strings.HasSuffix(ids[0], ":collection/1") || len(ids) < 2 {
-		t.Errorf("feed id %q is not the numeric one (%d ids)", ids[0], len(ids))
+	if !strings.HasSuffix(ids[0], ":collection/"+col.PublicID) || len(ids) < 2 {
+		t.Errorf("feed id %q is not on the public id (%d ids)", ids[0], len(ids))
 	}
 	for _, id := range ids[1:] {
-		if !strings.Contains(id, ":collection/1/") {
-			t.Errorf("entry id %q is not on the numeric id", id)
+		if !strings.Contains(id, ":collection/"+col.PublicID+"/") {
+			t.Errorf("entry id %q is not on the public id", id)
 		}
 	}
 	if got := feedIDs(t, h, "/feeds/1.atom"); !slices.Equal(got, ids) {

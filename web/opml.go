@@ -18,13 +18,23 @@ import (
 // maxOPMLBytes bounds an uploaded OPML file.
 const maxOPMLBytes = 2 << 20
 
+// opmlExport downloads the OPML of everything the person follows, with
+// the feeds of one entry per changed page when ?entries=page asks.
 func (s *Server) opmlExport(c echo.Context) error {
 	u := currentUser(c)
+	entries, ok := opml.ParseEntries(c.QueryParam("entries"))
+	if !ok {
+		return echo.NewHTTPError(http.StatusBadRequest, `entries is "page" or nothing`)
+	}
 	var buf bytes.Buffer
-	if err := opml.WriteUser(c.Request().Context(), s.store, s.base.String(), *u, &buf); err != nil {
+	if err := opml.WriteUser(c.Request().Context(), s.store, s.base.String(), *u, entries, &buf); err != nil {
 		return err
 	}
-	c.Response().Header().Set("Content-Disposition", `attachment; filename="tidings.opml"`)
+	name := "tidings.opml"
+	if entries == opml.PerPage {
+		name = "tidings-pages.opml"
+	}
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	return c.Blob(http.StatusOK, "text/x-opml; charset=utf-8", buf.Bytes())
 }
 

@@ -95,7 +95,7 @@ func TestOPMLExport(t *testing.T) {
 
 	// The CLI's path: the same document, under any base URL.
 	var buf bytes.Buffer
-	if err := opml.WriteUser(t.Context(), fx.store, testBase, annUser, &buf); err != nil {
+	if err := opml.WriteUser(t.Context(), fx.store, testBase, annUser, opml.Digests, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if direct := parseOPMLFile(t, buf.Bytes()); !reflect.DeepEqual(direct, got) {
@@ -103,14 +103,40 @@ func TestOPMLExport(t *testing.T) {
 	}
 	const other = "https://feeds.example/tidings/"
 	buf.Reset()
-	if err := opml.WriteUser(t.Context(), fx.store, other, annUser, &buf); err != nil {
+	if err := opml.WriteUser(t.Context(), fx.store, other, annUser, opml.Digests, &buf); err != nil {
 		t.Fatal(err)
 	}
 	if direct := parseOPMLFile(t, buf.Bytes()); !reflect.DeepEqual(direct, wantOPML(t, fx.store, other, annUser)) {
 		t.Errorf("opml.WriteUser under %s:\n%s", other, buf.Bytes())
 	}
-	if err := opml.WriteUser(t.Context(), fx.store, "http://[::1", annUser, &buf); err == nil {
+	if err := opml.WriteUser(t.Context(), fx.store, "http://[::1", annUser, opml.Digests, &buf); err == nil {
 		t.Error("opml.WriteUser accepted a malformed base URL")
+	}
+
+	// ?entries=page lists the feeds of one entry per changed page, each
+	// served; any other mode is refused.
+	pages := ann.get("/opml?entries=page")
+	if cd := pages.Header().Get("Content-Disposition"); pages.Code != http.StatusOK || cd != `attachment; filename="tidings-pages.opml"` {
+		t.Errorf("GET /opml?entries=page: %d, Content-Disposition %q", pages.Code, cd)
+	}
+	perPage, _, err := opml.Parse(bytes.NewReader(pages.Body.Bytes()), 1<<20)
+	if err != nil || len(perPage) != len(wantOutlines) {
+		t.Fatalf("opml.Parse of the per-page export: %v, %d outlines", err, len(perPage))
+	}
+	for i, o := range perPage {
+		if o.XMLURL != wantOutlines[i].XMLURL+"?entries=page" {
+			t.Errorf("per-page export lists %s", o.XMLURL)
+		}
+		if f := anyFeed(t, a.h, "/"+strings.TrimPrefix(o.XMLURL, testBase)); !strings.HasSuffix(f.Title, " — every page") {
+			t.Errorf("%s is titled %q", o.XMLURL, f.Title)
+		}
+	}
+	if rec := ann.get("/opml?entries=pages"); rec.Code != http.StatusBadRequest {
+		t.Errorf("GET /opml?entries=pages: %d, want 400", rec.Code)
+	}
+	// The choice is offered where the export link is.
+	if page := ann.get("/add").Body.String(); !strings.Contains(page, `href="`+testBase+`opml"`) || !strings.Contains(page, `href="`+testBase+`opml?entries=page"`) {
+		t.Errorf("the navigation offers no choice of export:\n%s", page)
 	}
 
 	// Unfollowing empties the export.
@@ -250,7 +276,7 @@ func TestOPMLImport(t *testing.T) {
 		t.Errorf("after the import ann follows %+v", sites)
 	}
 	// The reader's name for the site is kept: ann's export names it so.
-	if export := ann.get("/opml").Body.String(); !strings.Contains(export, `<outline text="My shrine" title="My shrine">`) {
+	if export := ann.get("/opml").Body.String(); !strings.Contains(export, `<outline text="My shrine">`) {
 		t.Errorf("ann's export does not keep her reader's name for the site:\n%s", export)
 	}
 	requests := len(site.Log())

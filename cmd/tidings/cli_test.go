@@ -538,7 +538,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"harvest"}, "harvest [--all | --site URL] [--workers N]", append([]string{"all", "site", "workers", "websub-hub"}, harvesting...)},
 		{[]string{"feeds"}, "feeds [--json]", []string{"db", "addr", "base-url", "json"}},
 		{[]string{"export", "changes"}, "export changes [--site URL] [--collection ID]", []string{"db", "site", "collection"}},
-		{[]string{"opml", "export"}, "opml export --user NAME", []string{"db", "addr", "base-url", "user"}},
+		{[]string{"opml", "export"}, "opml export --user NAME [--entries page]", []string{"db", "addr", "base-url", "user", "entries"}},
 		{[]string{"user", "list"}, "user list", []string{"db"}},
 		{[]string{"backup"}, "backup FILE", []string{"db"}},
 		{[]string{"restore"}, "restore FILE", []string{"db"}},

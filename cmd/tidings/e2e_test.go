@@ -151,7 +151,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("collection feed has %d entries, want 1 digest of the first harvest", len(feed.Items))
 	}
 	entry := feed.Items[0]
-	idPattern := regexp.MustCompile(`^tag:127\.0\.0\.1,\d{4}-\d{2}-\d{2}:collection/1/run/\d+$`)
+	idPattern := regexp.MustCompile(`^tag:127\.0\.0\.1,\d{4}-\d{2}-\d{2}:collection/[0-9a-f]{32}/run/[0-9a-f]{32}$`)
 	if !idPattern.MatchString(entry.GUID) {
 		t.Errorf("entry id %q does not match %s", entry.GUID, idPattern)
 	}

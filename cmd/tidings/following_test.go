@@ -163,7 +163,7 @@ func TestFirstFollowOfAQuietSiteHasOneEntry(t *testing.T) {
 			// A page entry is dated by the change, which the site dates
 			// before the first harvest's entry.
 			newest, first := f.Items[0], f.Items[1]
-			want := "1 page created on My Shrine & Co"
+			want := "/shrine/new.html created on My Shrine & Co"
 			if query != "" {
 				newest, first = first, newest
 				want = "Created: " + site.URL + "/shrine/new.html"

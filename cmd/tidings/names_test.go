@@ -69,7 +69,16 @@ func TestSiteNamedByItsHomePage(t *testing.T) {
 	}
 	r = tidings(t, env, "opml", "export", "--user", "ann")
 	mustSucceed(t, r)
-	if !strings.Contains(r.stdout, `<outline text="Moss &amp; Fern" title="Moss &amp; Fern">`) {
+	if !strings.Contains(r.stdout, `<outline text="Moss &amp; Fern">`) {
 		t.Errorf("the site is not named by its home page in the OPML:\n%s", r.stdout)
+	}
+	// The feeds of one entry per changed page, when asked.
+	r = tidings(t, env, "opml", "export", "--user", "ann", "--entries", "page")
+	mustSucceed(t, r)
+	if n := strings.Count(r.stdout, `.atom?entries=page"`); n != len(titles) || strings.Count(r.stdout, `.atom"`) != 0 {
+		t.Errorf("--entries page: %d per-page feeds of %d collections:\n%s", n, len(titles), r.stdout)
+	}
+	if r = tidings(t, env, "opml", "export", "--user", "ann", "--entries", "pages"); r.code != 2 {
+		t.Errorf("--entries pages: exit code %d, want 2 (usage)", r.code)
 	}
 }

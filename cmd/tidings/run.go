@@ -98,7 +98,7 @@ Commands:
   user add NAME         create an account (password from the terminal or stdin)
   user list             list accounts
   user delete NAME      delete an account and its follows
-  opml export --user NAME
+  opml export --user NAME [--entries page]
                         print the OPML of everything a user follows
   publish DIR --base-url URL
                         write a static site's ResourceSync change lists into it

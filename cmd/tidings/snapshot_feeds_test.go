@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -55,12 +56,12 @@ func TestServedFeedsSayWhatChanged(t *testing.T) {
 		if cats == nil || links == nil {
 			t.Fatalf("%s: no entries titled by the pages' titles among %d", ext, len(f.Items))
 		}
-		body := cats.Content + cats.Description
-		if !strings.Contains(body, "<del>sleeps</del>") || !strings.Contains(body, "<ins>purrs</ins>") ||
+		body := unstyled(cats.Content + cats.Description)
+		if !strings.Contains(body, "[<del>sleeps</del> → <ins>purrs</ins>]") ||
 			strings.Contains(body, "Ginger chases") {
 			t.Errorf("%s: the text diff is not exactly the words changed: %s", ext, body)
 		}
-		if body := links.Content + links.Description; !strings.Contains(body, "No change to the text") || strings.Contains(body, "<ins>") {
+		if body := links.Content + links.Description; !strings.Contains(body, "No change to the text") || strings.Contains(body, "<ins") {
 			t.Errorf("%s: a markup-only change: %s", ext, body)
 		}
 		if created := items["Created: Cats of the Month"]; created == nil ||
@@ -118,4 +119,9 @@ func waitHealthy(t *testing.T, url string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// unstyled drops the inline colours of a diff's <del> and <ins>.
+func unstyled(content string) string {
+	return regexp.MustCompile(` style="[^"]*"`).ReplaceAllString(content, "")
 }

@@ -130,7 +130,7 @@ func readPassword(stdin io.Reader, stdout io.Writer) (string, error) {
 }
 
 func cmdOPML(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	const usage = "usage: tidings opml export --user NAME"
+	const usage = "usage: tidings opml export --user NAME [--entries page]"
 	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -139,14 +139,16 @@ func cmdOPML(ctx context.Context, args []string, getenv func(string) string, std
 		return usageError{usage}
 	}
 	var cfg Config
-	fs := newFlagSet("opml export --user NAME", stderr)
+	fs := newFlagSet("opml export --user NAME [--entries page]", stderr)
 	storeFlags(fs, &cfg)
 	addressFlags(fs, &cfg)
 	name := fs.String("user", "", "whose follows to export")
+	mode := fs.String("entries", "", `"page" lists the feeds of one entry per changed page instead of one per harvest`)
 	if err := parseFlags(fs, args[1:], getenv); err != nil {
 		return err
 	}
-	if *name == "" {
+	entries, ok := opml.ParseEntries(*mode)
+	if *name == "" || !ok {
 		return usageError{usage}
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
@@ -165,5 +167,5 @@ func cmdOPML(ctx context.Context, args []string, getenv func(string) string, std
 		fmt.Fprintf(stderr, "tidings: warning: the feed addresses start with %s, which is a guess: serve was never started with --base-url, and none was given here. "+
 			"Give the address readers reach this tidings at with --base-url (TIDINGS_BASE_URL), here or once to serve.\n", a.cfg.BaseURL)
 	}
-	return opml.WriteUser(ctx, a.store, a.cfg.BaseURL, u, stdout)
+	return opml.WriteUser(ctx, a.store, a.cfg.BaseURL, u, entries, stdout)
 }

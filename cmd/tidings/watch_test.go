@@ -166,7 +166,7 @@ func checkWatchedFeed(t *testing.T, env map[string]string) {
 	if len(f.Items) != 5 || following != 1 {
 		t.Errorf("%d entries, %d of them \"Now following\", want 5 and 1", len(f.Items), following)
 	}
-	if cats := items["Updated: Cats"]; cats != nil && !strings.Contains(cats.Content, "Tabby sleeps<ins> all day</ins>.") {
+	if cats := items["Updated: Cats"]; cats != nil && !strings.Contains(unstyled(cats.Content), "Tabby sleeps [added: <ins>all day</ins>].") {
 		t.Errorf("the update's entry does not show the words added: %s", cats.Content)
 	}
 }
