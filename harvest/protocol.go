@@ -321,9 +321,10 @@ type changeKey struct {
 // limit of the run waits for the next (see changeCap).
 func (j *CollectionRun) record(c db.Change) {
 	c.CollectionID = j.col.ID
-	// Feeds and exports say seconds: a harvest's own clock and some
-	// sources' dates carry nanoseconds nobody reads.
-	c.Datetime = c.Datetime.UTC().Truncate(time.Second)
+	// Milliseconds: a harvest's own clock and some sources' dates carry
+	// nanoseconds nobody reads, while pages read a few hundred
+	// milliseconds apart must not share one time in a feed.
+	c.Datetime = c.Datetime.UTC().Truncate(time.Millisecond)
 	if !j.believable(c.Datetime) {
 		return
 	}

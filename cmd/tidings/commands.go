@@ -251,6 +251,10 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 	return nil
 }
 
+// exportTime is how an export writes a change's time: RFC 3339 in UTC,
+// with the milliseconds a harvest's own clock gives, none when they are 0.
+const exportTime = "2006-01-02T15:04:05.999Z07:00"
+
 // exportedChange is one line of `tidings export changes`.
 type exportedChange struct {
 	Site         string `json:"site"`
@@ -320,7 +324,7 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 	return a.store.ExportChanges(ctx, f, func(c db.ExportedChange) error {
 		return enc.Encode(exportedChange{
 			Site: c.SiteURL, Collection: c.CollectionKey, CollectionID: c.CollectionID, URL: c.URL,
-			Change: c.Kind, Datetime: c.Datetime.UTC().Format(time.RFC3339), Source: c.Source,
+			Change: c.Kind, Datetime: c.Datetime.UTC().Format(exportTime), Source: c.Source,
 			Title: c.Title, Summary: c.Summary, TextChange: exportedTextChange(c.TextChange), Diff: unifiedDiff(c.Change),
 			AlreadySeen: c.History,
 		})

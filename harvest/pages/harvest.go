@@ -42,6 +42,10 @@ type pageRead struct {
 	// body is dropped once read, so that a harvest holds pages' text,
 	// never their markup.
 	stored db.Snapshot
+	// at is when it was read, which dates its change: pages read one
+	// after the other do not share one time, as a reader's feed would
+	// show them sharing it.
+	at time.Time
 }
 
 // pagesHarvest is one harvest of a watched page set: the known pages read
@@ -82,6 +86,7 @@ type pagesHarvest struct {
 	refill    bool
 	failed    error           // the first read that failed
 	usedGiven map[string]bool // pages discovery passed on, read already
+	started   time.Time       // the wall clock at the harvest's start
 	st        state
 	setAside  int // links not offered: they led to no page lately
 	res       harvest.Result
@@ -124,7 +129,7 @@ func newPagesHarvest(ctx context.Context, r *harvest.CollectionRun) (*pagesHarve
 		return nil, err
 	}
 	h := &pagesHarvest{
-		CollectionRun: r, col: col, site: site, now: r.Now(), usedGiven: map[string]bool{}, st: loadState(col.State),
+		CollectionRun: r, col: col, site: site, now: r.Now(), started: time.Now(), usedGiven: map[string]bool{}, st: loadState(col.State),
 		scope: scope, set: pageset.New(known), watchedBy: map[string]db.WatchedPage{}, prev: prev,
 		first: len(known) == 0, knownN: len(known), limit: r.Settings().(*Settings).withDefaults().WatchPages,
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},

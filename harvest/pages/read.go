@@ -97,7 +97,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	h.mark(id)
 	stored := *r.Snapshot
 	stored.URL = id
-	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap, stored: stored})
+	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap, stored: stored, at: h.now.Add(time.Since(h.started))})
 	h.check(t, id)
 	if t.depth < h.maxDepth() {
 		h.overCap += page.Dropped

@@ -74,6 +74,7 @@ func (h *pagesHarvest) judge() {
 	}
 	for _, r := range h.reads {
 		if c, ok := doc.Add(db.Page{URL: r.id, Hash: r.snap.TextHash, Title: r.snap.Title}); ok {
+			c.At = r.at
 			h.recordPage(c, shots[r.id])
 		}
 	}
