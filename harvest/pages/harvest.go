@@ -87,6 +87,7 @@ type pagesHarvest struct {
 	failed    error           // the first read that failed
 	usedGiven map[string]bool // pages discovery passed on, read already
 	started   time.Time       // the wall clock at the harvest's start
+	lastRead  time.Time       // when the last page was read (readTime)
 	st        state
 	setAside  int // links not offered: they led to no page lately
 	res       harvest.Result

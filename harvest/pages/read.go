@@ -97,7 +97,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	h.mark(id)
 	stored := *r.Snapshot
 	stored.URL = id
-	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap, stored: stored, at: h.now.Add(time.Since(h.started))})
+	h.reads = append(h.reads, pageRead{pageTarget: t, id: id, snap: snap, stored: stored, at: h.readTime()})
 	h.check(t, id)
 	if t.depth < h.maxDepth() {
 		h.overCap += page.Dropped
@@ -406,4 +406,17 @@ func (h *pagesHarvest) gone() int {
 		}
 	}
 	return n + len(h.moved)
+}
+
+// readTime is when a page is read, by the harvest's clock: never the time
+// of the page read before it, even within one millisecond (the precision
+// a change keeps), so the order pages were read in is the order a feed
+// shows them in.
+func (h *pagesHarvest) readTime() time.Time {
+	at := h.now.Add(time.Since(h.started)).Truncate(time.Millisecond)
+	if !at.After(h.lastRead) {
+		at = h.lastRead.Add(time.Millisecond)
+	}
+	h.lastRead = at
+	return at
 }
