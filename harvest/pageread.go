@@ -99,9 +99,9 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 	defer extractions.release()
 	ex := opts.extractor()
 	ex.WholeBody = o.WholeBody
-	if had {
-		ex.Prefer = prev.Method
-	}
+	// A page read before is read the same way again; a new one the way
+	// its site's pages are, when the caller says (see PageRead).
+	ex.Prefer = prev.Method
 	snap, xerr := ex.Extract(resp.Body, resp.ContentType, resp.URL)
 	if xerr != nil {
 		return r, xerr

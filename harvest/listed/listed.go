@@ -62,6 +62,9 @@ type Harvest struct {
 	read    map[string]bool      // pages read, or to be left alone, in this harvest
 	reads   []pageRead           // what reading them said, judged by settle
 	res     harvest.Result
+	// siteMethod is how most of the site's pages were read, for reading
+	// a new one the same way (see readPage).
+	siteMethod string
 }
 
 // Start begins a harvest of r's collection: it reads the collection's

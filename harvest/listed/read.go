@@ -180,6 +180,13 @@ func (h *Harvest) recheck(ctx context.Context) error {
 // snapshot.
 func (h *Harvest) readPage(ctx context.Context, u, kind string, prev map[string]db.Snapshot) pageRead {
 	p, had := prev[u]
+	if !had {
+		// Read the way the site's other pages were: a new page with a
+		// sentence of its own would otherwise fall back to its whole
+		// body, navigation and footer, which no other page's text has to
+		// be told apart from.
+		p.Method = h.siteMethod
+	}
 	h.read[u] = true
 	t, snap := h.ReadPageText(ctx, u, kind, p, had)
 	r := pageRead{url: u, text: t}
@@ -239,6 +246,9 @@ func (h *Harvest) readCreated(ctx context.Context) error {
 	}
 	slices.Reverse(todo)
 	todo = todo[:min(len(todo), max(h.PageFetchesLeft(), 0))]
+	if len(todo) > 0 {
+		h.siteMethod = h.mostUsedMethod(ctx)
+	}
 	for _, u := range todo {
 		if ctx.Err() != nil || !h.TakePageFetch() {
 			break
@@ -350,4 +360,31 @@ func (h *Harvest) judgeStamp() {
 	case same >= 3:
 		h.st.Stamped = true
 	}
+}
+
+// mostUsedMethod is how most of a sample of the collection's pages were
+// read (their article, or their whole body); "" when none was.
+func (h *Harvest) mostUsedMethod(ctx context.Context) string {
+	urls := h.set.StoredURLs()
+	var sample []string
+	step := max(len(urls)/sharedSample, 1)
+	for i := 0; i < len(urls) && len(sample) < sharedSample; i += step {
+		sample = append(sample, urls[i])
+	}
+	snaps, err := h.Store().Snapshots(ctx, h.Site().ID, sample)
+	if err != nil {
+		return ""
+	}
+	count := map[string]int{}
+	best := ""
+	for _, s := range snaps {
+		if s.Method == "" {
+			continue
+		}
+		count[s.Method]++
+		if count[s.Method] > count[best] {
+			best = s.Method
+		}
+	}
+	return best
 }
