@@ -63,3 +63,7 @@ func NormalizeAddress(rawURL string) (root, input string, err error) {
 	r := url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
 	return r.String(), u.String(), nil
 }
+
+// TriedOnce is Tried with each sentence once: several sources look at the
+// same address, and each says what it met there.
+func (d *Discovery) TriedOnce() []string { return once(d.Tried) }

@@ -139,17 +139,3 @@ func spanText(d time.Duration) string {
 	}
 	return d.String()
 }
-
-// once keeps the first of each line: several sources look at the same
-// address, and each says what it met there.
-func once(list []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}

@@ -221,7 +221,7 @@ func (ck *Checker) check(ctx context.Context, root, input string, o Options) (*R
 	rep := &Report{Site: root, Checked: opts.Now().UTC(), Window: ck.h.Options().InitialWindow}
 	srep, disc, err := dry.FollowNew(ctx, root, input)
 	if disc != nil {
-		rep.Tried = once(disc.Tried)
+		rep.Tried = disc.TriedOnce()
 		rep.Title = disc.SiteTitle
 	}
 	switch {
