@@ -99,9 +99,10 @@ func hostileAttacks(at time.Time) []attack {
 	}
 }
 
-// hostile is scenario 7: each attack of the issue "Hardening, round two"
-// served from loopback, `tidings follow` of it measured, then `tidings
-// serve` on the database it left.
+// hostile is scenario 7: each attack of the issues "Hardening, round two"
+// and "round three" served from loopback, `tidings follow` of it
+// measured, then `tidings serve` on the database it left; and the public
+// check, through serve, of a site of endless pages.
 func (h *harness) hostile(ctx context.Context) ([]Row, error) {
 	at := time.Now().UTC().Truncate(time.Second)
 	defer func() { fmt.Fprintf(h.stderr, "scenario 7 took %.0f s\n", time.Since(at).Seconds()) }()
@@ -117,6 +118,10 @@ func (h *harness) hostile(ctx context.Context) ([]Row, error) {
 	fmt.Fprintf(h.stderr, "scenario 7: %d origins with a robots.txt of %d KiB\n", robotsOrigins, robotsBytes>>10)
 	more, err := h.hostileRobots(ctx)
 	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, more...)
+	if more, err = h.hostileCrawl(ctx); err != nil {
 		return nil, err
 	}
 	rows = append(rows, more...)
