@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -88,13 +89,11 @@ func (h *harness) hostileLongLoc(ctx context.Context, at time.Time) ([]Row, erro
 		return nil, err
 	}
 	defer closeSites(sites)
-	const one = "7. hostile: a 45 MB sitemap `<loc>` and a 36 MB robots.txt line"
-	res, err := runMeasured(ctx, command(h.bin, h.env(filepath.Join(h.dir, "hostile-longloc-1.db")), "follow", sites[0].base+"/"), hostileTimeout, rssGuard)
+	row, err := h.longLocAlone(ctx, sites[0])
 	if err != nil {
 		return nil, err
 	}
-	rows := []Row{followRow(one, res, fmt.Sprintf("%s sent", size(sites[0].sent())))}
-	sites[0].reset()
+	rows := []Row{row}
 	scenario := fmt.Sprintf("7. hostile: %d sites, each a 45 MB sitemap `<loc>` and a 36 MB robots.txt line", len(sites))
 	dbPath := filepath.Join(h.dir, "hostile-longloc.db")
 	env := h.env(dbPath)
@@ -104,12 +103,40 @@ func (h *harness) hostileLongLoc(ctx context.Context, at time.Time) ([]Row, erro
 	}
 	sent := sentBy(sites)
 	rows = append(rows, followRow(scenario, res, fmt.Sprintf("%d of %d followed, %d at once, %s sent", followed, len(sites), hostileWorkers, size(sent))))
-	row, err := h.serveHarvest(ctx, scenario, env, dbPath, "", hostileArgs)
+	row, err = h.serveHarvest(ctx, scenario, env, dbPath, "", hostileArgs)
 	if err != nil {
 		return nil, err
 	}
 	row.Figure += fmt.Sprintf("; %s sent", size(sentBy(sites)-sent))
 	return append(rows, row), nil
+}
+
+// longLocRuns is how many times one site is followed alone: its peak
+// depends on when the collector runs between the parsers that read the
+// sitemap in turn, and varied from 240 to 377 MB between runs.
+const longLocRuns = 3
+
+// longLocAlone follows site alone, longLocRuns times, each into a new
+// database.
+func (h *harness) longLocAlone(ctx context.Context, site *hostileSite) (Row, error) {
+	var peaks []string
+	var worst runResult
+	for i := range longLocRuns {
+		env := h.env(filepath.Join(h.dir, fmt.Sprintf("hostile-longloc-alone-%d.db", i)))
+		res, err := runMeasured(ctx, command(h.bin, env, "follow", site.base+"/"), hostileTimeout, rssGuard)
+		if err != nil {
+			return Row{}, err
+		}
+		peaks = append(peaks, mb(res.peak))
+		if i == 0 || worst.ok() && (!res.ok() || res.peak > worst.peak) {
+			worst = res
+		}
+	}
+	sent := site.sent() / longLocRuns
+	site.reset()
+	row := followRow("7. hostile: a 45 MB sitemap `<loc>` and a 36 MB robots.txt line", worst, fmt.Sprintf("%s sent a run", size(sent)))
+	row.Figure = fmt.Sprintf("follow, %d runs: peak RSS %s; the highest (or one that failed): ", longLocRuns, strings.Join(peaks, ", ")) + strings.TrimPrefix(row.Figure, "follow: ")
+	return row, nil
 }
 
 // startHostileSites starts n sites, each on a port of its own.
