@@ -97,6 +97,37 @@ func (e robotsEntry) cost() int { return 3 * len(e.body) }
 // 500 KiB RFC 9309 asks crawlers to parse at least; the rest is ignored.
 const maxRobotsBytes = 500 << 10
 
+// maxRobotsLine is how much of one robots.txt line is kept and parsed, as
+// Google's parser keeps (2,083 × 8 bytes). A rule cut to it is a prefix of
+// itself, so a Disallow cut short disallows more, not less; a Sitemap URL
+// that long is refused anyway. A file of one 500 KiB line then costs what
+// a line costs, not what its parsed rules would: three times the file.
+const maxRobotsLine = 2083 * 8
+
+// shortLines returns body with whatever of a line is past maxRobotsLine
+// dropped; body itself when no line is that long.
+func shortLines(body []byte) []byte {
+	var out []byte
+	kept := 0 // body[:kept] is in out, or needs no cut
+	for start := 0; start < len(body); {
+		end := bytes.IndexByte(body[start:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += start
+		}
+		if end-start > maxRobotsLine {
+			out = append(out, body[kept:start+maxRobotsLine]...)
+			kept = end
+		}
+		start = end + 1
+	}
+	if out == nil {
+		return body
+	}
+	return append(out, body[kept:]...)
+}
+
 // originOf is the key of u's host in the cache.
 func originOf(u *url.URL) string { return u.Scheme + "://" + u.Host }
 
@@ -300,8 +331,12 @@ func fetchRobots(ctx context.Context, c *Client, origin string, prev robotsEntry
 		prev.fetched, prev.expires = now, now.Add(robotsTTL)
 		return prev, nil
 	case err == nil:
-		// A copy, so that the buffer the body was read into is not kept.
-		body := bytes.Clone(resp.Body)
+		body := shortLines(resp.Body)
+		if len(body) == len(resp.Body) {
+			// A copy, so that the buffer the body was read into is not
+			// kept.
+			body = bytes.Clone(body)
+		}
 		e := robotsEntry{url: resp.URL, status: http.StatusOK, body: body, etag: resp.ETag, lastMod: resp.LastModified}
 		return e.parsed(now), nil
 	case errors.As(err, &fe) && fe.Status >= 400 && fe.Status < 500:
@@ -384,7 +419,7 @@ type RobotsCopy struct {
 	URL          string // where it was read, after redirects
 	Status       int    // of the answer that gave it
 	Reason       string // "returned 404 Not Found" when not 2xx
-	Body         []byte // 2xx only, at most 512 KiB
+	Body         []byte // 2xx only, at most 500 KiB, each line at most 16,664 bytes
 	ETag         string
 	LastModified string
 	FetchedAt    time.Time // when it was read, or confirmed unchanged
@@ -412,7 +447,8 @@ func (c *Client) SeedRobots(siteURL string, r RobotsCopy) {
 	if !ok || r.Status == 0 {
 		return
 	}
-	e := robotsEntry{url: r.URL, status: r.Status, reason: r.Reason, body: r.Body, etag: r.ETag, lastMod: r.LastModified}
+	// A copy kept before lines were cut may hold longer ones.
+	e := robotsEntry{url: r.URL, status: r.Status, reason: r.Reason, body: shortLines(r.Body), etag: r.ETag, lastMod: r.LastModified}
 	c.robots.seed(origin, e.parsed(r.FetchedAt))
 }
 

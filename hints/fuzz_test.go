@@ -1,6 +1,7 @@
 package hints
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -34,6 +35,32 @@ func FuzzHints(f *testing.F) {
 			if !strings.HasPrefix(l, "http://") && !strings.HasPrefix(l, "https://") {
 				t.Fatalf("non-http URL %q from %q", l, s)
 			}
+		}
+	})
+}
+
+// FuzzClipXML checks that ClipXML passes a document whose values fit
+// whole, and that a well-formed document stays well-formed however short
+// its values are cut.
+func FuzzClipXML(f *testing.F) {
+	for _, doc := range wellFormed {
+		f.Add(doc, uint8(3))
+	}
+	f.Add("<r a='x&amp;y'><![CDATA[]]]]><!---x--></r>", uint8(1))
+	f.Fuzz(func(t *testing.T, doc string, limit uint8) {
+		out, err := io.ReadAll(ClipXML(strings.NewReader(doc), len(doc)))
+		if err != nil || string(out) != doc {
+			t.Fatalf("with room for every value, %q became %q (%v)", doc, out, err)
+		}
+		if _, err := tokens(doc); err != nil {
+			return
+		}
+		clipped, err := io.ReadAll(ClipXML(strings.NewReader(doc), int(limit)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tokens(string(clipped)); err != nil {
+			t.Fatalf("%q clipped at %d bytes is %q: %v", doc, limit, clipped, err)
 		}
 	})
 }

@@ -2,7 +2,9 @@ package hints
 
 import (
 	"fmt"
+	"io"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -62,6 +64,22 @@ func TestRobotsSitemapsLimits(t *testing.T) {
 			t.Errorf("read past the cap: %q", got)
 		}
 	})
+	t.Run("URL length", func(t *testing.T) {
+		long := "https://example.org/" + strings.Repeat("a", MaxURLBytes)
+		cut := "https://example.org/" + strings.Repeat("b", MaxRobotsLine)
+		in := "Sitemap: " + long + "\nSitemap: " + cut + "\nSitemap: https://example.org/c.xml\n"
+		got := RobotsSitemaps(strings.NewReader(in), "")
+		if want := []string{"https://example.org/c.xml"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("got %d URLs of %v bytes, want %q", len(got), urlLengths(got), want)
+		}
+	})
+	t.Run("a line longer than the file's cap", func(t *testing.T) {
+		in := "Sitemap: https://example.org/a.xml # " + strings.Repeat("x", 2*MaxRobotsBytes)
+		got := RobotsSitemaps(strings.NewReader(in), "")
+		if want := []string{"https://example.org/a.xml"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	})
 	t.Run("one huge line", func(t *testing.T) {
 		in := "Sitemap: https://example.org/a.xml\n" + strings.Repeat("x", 2*MaxRobotsBytes)
 		got := RobotsSitemaps(strings.NewReader(in), "")
@@ -69,4 +87,26 @@ func TestRobotsSitemapsLimits(t *testing.T) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	})
+}
+
+func urlLengths(urls []string) []int {
+	var n []int
+	for _, u := range urls {
+		n = append(n, len(u))
+	}
+	return n
+}
+
+// TestRobotsSitemapsMemory: a robots.txt of one line as long as the cap is
+// read a line's worth at a time, not held (it was 1.55 MB allocated).
+func TestRobotsSitemapsMemory(t *testing.T) {
+	in := io.MultiReader(strings.NewReader("Sitemap: https://example.org/a.xml # "), &repeated{'x', 36_000_000})
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := RobotsSitemaps(in, "")
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<10 || len(got) != 1 {
+		t.Errorf("read %q allocating %d bytes; want one URL and under 64 KiB", got, alloc)
+	}
 }

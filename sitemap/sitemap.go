@@ -167,6 +167,7 @@ type parser struct {
 	binds   []binding
 	field   string // "loc" or "lastmod" while inside one at depth 3
 	text    strings.Builder
+	long    bool // the field's text went past maxField
 	loc     string
 	lastmod string
 }
@@ -186,8 +187,13 @@ func newParser(o Options) *parser {
 const maxDepth = 32
 
 // maxField bounds the text of one <loc> or <lastmod>; a longer one is
-// invalid anyway, and is not held whole.
+// invalid anyway, and is not held whole: the decoder reads the document
+// through hints.ClipXML at this size, so it never holds more of it either.
 const maxField = hints.MaxURLBytes * 4
+
+// tooLong stands for a field's text past maxField: it is no URL and no
+// date, so the entry is skipped as invalid, or kept without its lastmod.
+const tooLong = string(hints.Clipped)
 
 func (p *parser) start(space, local string) {
 	switch {
@@ -196,6 +202,7 @@ func (p *parser) start(space, local string) {
 	case p.depth == 3 && sitemapSpaces[space] && (local == "loc" || local == "lastmod"):
 		p.field = local
 		p.text.Reset()
+		p.long = false
 	}
 }
 
@@ -203,6 +210,9 @@ func (p *parser) end() {
 	switch {
 	case p.depth == 3 && p.field != "":
 		v := strings.TrimSpace(p.text.String())
+		if p.long {
+			v = tooLong
+		}
 		if p.field == "loc" {
 			p.loc = v
 		} else {

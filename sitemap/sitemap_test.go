@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -207,5 +209,71 @@ func TestParseNamespaces(t *testing.T) {
 		if _, err := Parse(strings.NewReader(bad), Options{}); err == nil {
 			t.Errorf("%s was accepted", bad)
 		}
+	}
+}
+
+// TestParseLongValues: a <loc> or <lastmod> past the field's cap is
+// skipped, whether it comes in one piece or in several (CDATA, comments),
+// and the entries around it are kept.
+func TestParseLongValues(t *testing.T) {
+	long := strings.Repeat("a", 3*maxField)
+	doc, err := Parse(strings.NewReader(urlset(
+		entry("https://example.org/"+long, ""),
+		entry("https://example.org/b<![CDATA["+long+"]]>", ""),
+		entry("https://example.org/c<!-- -->"+long[:maxField-10], ""),
+		entry("https://example.org/d", "2024-05-01<!-- -->"+long),
+		entry("https://example.org/e", "2024-05-01"),
+	)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range doc.URLs {
+		got = append(got, fmt.Sprintf("%s %v", u.Loc, u.Lastmod != nil))
+	}
+	if want := "https://example.org/d false\nhttps://example.org/e true"; strings.Join(got, "\n") != want || doc.Skipped.Invalid != 3 || doc.Skipped.BadLastmod != 1 {
+		t.Errorf("kept\n%s\nskipped %+v; want\n%s\nand 3 invalid, 1 bad lastmod", strings.Join(got, "\n"), doc.Skipped, want)
+	}
+}
+
+// repeated is n bytes of b, made as they are read.
+type repeated struct {
+	b byte
+	n int64
+}
+
+func (r *repeated) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	k := int(min(int64(len(p)), r.n))
+	for i := range k {
+		p[i] = r.b
+	}
+	r.n -= int64(k)
+	return k, nil
+}
+
+// TestParseLongLocMemory: a 45 MB <loc> is skipped as it streams by. The
+// decoder held it whole before: 134 MB allocated, for a value refused past
+// 2,048 bytes.
+func TestParseLongLocMemory(t *testing.T) {
+	in := io.MultiReader(
+		strings.NewReader(`<?xml version="1.0"?><urlset `+ns+`><url><loc>https://example.org/a</loc></url><url><loc>https://example.org/`),
+		&repeated{'a', 45_000_000},
+		strings.NewReader(`</loc></url><url><loc>https://example.org/b</loc></url></urlset>`))
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	doc, err := Parse(in, Options{})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.URLs) != 2 || doc.Skipped.Invalid != 1 {
+		t.Errorf("kept %d URLs, skipped %+v; want 2 kept and the long one invalid", len(doc.URLs), doc.Skipped)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("parsing a 45 MB <loc> allocated %d bytes, want under 1 MiB", alloc)
 	}
 }

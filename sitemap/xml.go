@@ -7,13 +7,15 @@ import (
 	"io"
 
 	"golang.org/x/net/html/charset"
+
+	"tidings/hints"
 )
 
 // run streams the document with RawToken, the decoder's fast path (a
 // 50,000-URL sitemap has a million tokens), checking end tags and
 // resolving prefixes itself: elements are matched by namespace URI.
 func (p *parser) run(r io.Reader) error {
-	dec := xml.NewDecoder(r)
+	dec := xml.NewDecoder(hints.ClipXML(r, maxField))
 	dec.CharsetReader = charset.NewReaderLabel
 	rootSeen := false
 	for {
@@ -57,7 +59,13 @@ func (p *parser) run(r io.Reader) error {
 			p.pop()
 			p.depth--
 		case xml.CharData:
-			if p.field != "" && p.text.Len()+len(t) <= maxField {
+			// A field's text may come in several pieces (CDATA, comments
+			// between): past maxField it is too long, whatever was kept.
+			switch {
+			case p.field == "" || p.long:
+			case p.text.Len()+len(t) > maxField:
+				p.long = true
+			default:
 				p.text.Write(t)
 			}
 		}

@@ -27,6 +27,7 @@ type runResult struct {
 	peak     int64 // bytes: the kernel's high-water mark of its resident set
 	wall     time.Duration
 	cpu      time.Duration // user and system time, which a loaded machine does not inflate as it does wall time
+	read     int64         // bytes it read, the kernel's count at its exit (procRead); -1 when unknown
 	exit     int           // -1 when killed
 	timedOut bool          // killed at the timeout
 	guarded  bool          // killed at guard
@@ -48,8 +49,17 @@ func runMeasured(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, guar
 		return runResult{}, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
 	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	res := runResult{timeout: timeout, guard: guard}
+	res := runResult{timeout: timeout, guard: guard, read: -1}
+	go func() {
+		// Read before the process is reaped, when the count is final.
+		if waitExited(cmd.Process.Pid) == nil {
+			if n, err := procRead(cmd.Process.Pid); err == nil {
+				res.read = n
+			}
+		}
+		cmd.Wait()
+		close(done)
+	}()
 	res.timedOut, res.guarded = watch(ctx, cmd.Process, done, timeout, guard)
 	res.wall = time.Since(start)
 	res.output = out.Bytes()

@@ -91,3 +91,20 @@ func TestFirstLine(t *testing.T) {
 		t.Error("blank output gave a line")
 	}
 }
+
+// TestRunMeasuredCountsReads: a run's bytes read are the kernel's count,
+// final at its exit.
+func TestRunMeasuredCountsReads(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	cmd := exec.Command("sh", "-c", "read x")
+	cmd.Stdin = strings.NewReader(strings.Repeat("x", 100_000) + "\n")
+	res, err := runMeasured(context.Background(), cmd, 10*time.Second, rssGuard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.read < 100_001 {
+		t.Errorf("read %d bytes, want at least the 100,001 of its standard input", res.read)
+	}
+}

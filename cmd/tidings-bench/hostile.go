@@ -35,6 +35,10 @@ const (
 	rssTarget    = 300e6
 )
 
+// hostileArgs are follow's and serve's settings when they harvest several
+// hostile sites at once.
+var hostileArgs = []string{"--workers", fmt.Sprint(hostileWorkers), "--host-delay", "0s"}
+
 // attack is one hostile site of scenario 7 and how serve meets it.
 type attack struct {
 	scenario string
@@ -95,9 +99,10 @@ func hostileAttacks(at time.Time) []attack {
 	}
 }
 
-// hostile is scenario 7: each attack of the issue "Hardening, round two"
-// served from loopback, `tidings follow` of it measured, then `tidings
-// serve` on the database it left.
+// hostile is scenario 7: each attack of the issues "Hardening, round two"
+// and "round three" served from loopback, `tidings follow` of it
+// measured, then `tidings serve` on the database it left; and the public
+// check, through serve, of a site of endless pages.
 func (h *harness) hostile(ctx context.Context) ([]Row, error) {
 	at := time.Now().UTC().Truncate(time.Second)
 	defer func() { fmt.Fprintf(h.stderr, "scenario 7 took %.0f s\n", time.Since(at).Seconds()) }()
@@ -113,6 +118,15 @@ func (h *harness) hostile(ctx context.Context) ([]Row, error) {
 	fmt.Fprintf(h.stderr, "scenario 7: %d origins with a robots.txt of %d KiB\n", robotsOrigins, robotsBytes>>10)
 	more, err := h.hostileRobots(ctx)
 	if err != nil {
+		return nil, err
+	}
+	rows = append(rows, more...)
+	if more, err = h.hostileCrawl(ctx); err != nil {
+		return nil, err
+	}
+	rows = append(rows, more...)
+	fmt.Fprintf(h.stderr, "scenario 7: sitemaps with a 45 MB <loc>, robots.txt one 36 MB line; %d at once\n", hostileAtOnce)
+	if more, err = h.hostileLongLoc(ctx, at); err != nil {
 		return nil, err
 	}
 	return append(rows, more...), nil
@@ -147,6 +161,30 @@ func (h *harness) hostileSite(ctx context.Context, a attack, dbPath string) ([]R
 		row.Figure += fmt.Sprintf("; %s sent", size(site.sent()-before))
 	}
 	return append(rows, row), nil
+}
+
+// followAtOnce follows sites in one `tidings follow --from -` with args,
+// and returns the run and how many sites it followed.
+func (h *harness) followAtOnce(ctx context.Context, env []string, sites []*hostileSite, args []string) (runResult, int, error) {
+	urls := make([]string, len(sites))
+	for i, s := range sites {
+		urls[i] = s.base + "/"
+	}
+	cmd := command(h.bin, env, append([]string{"follow", "--from", "-"}, args...)...)
+	cmd.Stdin = strings.NewReader(strings.Join(urls, "\n") + "\n")
+	res, err := runMeasured(ctx, cmd, hostileTimeout, rssGuard)
+	if err != nil {
+		return res, 0, err
+	}
+	followed, _, err := followedSites(ctx, h.bin, env)
+	return res, followed, err
+}
+
+// command is a tidings command with env, not yet started.
+func command(bin string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	return cmd
 }
 
 // followRow is the row of one measured follow.

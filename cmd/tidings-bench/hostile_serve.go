@@ -277,8 +277,7 @@ func (h *harness) hostileRobots(ctx context.Context) ([]Row, error) {
 	defer fleet.close()
 	dbPath := filepath.Join(h.dir, "hostile-robots.db")
 	env := h.env(dbPath)
-	workers := []string{"--workers", fmt.Sprint(hostileWorkers), "--host-delay", "0s"}
-	cmd := exec.Command(h.bin, append([]string{"follow", "--from", "-"}, workers...)...)
+	cmd := exec.Command(h.bin, append([]string{"follow", "--from", "-"}, hostileArgs...)...)
 	cmd.Env = env
 	cmd.Stdin = strings.NewReader(strings.Join(fleet.urls, "\n") + "\n")
 	fleet.send("reset")
@@ -296,7 +295,7 @@ func (h *harness) hostileRobots(ctx context.Context) ([]Row, error) {
 	}
 	rows := []Row{followRow(scenario, res, fmt.Sprintf("%d of %d followed, %d at once, %s sent", followed, robotsOrigins, hostileWorkers, size(st.Bytes)))}
 	fleet.send("reset")
-	row, err := h.serveHarvest(ctx, scenario, env, dbPath, "", workers)
+	row, err := h.serveHarvest(ctx, scenario, env, dbPath, "", hostileArgs)
 	if err != nil {
 		return nil, err
 	}

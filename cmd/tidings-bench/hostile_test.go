@@ -191,13 +191,13 @@ func TestHostileSite(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		total += int64(len(body))
 		if p == "/robots.txt" {
 			if resp.StatusCode != http.StatusNotFound {
 				t.Errorf("%s: %d, want 404", p, resp.StatusCode)
 			}
 			continue
 		}
-		total += int64(len(body))
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/xml" {
 			t.Errorf("%s: %d %s", p, resp.StatusCode, resp.Header.Get("Content-Type"))
 		}

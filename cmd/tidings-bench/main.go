@@ -13,8 +13,9 @@
 // `tidings serve` with wrk, beside a bare net/http handler and nginx
 // serving the same bytes; scenario 5 does so while the rest of the fleet is
 // followed; scenario 6 reads serve's memory with 10,000 sites followed.
-// Scenario 7 serves the attacks of the issue "Hardening, round two" from
-// loopback and measures the memory of follow and serve meeting them.
+// Scenario 7 serves the attacks of the issues "Hardening, round two" and
+// "round three" from loopback and measures the memory, the bytes read and
+// the time of follow, harvest, serve and the public check meeting them.
 // Scenario 8 follows sites whose change lists name HTML pages, measuring
 // page snapshots (fetch, extract, diff, store), then harvests 2,000 sites
 // after a few of their pages changed. Scenario 9 follows a fleet of
