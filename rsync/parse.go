@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 
+	"tidings/hints"
+
 	"golang.org/x/net/html/charset"
 )
 
@@ -89,7 +91,9 @@ func parse(r io.Reader, docURL string, each func(*Entry)) (*Document, error) {
 	if err != nil {
 		return nil, &docError{url: docURL, msg: "read", cause: err}
 	}
-	dec := xml.NewDecoder(in)
+	// A value past any this parser keeps (a 45 MB <loc>) is cut as it
+	// streams, so that the decoder never holds it whole.
+	dec := xml.NewDecoder(hints.ClipXML(in, 4*hints.MaxURLBytes))
 	dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
 		// A byte-order mark is authoritative and the bytes are already
 		// UTF-8 by now, whatever the declaration says.

@@ -73,7 +73,9 @@ func ParseSitemap(r io.Reader, sitemapURL string) (*Sitemap, error) {
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 		br.Discard(3)
 	}
-	dec := xml.NewDecoder(br)
+	// A value past any this parser keeps (a 45 MB <loc>) is cut as it
+	// streams, so that the decoder never holds it whole.
+	dec := xml.NewDecoder(hints.ClipXML(br, 4*hints.MaxURLBytes))
 	dec.CharsetReader = charset.NewReaderLabel
 	sm := &Sitemap{URL: sitemapURL}
 	p := &smParser{sm: sm, dec: dec, seenSection: map[string]bool{}}

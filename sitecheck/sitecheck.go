@@ -144,7 +144,7 @@ type Options struct {
 const (
 	DefaultCheckPageFetches = 10
 	DefaultPreviewEntries   = 5
-	DefaultCheckBytes       = 25 << 20
+	DefaultCheckBytes       = 23 << 20
 )
 
 // checkWindow is the first-harvest window of a check's dry run: every
