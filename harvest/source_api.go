@@ -183,14 +183,6 @@ func (d *SiteDiscovery) Get(ctx context.Context, u string) (*fetch.Response, err
 	return d.get(ctx, u)
 }
 
-// FetchKnown fetches a document followed before, conditionally. Its
-// validators are not kept: only the collection's harvest, which reads it,
-// may advance them.
-func (d *SiteDiscovery) FetchKnown(ctx context.Context, role, u string) (*fetch.Response, error) {
-	resp, _, err := d.s.fetch(ctx, role, u)
-	return resp, err
-}
-
 // Page returns the page that was given (the site's root when none was).
 func (d *SiteDiscovery) Page(ctx context.Context) (*fetch.Response, error) { return d.page(ctx) }
 

@@ -159,7 +159,7 @@ func (d *arcDiscovery) try(ctx context.Context, u string) bool {
 // is still an ARC sitemap. Its validators are not kept here: only the
 // collection's harvest, which reads it, may advance them.
 func (d *arcDiscovery) tryKnown(ctx context.Context, u string) bool {
-	resp, err := d.FetchKnown(ctx, "", u)
+	resp, _, err := d.Fetch(ctx, "", u)
 	if err != nil {
 		if !fetch.Gone(err) {
 			d.unsure = err
