@@ -33,24 +33,24 @@ func resource(path, hash string) string {
 func TestResourceListCompared(t *testing.T) {
 	e := newListEnv(t)
 	v := shrine()
-	e.site.Sitemap("/no-sitemap.xml", false)
-	e.site.Version("", v)
-	publishResourceList(e.site, resource("/a/", "1"), resource("/b/", "2"), resource("/d/", "3"))
-	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
-	if got := activeProtocols(t, e.store); !slices.Equal(got, []string{resourcesync.Name}) {
+	e.Site.Sitemap("/no-sitemap.xml", false)
+	e.Site.Version("", v)
+	publishResourceList(e.Site, resource("/a/", "1"), resource("/b/", "2"), resource("/d/", "3"))
+	rep := harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	if got := harvesttest.ActiveSources(t, e.Store); !slices.Equal(got, []string{resourcesync.Name}) {
 		t.Fatalf("followed by %v", got)
 	}
-	if got := e.changes(); len(got) != 0 {
-		t.Errorf("the first harvest recorded %v; warnings %q", got, warningsOf(rep))
+	if got := e.Changes(); len(got) != 0 {
+		t.Errorf("the first harvest recorded %v; warnings %q", got, harvesttest.Warnings(rep))
 	}
 	v2 := shrine2()
-	e.site.Version("", v2)
+	e.Site.Version("", v2)
 	// /a/'s text changed and its hash with it; /b/'s hash moved with no
 	// change of text (a rebuild); /d/ left; /e/ came.
-	publishResourceList(e.site, resource("/a/", "1a"), resource("/b/", "2a"), resource("/e/", "5"))
-	rep = e.harvest()
+	publishResourceList(e.Site, resource("/a/", "1a"), resource("/b/", "2a"), resource("/e/", "5"))
+	rep = e.Harvest()
 	want := []string{"created /e/", "deleted /d/", "updated /a/"}
-	if got := e.changes(); !slices.Equal(got, want) {
-		t.Errorf("changes %v, want %v; warnings %q", got, want, warningsOf(rep))
+	if got := e.Changes(); !slices.Equal(got, want) {
+		t.Errorf("changes %v, want %v; warnings %q", got, want, harvesttest.Warnings(rep))
 	}
 }

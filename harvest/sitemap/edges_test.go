@@ -31,45 +31,31 @@ func publishResourceSync(s *sitemapsite.Site) {
 <url><loc>{root}/a/</loc><rs:md change="updated" datetime="2026-11-19T08:00:00Z"/></url></urlset>`)
 }
 
-func activeProtocols(t *testing.T, store *db.DB) []string {
-	t.Helper()
-	cols, err := store.Collections(context.Background(), db.CollectionFilter{ActiveOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, c := range cols {
-		out = append(out, c.Protocol)
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestSitemapTiers: a site that publishes ResourceSync and a plain
 // sitemap is followed by ResourceSync only; a site followed by its
 // sitemap that later publishes ResourceSync is followed by it from the
 // next full discovery on.
 func TestSitemapTiers(t *testing.T) {
 	both := newSMEnv(t, harvest.SnapshotSettings{})
-	both.site.Version("", sitemapShrine())
-	publishResourceSync(both.site)
-	harvesttest.Follow(t, both.h, both.site.URL("/"))
-	if got := activeProtocols(t, both.store); !slices.Equal(got, []string{"resourcesync"}) {
+	both.Site.Version("", sitemapShrine())
+	publishResourceSync(both.Site)
+	harvesttest.Follow(t, both.H, both.Site.URL("/"))
+	if got := harvesttest.ActiveSources(t, both.Store); !slices.Equal(got, []string{"resourcesync"}) {
 		t.Errorf("a site with ResourceSync and a sitemap is followed by %v", got)
 	}
-	if both.site.Hits("/b/") > 0 {
+	if both.Site.Hits("/b/") > 0 {
 		t.Error("the sitemap's pages were read although ResourceSync was found")
 	}
 
 	later := newSMEnv(t, harvest.SnapshotSettings{}, func(o *harvest.Options) { o.DiscoveryInterval = time.Hour })
-	later.site.Version("", sitemapShrine())
-	harvesttest.Follow(t, later.h, later.site.URL("/"))
-	if got := activeProtocols(t, later.store); !slices.Equal(got, []string{Name}) {
+	later.Site.Version("", sitemapShrine())
+	harvesttest.Follow(t, later.H, later.Site.URL("/"))
+	if got := harvesttest.ActiveSources(t, later.Store); !slices.Equal(got, []string{Name}) {
 		t.Fatalf("a sitemap-only site is followed by %v", got)
 	}
-	publishResourceSync(later.site)
-	later.harvest()
-	if got := activeProtocols(t, later.store); !slices.Equal(got, []string{"resourcesync"}) {
+	publishResourceSync(later.Site)
+	later.Harvest()
+	if got := harvesttest.ActiveSources(t, later.Store); !slices.Equal(got, []string{"resourcesync"}) {
 		t.Errorf("after the site published ResourceSync it is followed by %v", got)
 	}
 }
@@ -83,17 +69,17 @@ func TestSitemapBudgetRotates(t *testing.T) {
 	for _, p := range []string{"/p1/", "/p2/", "/p3/", "/p4/"} {
 		pages[p] = sitemapsite.Page{Title: p, Text: "text of " + p}
 	}
-	e.site.Version("", pages)
-	harvesttest.Follow(t, e.h, e.site.URL("/"))
-	e.harvest()
+	e.Site.Version("", pages)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	e.Harvest()
 	for p := range pages {
-		if e.site.Hits(p) != 1 {
-			t.Errorf("after two harvests with a budget of two, %s was read %d times; want each page once", p, e.site.Hits(p))
+		if e.Site.Hits(p) != 1 {
+			t.Errorf("after two harvests with a budget of two, %s was read %d times; want each page once", p, e.Site.Hits(p))
 		}
 	}
 	pages["/p1/"] = sitemapsite.Page{Title: "/p1/", Text: "new text of /p1/"}
-	e.harvest()
-	if got := e.changes(); !slices.Equal(got, []string{"updated /p1/"}) {
+	e.Harvest()
+	if got := e.Changes(); !slices.Equal(got, []string{"updated /p1/"}) {
 		t.Errorf("changes %v, want the edit of /p1/, found when its turn came", got)
 	}
 }
@@ -107,19 +93,19 @@ func TestSitemapNoSnapshots(t *testing.T) {
 		"/b/": {Title: "B", Text: "b", Lastmod: "2026-09-02"},
 		"/c/": {Title: "C", Text: "c"},
 	}
-	e.site.Version("", pages)
-	harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.Site.Version("", pages)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
 	pages["/a/"] = sitemapsite.Page{Title: "A", Text: "a", Lastmod: "2026-11-10"}
 	delete(pages, "/b/")
 	pages["/d/"] = sitemapsite.Page{Title: "D", Text: "d"}
-	e.site.Version("", pages)
-	e.harvest()
+	e.Site.Version("", pages)
+	e.Harvest()
 	want := []string{"created /d/", "deleted /b/", "updated /a/"}
-	if got := e.changes(); !slices.Equal(got, want) {
+	if got := e.Changes(); !slices.Equal(got, want) {
 		t.Errorf("changes %v, want %v", got, want)
 	}
 	for _, p := range []string{"/a/", "/b/", "/c/", "/d/"} {
-		if n := e.site.Hits(p); n != 0 {
+		if n := e.Site.Hits(p); n != 0 {
 			t.Errorf("%s was read %d times with snapshots off", p, n)
 		}
 	}
@@ -132,8 +118,8 @@ func TestSitemapHostilePages(t *testing.T) {
 	e := newSMEnv(t, harvest.SnapshotSettings{})
 	v := sitemapShrine()
 	v["/f/"] = sitemapsite.Page{Title: "Still here", Text: "Unlisted later."}
-	e.site.Version("2026-11-20T09:00:00Z", v)
-	harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.Site.Version("2026-11-20T09:00:00Z", v)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
 	v2 := sitemapShrine()
 	v2["/d/"] = sitemapsite.Page{Title: "Page not found", Text: "Sorry.", Unlisted: true}
 	v2["/f/"] = sitemapsite.Page{Title: "Still here", Text: "Unlisted later.", Unlisted: true}
@@ -141,13 +127,13 @@ func TestSitemapHostilePages(t *testing.T) {
 		v2[p] = sitemapsite.Page{Title: "unused", Redirect: "/login/"}
 	}
 	v2["/login/"] = sitemapsite.Page{Title: "Log in", Text: "Log in to see this page.", Unlisted: true}
-	e.site.Version("2026-11-21T09:00:00Z", v2)
-	rep := e.harvest()
-	if got := e.changes(); !slices.Equal(got, []string{"deleted /d/"}) {
+	e.Site.Version("2026-11-21T09:00:00Z", v2)
+	rep := e.Harvest()
+	if got := e.Changes(); !slices.Equal(got, []string{"deleted /d/"}) {
 		t.Errorf("changes %v, want only the soft 404 deleted; warnings %q", got, harvesttest.Warnings(rep))
 	}
 	w := strings.Join(harvesttest.Warnings(rep), "\n")
-	for _, want := range []string{"/f/ is no longer in the sitemap but is still there", "now leads to " + e.site.URL("/login/")} {
+	for _, want := range []string{"/f/ is no longer in the sitemap but is still there", "now leads to " + e.Site.URL("/login/")} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings %q lack %q", w, want)
 		}
@@ -164,15 +150,15 @@ func TestSitemapHugeIndex(t *testing.T) {
 		fmt.Fprintf(&sb, "<sitemap><loc>{root}/s%d.xml</loc></sitemap>", i)
 	}
 	sb.WriteString(`</sitemapindex>`)
-	e.site.Raw("/sitemap_index.xml", sb.String())
-	e.site.Raw("/s0.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{root}/a/</loc></url></urlset>`)
-	e.site.Sitemap("/none.xml", false)
-	e.site.Version("", sitemapShrine())
-	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.Site.Raw("/sitemap_index.xml", sb.String())
+	e.Site.Raw("/s0.xml", `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>{root}/a/</loc></url></urlset>`)
+	e.Site.Sitemap("/none.xml", false)
+	e.Site.Version("", sitemapShrine())
+	rep := harvesttest.Follow(t, e.H, e.Site.URL("/"))
 	col := rep.Collections[0]
 	read := 0
 	for i := range 10_000 {
-		read += e.site.Hits(fmt.Sprintf("/s%d.xml", i))
+		read += e.Site.Hits(fmt.Sprintf("/s%d.xml", i))
 	}
 	if read != maxSitemapChildren {
 		t.Errorf("%d child sitemaps were fetched, want %d", read, maxSitemapChildren)
@@ -180,7 +166,7 @@ func TestSitemapHugeIndex(t *testing.T) {
 	if w := strings.Join(col.Run.Warnings, "\n"); !strings.Contains(w, fmt.Sprintf("names more than %d sitemaps", maxSitemapChildren)) {
 		t.Errorf("warnings %q", w)
 	}
-	pages, _ := e.store.Pages(context.Background(), col.Collection.ID)
+	pages, _ := e.Store.Pages(context.Background(), col.Collection.ID)
 	if len(pages) != 1 {
 		t.Errorf("pages %v, want /a/ from the one child that answers", pages)
 	}

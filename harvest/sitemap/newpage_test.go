@@ -24,13 +24,13 @@ func TestNewPageShowsItsText(t *testing.T) {
 		page.Lastmod = "2026-09-01T00:00:00Z"
 		v[p] = page
 	}
-	e.site.Version("", v)
-	harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.Site.Version("", v)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
 	v["/f/"] = sitemapsite.Page{Title: "Moth facts", Text: "Moths outnumber butterflies ten to one.", Lastmod: "2026-11-21T08:00:00Z"}
-	e.site.Version("", v)
-	e.harvest()
+	e.Site.Version("", v)
+	e.Harvest()
 	var created db.ExportedChange
-	e.store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
+	e.Store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
 		if c.Kind == "created" && strings.HasSuffix(c.URL, "/f/") {
 			created = c
 		}

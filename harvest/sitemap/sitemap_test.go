@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"tidings/db"
 	"tidings/harvest"
@@ -16,50 +15,15 @@ import (
 	"tidings/pagetext"
 )
 
-// smEnv is a harvester over a fresh store, with a clock the test moves,
-// and a static site that publishes nothing but a sitemap.
-type smEnv struct {
-	t     *testing.T
-	site  *sitemapsite.Site
-	store *db.DB
-	h     *harvest.Harvester
-	now   time.Time
-}
-
-func newSMEnv(t *testing.T, s harvest.SnapshotSettings, with ...func(*harvest.Options)) *smEnv {
+// newSMEnv is a ListEnv whose site publishes nothing but a sitemap; with
+// adjusts its harvester's options.
+func newSMEnv(t *testing.T, s harvest.SnapshotSettings, with ...func(*harvest.Options)) *harvesttest.ListEnv {
 	t.Helper()
-	if s == (harvest.SnapshotSettings{}) {
-		s.PageFetches = harvest.DefaultPageFetches
-	}
-	e := &smEnv{t: t, site: sitemapsite.New(), now: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
-	t.Cleanup(e.site.Close)
-	o := harvest.Options{Snapshots: s, Now: func() time.Time { return e.now }}
+	o := harvest.Options{Snapshots: s}
 	for _, w := range with {
 		w(&o)
 	}
-	e.store, e.h = harvesttest.New(t, o)
-	return e
-}
-
-func (e *smEnv) harvest() *harvest.SiteReport {
-	e.t.Helper()
-	e.now = e.now.Add(24 * time.Hour)
-	return harvesttest.HarvestSite(e.t, e.store, e.h, e.site.URL("/"))
-}
-
-// changes lists the stored changes as "kind path", oldest first.
-func (e *smEnv) changes() []string {
-	e.t.Helper()
-	var out []string
-	err := e.store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
-		out = append(out, c.Kind+" "+strings.TrimPrefix(c.URL, e.site.Srv.URL))
-		return nil
-	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	slices.Sort(out)
-	return out
+	return harvesttest.NewListEnv(t, o)
 }
 
 // shrine is version 1 of a small generated site: every page's lastmod is
@@ -90,42 +54,42 @@ func sitemapShrine2() map[string]sitemapsite.Page {
 // first harvest records the pages as seen and floods nothing.
 func TestSitemapTwoVersions(t *testing.T) {
 	e := newSMEnv(t, harvest.SnapshotSettings{})
-	e.site.Version("2026-11-20T09:00:00Z", sitemapShrine())
-	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.Site.Version("2026-11-20T09:00:00Z", sitemapShrine())
+	rep := harvesttest.Follow(t, e.H, e.Site.URL("/"))
 	if len(rep.Collections) != 1 {
 		t.Fatalf("collections %+v", rep.Collections)
 	}
 	col := rep.Collections[0].Collection
-	if col.Protocol != Name || col.Key != e.site.URL("/") || col.SourceURL != e.site.URL("/sitemap.xml") {
+	if col.Protocol != Name || col.Key != e.Site.URL("/") || col.SourceURL != e.Site.URL("/sitemap.xml") {
 		t.Errorf("collection %s %s from %s", col.Protocol, col.Key, col.SourceURL)
 	}
-	if got := e.changes(); len(got) != 0 {
+	if got := e.Changes(); len(got) != 0 {
 		t.Errorf("the first harvest recorded %v; want the pages recorded as seen", got)
 	}
 	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, StampWarning) {
 		t.Errorf("warnings %q lack the build-stamp one", w)
 	}
-	pages, err := e.store.Pages(context.Background(), col.ID)
+	pages, err := e.Store.Pages(context.Background(), col.ID)
 	if err != nil || len(pages) != 5 {
 		t.Fatalf("pages %v, %v", pages, err)
 	}
-	if n := e.site.Hits("/sitemap.xml"); n != 1 {
+	if n := e.Site.Hits("/sitemap.xml"); n != 1 {
 		t.Errorf("following the site read its sitemap %d times, want once", n)
 	}
 	// The same version again: nothing changed.
-	e.site.Version("2026-11-21T09:00:00Z", sitemapShrine())
-	e.harvest()
-	if got := e.changes(); len(got) != 0 {
+	e.Site.Version("2026-11-21T09:00:00Z", sitemapShrine())
+	e.Harvest()
+	if got := e.Changes(); len(got) != 0 {
 		t.Errorf("a rebuild without edits recorded %v", got)
 	}
-	e.site.Version("2026-11-22T09:00:00Z", sitemapShrine2())
-	rep = e.harvest()
+	e.Site.Version("2026-11-22T09:00:00Z", sitemapShrine2())
+	rep = e.Harvest()
 	want := []string{"created /e/", "deleted /d/", "updated /a/"}
-	if got := e.changes(); !slices.Equal(got, want) {
+	if got := e.Changes(); !slices.Equal(got, want) {
 		t.Errorf("changes %v, want %v; warnings %q", got, want, harvesttest.Warnings(rep))
 	}
 	var updated db.ExportedChange
-	e.store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
+	e.Store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
 		if c.Kind == "updated" {
 			updated = c
 		}
@@ -136,8 +100,8 @@ func TestSitemapTwoVersions(t *testing.T) {
 		t.Errorf("the update of %s: title %q, text %q, removed %q, added %q", updated.URL, updated.Title, updated.TextChange, del, ins)
 	}
 	// Dated by the harvest, not by a build stamp that says nothing.
-	if !updated.Datetime.Equal(e.now) {
-		t.Errorf("the update is dated %s, want the harvest's time %s", updated.Datetime, e.now)
+	if !updated.Datetime.Equal(e.Now) {
+		t.Errorf("the update is dated %s, want the harvest's time %s", updated.Datetime, e.Now)
 	}
 }
 
@@ -155,23 +119,23 @@ func TestSitemapTrustedLastmod(t *testing.T) {
 		"/contact/":       {Title: "Contact", Text: "Write to me."},
 		"/2026/three.htm": {Title: "Three", Text: "Third post.", Lastmod: "2026-10-09"},
 	}
-	e.site.Version("", pages)
-	harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.Site.Version("", pages)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
 	// The first harvest read every page once, to compare it later (the
 	// home page is read by discovery too).
 	for p := range pages {
-		if p != "/" && e.site.Hits(p) != 1 {
-			t.Errorf("%s was read %d times by the first harvest, want once", p, e.site.Hits(p))
+		if p != "/" && e.Site.Hits(p) != 1 {
+			t.Errorf("%s was read %d times by the first harvest, want once", p, e.Site.Hits(p))
 		}
 	}
 	// Two: the date of "one" moves with no change of text; "about" is
 	// edited without a date.
 	pages["/2026/one.html"] = sitemapsite.Page{Title: "One", Text: "First post.", Lastmod: "2026-11-01"}
 	pages["/about/"] = sitemapsite.Page{Title: "About", Text: "Me, and my moths."}
-	e.site.Version("", pages)
-	rep := e.harvest()
+	e.Site.Version("", pages)
+	rep := e.Harvest()
 	want := []string{"updated /about/"}
-	if got := e.changes(); !slices.Equal(got, want) {
+	if got := e.Changes(); !slices.Equal(got, want) {
 		t.Errorf("changes %v, want %v; warnings %q", got, want, harvesttest.Warnings(rep))
 	}
 	if w := strings.Join(harvesttest.Warnings(rep), "\n"); strings.Contains(w, StampWarning) {
@@ -183,26 +147,26 @@ func TestSitemapTrustedLastmod(t *testing.T) {
 // under that path, no robots.txt: one collection for the path only.
 func TestSitemapScopedCollection(t *testing.T) {
 	e := newSMEnv(t, harvest.SnapshotSettings{})
-	e.site.Sitemap("/project/sitemap.xml", false)
-	e.site.Version("", map[string]sitemapsite.Page{
+	e.Site.Sitemap("/project/sitemap.xml", false)
+	e.Site.Version("", map[string]sitemapsite.Page{
 		"/project/":       {Title: "Project", Text: "A tool.", Lastmod: "2026-11-01"},
 		"/project/docs/":  {Title: "Docs", Text: "How to use it.", Lastmod: "2026-11-02"},
 		"/other/":         {Title: "Other", Text: "Someone else's.", Lastmod: "2026-11-03"},
 		"/project/x.html": {Title: "X", Text: "x", Lastmod: "2026-11-04"},
 	})
-	rep := harvesttest.Follow(t, e.h, e.site.URL("/project/"))
+	rep := harvesttest.Follow(t, e.H, e.Site.URL("/project/"))
 	col := rep.Collections[0].Collection
 	// Dated within the first harvest's window by a sitemap whose dates
 	// are the pages' own: the collection's first entry.
 	want := []string{"created /project/", "created /project/docs/", "created /project/x.html"}
-	if got := e.changes(); !slices.Equal(got, want) {
+	if got := e.Changes(); !slices.Equal(got, want) {
 		t.Errorf("the first harvest recorded %v, want %v", got, want)
 	}
-	if col.Protocol != Name || col.Key != e.site.URL("/project/") || col.Title != "Project" {
+	if col.Protocol != Name || col.Key != e.Site.URL("/project/") || col.Title != "Project" {
 		t.Fatalf("collection %q %q titled %q", col.Protocol, col.Key, col.Title)
 	}
-	pages, _ := e.store.Pages(context.Background(), col.ID)
-	if len(pages) != 3 || pages[e.site.URL("/other/")].URL != "" {
+	pages, _ := e.Store.Pages(context.Background(), col.ID)
+	if len(pages) != 3 || pages[e.Site.URL("/other/")].URL != "" {
 		t.Errorf("pages %v; want the three under /project/", pages)
 	}
 }
@@ -212,25 +176,25 @@ func TestSitemapScopedCollection(t *testing.T) {
 // the sitemap lists another host and a developer's leftover too.
 func TestSitemapGzipIndex(t *testing.T) {
 	e := newSMEnv(t, harvest.SnapshotSettings{})
-	e.site.Sitemap("/sitemap-pages.xml.gz", true)
-	e.site.ExtraEntries(`<url><loc>https://elsewhere.invalid/</loc></url>`, `<url><loc>http://127.0.0.1:8000/draft/</loc></url>`)
-	e.site.Version("", map[string]sitemapsite.Page{
+	e.Site.Sitemap("/sitemap-pages.xml.gz", true)
+	e.Site.ExtraEntries(`<url><loc>https://elsewhere.invalid/</loc></url>`, `<url><loc>http://127.0.0.1:8000/draft/</loc></url>`)
+	e.Site.Version("", map[string]sitemapsite.Page{
 		"/":   {Title: "Home", Text: "Hello.", Lastmod: "2026-11-01"},
 		"/a/": {Title: "A", Text: "a", Lastmod: "2026-11-02"},
 	})
-	e.site.Robots("User-agent: *\nAllow: /\nSitemap: {root}/sitemap_index.xml\n")
-	e.site.Raw("/sitemap_index.xml", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+	e.Site.Robots("User-agent: *\nAllow: /\nSitemap: {root}/sitemap_index.xml\n")
+	e.Site.Raw("/sitemap_index.xml", `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
 <sitemap><loc>{root}/sitemap_index.xml</loc></sitemap>
 <sitemap><loc>{root}/sitemap-pages.xml.gz</loc></sitemap>
 <sitemap><loc>https://elsewhere.invalid/sitemap.xml</loc></sitemap>
 </sitemapindex>`)
-	root := e.site.URL("/")
-	rep := harvesttest.Follow(t, e.h, root)
+	root := e.Site.URL("/")
+	rep := harvesttest.Follow(t, e.H, root)
 	col := rep.Collections[0]
 	if col.Collection.SourceURL != root+"sitemap_index.xml" || col.Run.Error != "" {
 		t.Fatalf("collection from %s, error %q", col.Collection.SourceURL, col.Run.Error)
 	}
-	pages, _ := e.store.Pages(context.Background(), col.Collection.ID)
+	pages, _ := e.Store.Pages(context.Background(), col.Collection.ID)
 	if len(pages) != 2 {
 		t.Errorf("pages %v, want / and /a/", pages)
 	}
@@ -276,16 +240,16 @@ func TestSitemapEveryDateMoves(t *testing.T) {
 		}
 		return v
 	}
-	e.site.Version("", build(sitemapShrine(), 1))
-	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.Site.Version("", build(sitemapShrine(), 1))
+	rep := harvesttest.Follow(t, e.H, e.Site.URL("/"))
 	if w := strings.Join(harvesttest.Warnings(rep), "\n"); strings.Contains(w, StampWarning) {
 		t.Errorf("distinct dates were taken for a build's at the first look: %q", w)
 	}
 	v := build(sitemapShrine(), 2)
 	v["/c/"] = sitemapsite.Page{Title: "Links", Text: "Other moth shrines I like, and one I do not.", Lastmod: v["/c/"].Lastmod}
-	e.site.Version("", v)
-	rep = e.harvest()
-	if got := e.changes(); !slices.Equal(got, []string{"updated /c/"}) {
+	e.Site.Version("", v)
+	rep = e.Harvest()
+	if got := e.Changes(); !slices.Equal(got, []string{"updated /c/"}) {
 		t.Errorf("changes %v, want only /c/; warnings %q", got, harvesttest.Warnings(rep))
 	}
 	if w := strings.Join(harvesttest.Warnings(rep), "\n"); !strings.Contains(w, StampWarning) {
@@ -303,17 +267,17 @@ func TestSitemapOnePageManyAddresses(t *testing.T) {
 		"/x/index.html": {Title: "X", Text: "x", Lastmod: "2026-09-01"},
 		"/contact/":     {Title: "Contact", Text: "Write.", Lastmod: "2026-09-01"},
 	}
-	e.site.Version("", v)
-	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
-	pages, _ := e.store.Pages(context.Background(), rep.Collections[0].Collection.ID)
+	e.Site.Version("", v)
+	rep := harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	pages, _ := e.Store.Pages(context.Background(), rep.Collections[0].Collection.ID)
 	if len(pages) != 2 {
 		t.Errorf("pages %v, want /x/ and /contact/", pages)
 	}
 	delete(v, "/contact/")
 	v["/contact"] = sitemapsite.Page{Title: "Contact", Text: "Write.", Lastmod: "2026-09-01"}
-	e.site.Version("", v)
-	rep = e.harvest()
-	if got := e.changes(); len(got) != 0 {
+	e.Site.Version("", v)
+	rep = e.Harvest()
+	if got := e.Changes(); len(got) != 0 {
 		t.Errorf("renaming /contact/ to /contact recorded %v; warnings %q", got, harvesttest.Warnings(rep))
 	}
 }

@@ -20,54 +20,54 @@ import (
 // edit after ResourceSync went away.
 func TestFeedOutlivesASourceSwitch(t *testing.T) {
 	e := newSMEnv(t, harvest.SnapshotSettings{}, func(o *harvest.Options) { o.DiscoveryInterval = time.Hour })
-	e.site.ETags(true)
+	e.Site.ETags(true)
 	v := map[string]sitemapsite.Page{}
 	for p, page := range sitemapShrine() {
 		page.Lastmod = "2026-09-01T00:00:00Z"
 		v[p] = page
 	}
-	e.site.Version("", v)
-	rep := harvesttest.Follow(t, e.h, e.site.URL("/"))
+	e.Site.Version("", v)
+	rep := harvesttest.Follow(t, e.H, e.Site.URL("/"))
 	feed := rep.Collections[0].Collection
 
 	// While the sitemap feeds it: an edit of /a/.
 	v["/a/"] = sitemapsite.Page{Title: "Luna moth", Text: "The luna moth is pale green.\nIt lives for about ten days.", Lastmod: "2026-11-21T08:00:00Z"}
-	e.site.Version("", v)
-	e.harvest()
+	e.Site.Version("", v)
+	e.Harvest()
 
 	// The site publishes ResourceSync, whose change list names an edit
 	// of /b/ made after the sitemap's last harvest.
-	e.site.Raw("/.well-known/resourcesync", `<urlset `+rsXMLNS+`><rs:md capability="description"/>
+	e.Site.Raw("/.well-known/resourcesync", `<urlset `+rsXMLNS+`><rs:md capability="description"/>
 <url><loc>{root}/caps.xml</loc><rs:md capability="capabilitylist"/></url></urlset>`)
-	e.site.Raw("/caps.xml", `<urlset `+rsXMLNS+`><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="{root}/"/>
+	e.Site.Raw("/caps.xml", `<urlset `+rsXMLNS+`><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="{root}/"/>
 <url><loc>{root}/changes.xml</loc><rs:md capability="changelist"/></url></urlset>`)
-	e.site.Raw("/changes.xml", `<urlset `+rsXMLNS+`><rs:md capability="changelist" from="2026-09-01T00:00:00Z"/>
+	e.Site.Raw("/changes.xml", `<urlset `+rsXMLNS+`><rs:md capability="changelist" from="2026-09-01T00:00:00Z"/>
 <url><loc>{root}/a/</loc><rs:md change="updated" datetime="2026-11-21T08:00:00Z"/></url>
 <url><loc>{root}/b/</loc><rs:md change="updated" datetime="2026-11-22T08:00:00Z"/></url></urlset>`)
-	e.harvest()
-	if got := activeProtocols(t, e.store); !slices.Equal(got, []string{"resourcesync"}) {
+	e.Harvest()
+	if got := harvesttest.ActiveSources(t, e.Store); !slices.Equal(got, []string{"resourcesync"}) {
 		t.Fatalf("after the site published ResourceSync it is followed by %v", got)
 	}
 
 	// ResourceSync goes away; the sitemap names an edit of /c/.
 	for _, p := range []string{"/.well-known/resourcesync", "/caps.xml", "/changes.xml"} {
-		e.site.Raw(p, "")
+		e.Site.Raw(p, "")
 	}
 	v["/c/"] = sitemapsite.Page{Title: "Links", Text: "Other moth shrines I like, and one more.", Lastmod: "2026-11-23T08:00:00Z"}
-	e.site.Version("", v)
-	e.harvest()
-	if got := activeProtocols(t, e.store); !slices.Equal(got, []string{Name}) {
+	e.Site.Version("", v)
+	e.Harvest()
+	if got := harvesttest.ActiveSources(t, e.Store); !slices.Equal(got, []string{Name}) {
 		t.Fatalf("after ResourceSync went away the site is followed by %v", got)
 	}
 
-	cols, err := e.store.Collections(context.Background(), db.CollectionFilter{})
+	cols, err := e.Store.Collections(context.Background(), db.CollectionFilter{})
 	if err != nil || len(cols) != 1 || cols[0].ID != feed.ID || cols[0].PublicID != feed.PublicID {
 		t.Fatalf("collections %+v, %v; want the one the followers subscribed to", cols, err)
 	}
 	var news []string
-	err = e.store.ExportChanges(context.Background(), db.ExportFilter{CollectionID: feed.ID}, func(c db.ExportedChange) error {
+	err = e.Store.ExportChanges(context.Background(), db.ExportFilter{CollectionID: feed.ID}, func(c db.ExportedChange) error {
 		if !c.History {
-			news = append(news, c.Kind+" "+strings.TrimPrefix(c.URL, e.site.Srv.URL))
+			news = append(news, c.Kind+" "+strings.TrimPrefix(c.URL, e.Site.Srv.URL))
 		}
 		return nil
 	})

@@ -16,7 +16,7 @@ import (
 // change is found, each once.
 func TestPagesPastTheBudgetAreReadWhileTheSitemapIsUnchanged(t *testing.T) {
 	e := newSMEnv(t, harvest.SnapshotSettings{PageFetches: 5})
-	e.site.ETags(true)
+	e.Site.ETags(true)
 	version := func(day string, edit bool) map[string]sitemapsite.Page {
 		v := map[string]sitemapsite.Page{}
 		for i := range 13 {
@@ -31,15 +31,15 @@ func TestPagesPastTheBudgetAreReadWhileTheSitemapIsUnchanged(t *testing.T) {
 		v["/"] = sitemapsite.Page{Title: "Moths", Text: "All the moths.", Lastmod: "2026-10-01T00:00:00Z"}
 		return v
 	}
-	e.site.Version("", version("", false))
-	harvesttest.Follow(t, e.h, e.site.URL("/"))
-	e.site.Version("", version("2026-11-21T08:00:00Z", true))
+	e.Site.Version("", version("", false))
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	e.Site.Version("", version("2026-11-21T08:00:00Z", true))
 	var runs [][]string
 	for range 4 {
-		rep := e.harvest()
+		rep := e.Harvest()
 		runs = append(runs, harvesttest.Warnings(rep))
 	}
-	updated := e.changes()
+	updated := e.Changes()
 	var want []string
 	for i := range 13 {
 		want = append(want, fmt.Sprintf("updated /m%d/", i))
@@ -48,7 +48,7 @@ func TestPagesPastTheBudgetAreReadWhileTheSitemapIsUnchanged(t *testing.T) {
 	if !slices.Equal(updated, want) {
 		t.Errorf("changes %v, want the 13 updates, each once; warnings by harvest %q", updated, runs)
 	}
-	if n := e.site.Hits("/sitemap.xml"); n != 5 {
+	if n := e.Site.Hits("/sitemap.xml"); n != 5 {
 		t.Errorf("the sitemap was asked %d times in five harvests", n)
 	}
 }
