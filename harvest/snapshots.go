@@ -27,6 +27,10 @@ type pageReading struct {
 	queues map[int64]*db.SnapshotQueue
 	// age orders the site harvest among those under way (harvestAge).
 	age uint64
+	// noise is what the site's pages hold that changes without news:
+	// a person's ignore rules for the site, and what was learned of it
+	// (pagetext.Noise); texts are compared without it.
+	noise *pagetext.Noise
 }
 
 // pageNote is what a page's snapshot says of its latest change.
@@ -309,7 +313,7 @@ func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pa
 		j.warn.add("%s: %s", url, w)
 	}
 	sh.title = r.Text.Title
-	sh.textChange, sh.diff = compareText(kind, prev, had, r.Text, max(h.opts.Snapshots.MaxText, pagetext.DefaultMaxText)*4)
+	sh.textChange, sh.diff = compareText(kind, prev, had, r.Text, max(h.opts.Snapshots.MaxText, pagetext.DefaultMaxText)*4, ps.noise)
 	return sh, r.Snapshot
 }
 
@@ -342,8 +346,9 @@ const maxContentType = 200
 // snapshot: TextChanged with the diff, TextUnchanged, or TextUnknown with
 // nothing to compare (no text, or an updated page read for the first time,
 // whose snapshot is then the baseline). A created page read for the first
-// time shows its opening text as added.
-func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapshot, limit int) (string, string) {
+// time shows its opening text as added. Both texts are compared without
+// their noise lines (counters, timestamps, what a person asked to ignore).
+func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapshot, limit int, noise *pagetext.Noise) (string, string) {
 	if !snap.HasText() {
 		return db.TextUnknown, ""
 	}
@@ -362,11 +367,11 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 	}
 	var d pagetext.Diff
 	if known {
-		d = pagetext.Compare(old, snap.Text)
+		d = pagetext.Compare(noise.Drop(old), noise.Drop(snap.Text))
 	} else {
 		// A new page's change shows its opening lines; its whole text
 		// would only repeat the snapshot.
-		d = pagetext.Opening(snap.Text)
+		d = pagetext.Opening(noise.Drop(snap.Text))
 	}
 	if d.Unchanged() {
 		if known {
