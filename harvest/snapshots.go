@@ -282,7 +282,7 @@ func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string
 // returned, nil when nothing new was read, is stored as the page's latest.
 func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pageReading, url, kind string, prev db.Snapshot, had bool) (*pageNote, *db.Snapshot) {
 	sh := &pageNote{title: prev.Title}
-	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true})
+	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true, Noise: ps.noise})
 	switch {
 	case errors.Is(err, errNoTurn):
 		return sh, nil
@@ -352,13 +352,16 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 	if !snap.HasText() {
 		return db.TextUnknown, ""
 	}
-	old, known := "", false
+	old, known, now := "", false, snap.Text
 	if had && prev.Text != nil {
 		// A snapshot that cannot be read again is as good as none.
 		if t, err := pagetext.Decompress(prev.Text, limit); err == nil {
 			old, known = t, true
 		}
-		if known && old == snap.Text {
+		if known && noise.Rebase(prev.FetchedAt) {
+			old, now = pagetext.Rebased(noise.Drop(old), noise.Drop(now), noise.Drop(snap.Unremoved))
+		}
+		if known && old == now {
 			return db.TextUnchanged, ""
 		}
 	}
@@ -367,7 +370,7 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 	}
 	var d pagetext.Diff
 	if known {
-		d = pagetext.Compare(noise.Drop(old), noise.Drop(snap.Text))
+		d = pagetext.Compare(noise.Drop(old), noise.Drop(now))
 	} else {
 		// A new page's change shows its opening lines; its whole text
 		// would only repeat the snapshot.

@@ -156,6 +156,19 @@ func (j *CollectionRun) Noise() *pagetext.Noise {
 	return j.reading.noise.Clone()
 }
 
+// Learned keeps, as the site's rules, the shapes of noise lines a source
+// learned from the pages it compared (pagetext.LearnShapes), so that its
+// later harvests, which may read only a few pages, know them, and people
+// see them on the site's page.
+func (j *CollectionRun) Learned(shapes map[string]bool) {
+	for s := range shapes {
+		if j.reading == nil || j.reading.noise == nil || !j.reading.noise.Shapes[s] {
+			j.learned = append(j.learned, s)
+		}
+	}
+	slices.Sort(j.learned)
+}
+
 // ReadPageText reads page u with the page reader, after TakePageFetch,
 // conditionally on its previous snapshot prev (had: there is one), and
 // compares its text with it as a change of kind shows it. The snapshot is

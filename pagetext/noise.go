@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -24,6 +25,26 @@ type Noise struct {
 	Titles map[string]bool
 	// Rules are a person's own (ParseRule).
 	Rules []Rule
+	// Remove are the parts of its pages a person asked to ignore
+	// (ParseSelector); Since is when the newest of them was given.
+	Remove []Selector
+	Since  time.Time
+}
+
+// Rebase reports whether a page's text read at fetchedAt was read before
+// the newest of Remove was given: it still holds what that selector now
+// leaves out, so it is no baseline to compare with, and the page is read
+// again whole.
+func (n *Noise) Rebase(fetchedAt time.Time) bool {
+	return n != nil && len(n.Remove) > 0 && fetchedAt.Before(n.Since)
+}
+
+// Selectors are the parts of its pages to leave out (nil-safe).
+func (n *Noise) Selectors() []Selector {
+	if n == nil {
+		return nil
+	}
+	return n.Remove
 }
 
 // Rule is a person's rule for a site: a line that contains Text (case
@@ -60,7 +81,8 @@ func (n *Noise) Clone() *Noise {
 	if n == nil {
 		return &Noise{}
 	}
-	return &Noise{Shapes: maps.Clone(n.Shapes), Titles: maps.Clone(n.Titles), Rules: slices.Clone(n.Rules)}
+	return &Noise{Shapes: maps.Clone(n.Shapes), Titles: maps.Clone(n.Titles), Rules: slices.Clone(n.Rules),
+		Remove: slices.Clone(n.Remove), Since: n.Since}
 }
 
 // Learn adds the shapes LearnShapes found.

@@ -314,7 +314,9 @@ func (h *Harvest) noise(shared pagetext.LineSet, titles []string) *pagetext.Nois
 			pairs = append(pairs, [2]string{shared.Drop(r.old), shared.Drop(r.now)})
 		}
 	}
-	n.Learn(pagetext.LearnShapes(pairs, minShapePages))
+	learned := pagetext.LearnShapes(pairs, minShapePages)
+	h.Learned(learned)
+	n.Learn(learned)
 	return n
 }
 

@@ -1,9 +1,12 @@
 package pages
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"tidings/db"
 	"tidings/harvest"
@@ -63,6 +66,25 @@ func TestNoiseMakesNoEntry(t *testing.T) {
 	if fresh := e.fresh(); len(fresh) != 0 {
 		t.Errorf("the noise alone made entries: %q", fresh)
 	}
+	// The counter's line, changed on every page, is kept as the site's:
+	// its page shows it, and later harvests know it.
+	site, err := e.store.SiteByURL(context.Background(), e.site.srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := e.store.IgnoreRules(context.Background(), site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var learned []string
+	for _, r := range rules {
+		if r.Kind == db.IgnoreLearned {
+			learned = append(learned, r.Pattern)
+		}
+	}
+	if !slices.Contains(learned, "This page has been visited # times") {
+		t.Errorf("learned %q, want the counter's shape", learned)
+	}
 	serveNoisy(e.site, 3, "The cecropia moth is the largest moth of the garden.")
 	e.harvest()
 	if fresh := e.fresh(); len(fresh) != 1 || fresh[0] != "updated /m4.html" {
@@ -83,4 +105,61 @@ func (e *watchEnv) fresh() []string {
 		}
 	}
 	return out
+}
+
+// ringPage is a page whose footer carries a webring's banner, which
+// names another member at every visit, and the author's mood.
+func ringPage(title, ring, mood string, body ...string) string {
+	var sb strings.Builder
+	sb.WriteString(`<!doctype html><html><head><title>` + title + `</title></head><body><main><h1>` + title + `</h1>`)
+	for _, b := range body {
+		sb.WriteString(`<p>` + b + `</p>`)
+	}
+	sb.WriteString(`</main><footer><div class="webring"><p>Moth ring: ` + ring + `</p></div><p>Mood: ` + mood + `</p></footer></body></html>`)
+	return sb.String()
+}
+
+// TestIgnoreRulesOfAPerson: a person's rules for a site, a text and a
+// CSS selector given after the follow, leave the mood line and the
+// webring's banner out of the next harvest's comparison: the one real
+// edit is found, and its diff holds only it.
+func TestIgnoreRulesOfAPerson(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{})
+	rings := []string{"Kestrel's moths", "Owl's moths", "Bat's garden", "Night flyers"}
+	serve := func(v int, edit bool) {
+		links := `<a href="/a.html">a</a> <a href="/b.html">b</a> <a href="/c.html">c</a>`
+		e.site.set("/", ringPage("Moth pages", rings[v%4], fmt.Sprint("sleepy ", v), "My moth pages: "+links))
+		for i, p := range []string{"a", "b", "c"} {
+			body := []string{"Notes on moth " + p + "."}
+			if edit && p == "b" {
+				body = append(body, "Moth b came back in November.")
+			}
+			e.site.set("/"+p+".html", ringPage("Moth "+p, rings[(v+i+1)%4], fmt.Sprint("happy ", v+i), body...))
+		}
+	}
+	serve(0, false)
+	e.follow("/")
+	site, err := e.store.SiteByURL(context.Background(), e.site.srv.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for kind, pattern := range map[string]string{db.IgnoreText: "mood:", db.IgnoreCSS: ".webring"} {
+		if _, err := e.store.AddIgnoreRule(context.Background(), site.ID, kind, pattern, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	serve(1, true)
+	e.harvest()
+	if fresh := e.fresh(); len(fresh) != 1 || fresh[0] != "updated /b.html" {
+		c := e.exported("/c.html", "updated")
+		t.Fatalf("entries %q, want only /b.html updated; /c.html's diff %s", fresh, c.Diff)
+	}
+	changetest.Text(t, e.exported("/b.html", "updated"), "Moth b", db.TextChanged, nil, []string{"Moth b came back in November."})
+	// Later harvests compare texts that no longer hold the banner.
+	serve(2, false)
+	e.harvest()
+	fresh := e.fresh()
+	if len(fresh) != 2 || fresh[0] != "updated /b.html" || fresh[1] != "updated /b.html" {
+		t.Fatalf("entries %q, want /b.html updated twice (the sentence added, then removed)", fresh)
+	}
 }

@@ -71,7 +71,9 @@ func (h *pagesHarvest) noise(sl pagetext.LineSet, olds map[string]string) *paget
 			pairs = append(pairs, [2]string{sl.Drop(old), sl.Drop(r.snap.Text)})
 		}
 	}
-	n.Learn(pagetext.LearnShapes(pairs, minPagesForSiteLines))
+	learned := pagetext.LearnShapes(pairs, minPagesForSiteLines)
+	h.Learned(learned)
+	n.Learn(learned)
 	return n
 }
 
@@ -88,7 +90,7 @@ func (h *pagesHarvest) judge() {
 	clean := func(t string) string { return noise.Drop(sl.Drop(t)) }
 	shots := map[string]*reading{}
 	for _, r := range h.reads {
-		sh := h.compare(r, clean, olds, limit)
+		sh := h.compare(r, clean, noise, olds, limit)
 		shots[r.id] = sh
 		h.ShareText(r.id, sh.title, sh.textChange, sh.diff)
 		h.res.Snapshots = append(h.res.Snapshots, r.stored)
@@ -120,7 +122,7 @@ func (h *pagesHarvest) judge() {
 // opening text as added, unless it is already seen (the first harvest's,
 // or one a person added). A known page read for the first time is the
 // baseline. olds are the previous texts siteLines read.
-func (h *pagesHarvest) compare(r pageRead, clean func(string) string, olds map[string]string, limit int) *reading {
+func (h *pagesHarvest) compare(r pageRead, clean func(string) string, noise *pagetext.Noise, olds map[string]string, limit int) *reading {
 	sh := &reading{title: r.snap.Title}
 	if !r.known {
 		if r.byHand || h.first {
@@ -145,11 +147,15 @@ func (h *pagesHarvest) compare(r pageRead, clean func(string) string, olds map[s
 			return sh
 		}
 	}
-	if old == r.snap.Text {
+	now := r.snap.Text
+	if noise.Rebase(prev.FetchedAt) {
+		old, now = pagetext.Rebased(clean(old), clean(now), clean(r.snap.Unremoved))
+	}
+	if old == now {
 		sh.textChange = db.TextUnchanged
 		return sh
 	}
-	sh.textChange, sh.diff = textDiff(clean(old), clean(r.snap.Text))
+	sh.textChange, sh.diff = textDiff(clean(old), clean(now))
 	return sh
 }
 
