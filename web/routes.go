@@ -111,6 +111,8 @@ func (s *Server) routes() {
 	// given a page's address finds the feeds in it.
 	page(http.MethodGet, "/site/:id", s.sitePage)
 	page(http.MethodPost, "/site/:id/harvest", s.siteHarvest, user)
+	page(http.MethodPost, "/site/:id/ignore", s.siteIgnore, user)
+	page(http.MethodPost, "/site/:id/ignore/:rule/remove", s.siteIgnoreRemove, user)
 	page(http.MethodGet, "/site/:id/unfollow", s.unfollowConfirm, user)
 	page(http.MethodPost, "/site/:id/unfollow", s.siteUnfollow, user)
 	page(http.MethodGet, "/collection/:id", s.collectionPage)

@@ -28,6 +28,10 @@ type sitePageData struct {
 	// Harvesting: a harvest asked for is running; the page reloads
 	// itself until it is done.
 	Harvesting bool
+	// Rules are the site's ignore rules; RuleForm the form to add one,
+	// as a person filled it when it was refused.
+	Rules    []db.IgnoreRule
+	RuleForm ruleForm
 }
 
 func (d sitePageData) refresh() int {
@@ -91,11 +95,18 @@ func (s *Server) sitePage(c echo.Context) error {
 	if numeric {
 		return s.movedTo(c, sitePath(site))
 	}
+	return s.showSite(c, site, http.StatusOK, ruleForm{Kind: db.IgnoreText})
+}
+
+// showSite renders a site's page, with the form to add an ignore rule as
+// given (refused, with its error, or empty).
+func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleForm) error {
 	ctx := c.Request().Context()
 	// Whether a harvest asked for is done is asked before what it stores
 	// is read, so that a page saying it is done shows all of it.
 	notice, harvesting := s.siteNotice(c, site)
 	if c.QueryParam("harvest") == "started" && !harvesting {
+		var err error
 		if site, err = s.store.SiteByID(ctx, site.ID); err != nil {
 			return err
 		}
@@ -130,7 +141,11 @@ func (s *Server) sitePage(c echo.Context) error {
 		d.Harvests = append(d.Harvests, newHarvestView(h, names))
 	}
 	d.Notice, d.Harvesting = notice, harvesting
-	return s.render(c, http.StatusOK, "site", siteName(site), d)
+	if d.Rules, err = s.store.IgnoreRules(ctx, site.ID); err != nil {
+		return err
+	}
+	d.RuleForm = form
+	return s.render(c, status, "site", siteName(site), d)
 }
 
 // siteName is what a page calls a site: its title when it has one.
@@ -157,6 +172,10 @@ func (s *Server) siteNotice(c echo.Context, site db.Site) (notice string, harves
 			return quota.Message(), false
 		}
 		return "You can ask for a harvest again.", false
+	case c.QueryParam("rule") == "added":
+		return "The rule is added: the next harvest leaves out what it matches.", false
+	case c.QueryParam("rule") == "removed":
+		return "The rule is removed.", false
 	case c.QueryParam("followed") != "":
 		return "You now follow " + siteName(site) + ". Its feeds are below.", false
 	}

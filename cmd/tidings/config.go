@@ -245,7 +245,24 @@ func envName(flagName string) string {
 // invocationFlags say what one command run should do rather than how
 // tidings is set up, so no environment variable stands for them: a
 // TIDINGS_SITE left in the environment must not narrow every harvest.
-var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true, "entries": true}
+var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true, "entries": true,
+	"text": true, "css": true, "remove": true}
+
+// parseInterspersed is parseFlags for a command whose arguments may come
+// before its flags ("ignore URL --text T"): it returns the arguments.
+func parseInterspersed(fs *flag.FlagSet, args []string, getenv func(string) string) ([]string, error) {
+	var positional []string
+	for {
+		if err := parseFlags(fs, args, getenv); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
 
 // parseFlags parses args, then fills every setting not given on the command
 // line from its environment variable.

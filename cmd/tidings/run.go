@@ -92,6 +92,8 @@ Commands:
   harvest [--all | --site URL]
                         harvest the sites that are due (or all, or one) now
   feeds [--json]        list collections and their feed URLs
+  ignore URL [--text TEXT]... [--css SELECTOR]... [--remove ID]...
+                        list a site's ignore rules, adding or removing some
   check URL             say what tidings finds on a site and what its owner should fix
   export changes [--site URL] [--collection ID]
                         print every stored change as JSON Lines
@@ -143,6 +145,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdHarvest(ctx, rest, getenv, stdout, stderr)
 	case "feeds":
 		return cmdFeeds(ctx, rest, getenv, stdout, stderr)
+	case "ignore":
+		return cmdIgnore(ctx, rest, getenv, stdout, stderr)
 	case "check":
 		return cmdCheck(ctx, rest, getenv, stdout, stderr)
 	case "export":
