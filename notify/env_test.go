@@ -245,7 +245,7 @@ func (e *env) change(k demosite.Kind) {
 	s := e.sites.Of(k)
 	s.Change(2, time.Now().Add(time.Second))
 	rep := harvesttest.HarvestSite(e.t, e.store, e.h, s.URL+"/")
-	if rep.Changes() != 2 {
-		e.t.Fatalf("harvest of %s found %d changes, want 2: %v", s.Name, rep.Changes(), harvesttest.Warnings(rep))
+	if rep.Changes() < 2 {
+		e.t.Fatalf("harvest of %s found %d changes, want 2 or more: %v", s.Name, rep.Changes(), harvesttest.Warnings(rep))
 	}
 }
