@@ -1,6 +1,10 @@
 package notify_test
 
 import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -9,7 +13,53 @@ import (
 	"tidings/db"
 	"tidings/internal/demosite"
 	"tidings/notify"
+	webpkg "tidings/web"
 )
+
+// webApp is the web server over the test's store and notifier.
+type webApp struct {
+	t   *testing.T
+	srv *httptest.Server
+}
+
+func startWeb(t *testing.T, e *env) *webApp {
+	t.Helper()
+	w, err := webpkg.New(e.store, webpkg.Options{BaseURL: "http://tidings.test/", Notify: e.n})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(w.Handler())
+	t.Cleanup(srv.Close)
+	return &webApp{t: t, srv: srv}
+}
+
+// get fetches path without cookies, as a stranger's browser would.
+func (w *webApp) get(path string) (int, string) {
+	w.t.Helper()
+	resp, err := http.Get(w.srv.URL + path)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// oneClick posts to path as a mail client does for RFC 8058: no cookie,
+// no CSRF token, cross-site.
+func (w *webApp) oneClick(path string) (int, string) {
+	w.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, w.srv.URL+path, strings.NewReader(url.Values{"List-Unsubscribe": {"One-Click"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
 
 // TestDigestsKeepToTheirOwn: a harvest changes two pages on each of two
 // sites; two people follow one site each and each gets a digest of their
@@ -87,16 +137,23 @@ func TestDigestsKeepToTheirOwn(t *testing.T) {
 		}
 	}
 
-	// The unsubscribe link's token alone turns ann's digest off, and only
-	// hers; a token for bob's id with ann's signature is refused.
+	// The unsubscribe link works without signing in: a mail client's
+	// one-click POST (RFC 8058) turns ann's digest off, and only hers; a
+	// token for bob's id with ann's signature is refused; the link opened
+	// in a browser asks first.
+	web := startWeb(t, e)
 	annUnsub := strings.Trim(e.mail.To("ann@example.org")[1].Header.Get("List-Unsubscribe"), "<>")
-	token := annUnsub[strings.Index(annUnsub, "?t=")+3:]
-	forged := "2" + token[strings.Index(token, "."):]
-	if _, err := e.n.Unsubscribe(e.ctx, forged); err != notify.ErrBadLink {
-		t.Errorf("Unsubscribe(forged) = %v, want ErrBadLink", err)
+	path := strings.TrimPrefix(annUnsub, "http://tidings.test")
+	token := path[strings.Index(path, "?t=")+3:]
+	forged := "/unsubscribe?t=2" + token[strings.Index(token, "."):]
+	if code, _ := web.oneClick(forged); code != http.StatusNotFound {
+		t.Errorf("one-click with a forged token answered %d, want 404", code)
 	}
-	if _, err := e.n.Unsubscribe(e.ctx, token); err != nil {
-		t.Fatal(err)
+	if code, body := web.get(path); code != http.StatusOK || !strings.Contains(body, ">Unsubscribe</button>") {
+		t.Errorf("GET %s = %d, want a page with a button:\n%s", path, code, body)
+	}
+	if code, body := web.oneClick(path); code != http.StatusOK || !strings.Contains(body, "Unsubscribed") {
+		t.Errorf("one-click unsubscribe answered %d:\n%s", code, body)
 	}
 	for name, want := range map[string]string{"ann": db.EveryOff, "bob": db.EveryDaily} {
 		u, _ := e.store.UserByName(e.ctx, name)

@@ -25,6 +25,7 @@ var (
 	ErrBadLink    = errors.New("this link is not valid, or no longer is: it may have expired, been used, or belong to an address since changed")
 	ErrBadEvery   = errors.New("the digest is sent daily, weekly or off")
 	ErrPushExists = errors.New("this notification URL is already set for the same sites")
+	ErrNotAddress = errors.New("that is not an e-mail address")
 )
 
 // confirmFor is how long a confirmation link works.
@@ -84,7 +85,7 @@ func (n *Notifier) RequestEmail(ctx context.Context, u db.User, addr string) err
 	}
 	a, err := mail.ParseAddress(addr)
 	if err != nil || a.Address != addr || len(addr) > 254 {
-		return fmt.Errorf("%q is not an e-mail address", addr)
+		return ErrNotAddress
 	}
 	token := accounts.NewToken()
 	now := n.opts.Now()

@@ -56,6 +56,11 @@ type Config struct {
 	KeepChangesFor      time.Duration
 	KeepChanges         int
 
+	// SMTPURL and MailFrom are where e-mail goes and who sends it (see
+	// notifyFlags); without SMTPURL e-mail is off.
+	SMTPURL  string
+	MailFrom string
+
 	// MayCreate: the command may create the database (serve, follow,
 	// user add); the others refuse a --db that does not exist, which is
 	// most likely a mistyped path.
@@ -245,7 +250,8 @@ func envName(flagName string) string {
 // invocationFlags say what one command run should do rather than how
 // tidings is set up, so no environment variable stands for them: a
 // TIDINGS_SITE left in the environment must not narrow every harvest.
-var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true, "entries": true}
+var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true, "entries": true,
+	"now": true, "email": true, "every": true, "push": true, "no-push": true, "push-secret": true}
 
 // parseFlags parses args, then fills every setting not given on the command
 // line from its environment variable.
