@@ -390,9 +390,10 @@ CREATE TABLE IF NOT EXISTS settings (
 	// targets, each with the last harvest run it has told of; and the
 	// outbox, where a message is recorded before it is sent and marked
 	// after, so that a crash loses none and repeats only the one in
-	// flight. claimed_until is the lease of the process sending it.
+	// flight. claimed_until is the lease of the process sending it. IF NOT
+	// EXISTS, as in step 15.
 	`
-CREATE TABLE notify_settings (
+CREATE TABLE IF NOT EXISTS notify_settings (
 	user_id       INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
 	email         TEXT NOT NULL DEFAULT '',
 	pending_email TEXT NOT NULL DEFAULT '',
@@ -403,7 +404,7 @@ CREATE TABLE notify_settings (
 	digest_after  INTEGER NOT NULL DEFAULT 0,
 	digest_at     TEXT
 );
-CREATE TABLE push_targets (
+CREATE TABLE IF NOT EXISTS push_targets (
 	id         INTEGER PRIMARY KEY,
 	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
 	url        TEXT NOT NULL,
@@ -411,8 +412,8 @@ CREATE TABLE push_targets (
 	after_run  INTEGER NOT NULL DEFAULT 0,
 	created_at TEXT NOT NULL
 );
-CREATE INDEX push_targets_user ON push_targets (user_id);
-CREATE TABLE outbox (
+CREATE INDEX IF NOT EXISTS push_targets_user ON push_targets (user_id);
+CREATE TABLE IF NOT EXISTS outbox (
 	id            INTEGER PRIMARY KEY,
 	user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
 	target_id     INTEGER REFERENCES push_targets(id) ON DELETE CASCADE,
@@ -427,8 +428,8 @@ CREATE TABLE outbox (
 	failed_at     TEXT,
 	error         TEXT NOT NULL DEFAULT ''
 );
-CREATE INDEX outbox_due ON outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
-CREATE INDEX outbox_user ON outbox (user_id, created_at);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
+CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id, created_at);
 `,
 }
 

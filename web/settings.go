@@ -85,7 +85,9 @@ func (s *Server) settingsEmail(c echo.Context) error {
 		return err
 	}
 	done := "settings"
-	if addr != v.Email {
+	// With e-mail off the field is disabled and sends nothing: that is
+	// no wish to remove the address.
+	if n.EmailOn() && addr != v.Email {
 		err := n.RequestEmail(ctx, *u, addr)
 		switch {
 		case errors.Is(err, notify.ErrEmailOff), errors.Is(err, notify.ErrNotAddress):
