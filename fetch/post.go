@@ -48,12 +48,32 @@ func (c *Client) Post(ctx context.Context, rawURL, contentType string, body []by
 	return resp.StatusCode, nil
 }
 
+// maxLibraryAnswer bounds what a library reads of one answer through
+// HTTPClient: a notification service answers in a few bytes of JSON.
+const maxLibraryAnswer = 1 << 20
+
 // HTTPClient is an *http.Client whose connections this client's address
 // policy judges, with its timeouts and redirect limit, for a library that
-// makes its own requests; it shares this client's connections. Requests
-// made through it have no size caps, pacing or robots.txt: the library
-// must bound what it reads.
+// makes its own requests; it shares this client's connections. An answer
+// is cut off after 1 MiB; there is no pacing or robots.txt.
 func (c *Client) HTTPClient() *http.Client {
 	hc := *c.hc
+	hc.Transport = cappedTransport{hc.Transport}
 	return &hc
+}
+
+// cappedTransport cuts every answer's body at maxLibraryAnswer.
+type cappedTransport struct{ next http.RoundTripper }
+
+func (t cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err == nil {
+		resp.Body = libraryBody{io.LimitReader(resp.Body, maxLibraryAnswer), resp.Body}
+	}
+	return resp, err
+}
+
+type libraryBody struct {
+	io.Reader
+	io.Closer
 }
