@@ -257,3 +257,35 @@ func TestNotifyKilledMidSend(t *testing.T) {
 		}
 	}
 }
+
+// TestRateLimitPerTarget: past its hourly limit, a target's messages
+// wait, and are sent once the hour has room again.
+func TestRateLimitPerTarget(t *testing.T) {
+	e := newEnv(t)
+	h := startHook(t)
+	n, err := notify.New(e.store, notify.Options{BaseURL: "http://tidings.test/", Client: e.client, Now: e.clock, PerTargetHour: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := e.person("ann", demosite.ResourceSync, demosite.Sitemap)
+	if _, err := n.AddPush(e.ctx, ann.ID, h.URL(), 0); err != nil {
+		t.Fatal(err)
+	}
+	e.change(demosite.ResourceSync)
+	e.change(demosite.Sitemap)
+	rep, err := n.Run(e.ctx, notify.RunOptions{})
+	if err != nil || rep.Sent != 1 || rep.Waiting != 1 {
+		t.Fatalf("Run = %+v, %v; want one sent and one held back", rep, err)
+	}
+	e.advance(30 * time.Minute)
+	if rep, _ := n.Run(e.ctx, notify.RunOptions{}); rep.Sent != 0 {
+		t.Errorf("sent within the hour: %+v", rep)
+	}
+	e.advance(40 * time.Minute)
+	if rep, _ := n.Run(e.ctx, notify.RunOptions{}); rep.Sent != 1 {
+		t.Errorf("not sent once the hour had room: %+v", rep)
+	}
+	if n := h.requests(); n != 2 {
+		t.Errorf("%d requests, want 2", n)
+	}
+}
