@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -193,7 +194,7 @@ func (s *Server) unsubscribeConfirm(c echo.Context) error {
 	return s.render(c, http.StatusOK, "confirm", "Unsubscribe", confirmData{
 		Question: "Stop the e-mail digest?",
 		Explain:  "tidings will send no more digests of changes to this address. You can start them again on the settings page.",
-		Action:   s.abs("unsubscribe") + "?t=" + c.QueryParam("t"),
+		Action:   s.abs("unsubscribe") + "?t=" + url.QueryEscape(c.QueryParam("t")),
 		Button:   "Unsubscribe",
 		Cancel:   s.abs(""),
 	})
