@@ -257,6 +257,15 @@ type NotifyChange struct {
 // runs after AfterRun, up to UpToRun when set, of the sites UserID
 // follows (only SiteID when set). History stored as already seen is
 // never news.
+//
+// Watermarks are run ids: a run and its changes are stored in one
+// transaction, and under SQLite's one writer run ids grow in the order
+// runs commit, so a run never appears below a watermark already read.
+// An engine with concurrent writers (PostgreSQL) does not give that for
+// free: a port must read only up to the oldest run still uncommitted, or
+// number runs at commit. SQLite reuses the largest rowid once it is
+// deleted; the newest run is deleted only with the history of a site
+// nobody follows, after any other harvest would have made a newer one.
 type NotifyScope struct {
 	UserID   int64
 	SiteID   int64
