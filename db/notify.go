@@ -264,8 +264,10 @@ type NotifyChange struct {
 // An engine with concurrent writers (PostgreSQL) does not give that for
 // free: a port must read only up to the oldest run still uncommitted, or
 // number runs at commit. SQLite reuses the largest rowid once it is
-// deleted; the newest run is deleted only with the history of a site
-// nobody follows, after any other harvest would have made a newer one.
+// deleted: should the newest run of all go with the history of a site
+// nobody follows, the next run takes its id and is taken for one already
+// told of; with daily harvests of the sites still followed that needs no
+// other harvest in between, which is rare.
 type NotifyScope struct {
 	UserID   int64
 	SiteID   int64
