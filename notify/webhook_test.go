@@ -289,3 +289,25 @@ func TestRateLimitPerTarget(t *testing.T) {
 		t.Errorf("%d requests, want 2", n)
 	}
 }
+
+// TestPushForOneSite: a target kept to one site hears of that site's
+// harvests alone.
+func TestPushForOneSite(t *testing.T) {
+	e := newEnv(t)
+	h := startHook(t)
+	ann := e.person("ann", demosite.ResourceSync, demosite.Sitemap)
+	site, err := e.store.SiteByURL(e.ctx, e.sites.Of(demosite.Sitemap).URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.n.AddPush(e.ctx, ann.ID, h.URL(), site.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.change(demosite.ResourceSync)
+	e.change(demosite.Sitemap)
+	e.run(notify.RunOptions{})
+	bodies, _ := h.received()
+	if len(bodies) != 1 || !strings.Contains(bodies[0], `"site":"`+site.URL+`"`) {
+		t.Errorf("the target for %s got %q", site.URL, bodies)
+	}
+}
