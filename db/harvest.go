@@ -104,6 +104,9 @@ type CollectionHarvest struct {
 	// Watched are the pages a pages collection read (see WatchedPage);
 	// those in Gone stop being watched.
 	Watched []WatchedPage
+	// Learned are shapes of lines the harvest learned are the site's
+	// noise, kept as its rules of kind IgnoreLearned.
+	Learned []string
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -141,6 +144,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if err := saveWatched(ctx, tx, run.CollectionID, h); err != nil {
+			return err
+		}
+		if err := saveLearned(ctx, tx, run.SiteID, h.Learned, run.FinishedAt); err != nil {
 			return err
 		}
 		// What the site stores changed: the next sweep measures it.

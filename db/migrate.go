@@ -385,7 +385,21 @@ CREATE TABLE IF NOT EXISTS settings (
 	updated_at TEXT NOT NULL
 );
 `,
-	// 19: notifications. A person's e-mail digest (the address once
+	// 19: what a site's pages hold that is no news: rules people give
+	// (a text, or a CSS selector for watched pages) and the shapes of
+	// lines a harvest learned change on many pages at once. IF NOT
+	// EXISTS, as in step 15.
+	`
+CREATE TABLE IF NOT EXISTS ignore_rules (
+	id         INTEGER PRIMARY KEY,
+	site_id    INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	kind       TEXT NOT NULL CHECK (kind IN ('text', 'css', 'learned')),
+	pattern    TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	UNIQUE (site_id, kind, pattern)
+);
+`,
+	// 20: notifications. A person's e-mail digest (the address once
 	// confirmed, the one waiting for its link, how often) and push
 	// targets, each with the last harvest run it has told of; and the
 	// outbox, where a message is recorded before it is sent and marked

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -65,6 +66,10 @@ type Client struct {
 	// prove what happens on the way to another.
 	allowAddr func(address string) bool
 }
+
+// MaxBody is the cap on a document after decompression (--max-body),
+// which a reader of a Stream holds the document to.
+func (c *Client) MaxBody() int64 { return c.opts.MaxBody }
 
 // Conditional carries the validators of a previous fetch.
 type Conditional struct {
@@ -310,7 +315,7 @@ func readBody(resp *http.Response, limit bodyLimit) ([]byte, error) {
 		defer zr.Close()
 		r = zr
 	}
-	body, err := io.ReadAll(io.LimitReader(r, limit.max+1))
+	body, err := readAllOnce(io.LimitReader(r, limit.max+1), resp.ContentLength)
 	if errors.Is(err, ErrBudgetSpent) {
 		return nil, fmt.Errorf("was cut off: %w", err)
 	}
@@ -322,6 +327,61 @@ func readBody(resp *http.Response, limit bodyLimit) ([]byte, error) {
 			return body[:limit.max:limit.max], nil
 		}
 		return nil, &sentence{msg: fmt.Sprintf("is larger than the limit of %s%s", SizeString(limit.max), limit.flag), is: ErrTooLarge}
+	}
+	return body, nil
+}
+
+// readAllOnce reads r to its end into one allocation of the body's size.
+// io.ReadAll grows its slice as it goes: for a 45 MB body it allocates
+// about four times that, which the garbage collector's headroom doubles
+// again, and a few such bodies at once take hundreds of MB. A body the
+// answer announced (and did not compress) of up to 4 MiB is read into a
+// slice of that size; a longer one, or one of unknown length, is first
+// spooled to a temporary file past its first 4 MiB, as mime/multipart
+// does with large forms, then read back into a slice of its length, so
+// that only the body itself is ever held.
+func readAllOnce(r io.Reader, announced int64) ([]byte, error) {
+	const inMemory = 4 << 20
+	size := 32 << 10
+	if announced > 0 && announced < inMemory {
+		// One byte more, for the read that finds the end.
+		size = int(announced) + 1
+	}
+	buf := make([]byte, 0, size)
+	for {
+		if len(buf) == cap(buf) {
+			if cap(buf) >= inMemory {
+				break
+			}
+			grown := make([]byte, len(buf), min(2*cap(buf), inMemory))
+			copy(grown, buf)
+			buf = grown
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.CreateTemp("", "tidings-body-*")
+	if err != nil {
+		// No spool: read on in memory.
+		rest, err := io.ReadAll(r)
+		return append(buf, rest...), err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	rest, err := io.Copy(f, r)
+	if err != nil {
+		return nil, err
+	}
+	body := make([]byte, int64(len(buf))+rest)
+	copy(body, buf)
+	if _, err := f.ReadAt(body[len(buf):], 0); err != nil && err != io.EOF {
+		return nil, fmt.Errorf("could not be read back from its temporary file: %v", err)
 	}
 	return body, nil
 }

@@ -19,6 +19,9 @@ type StreamOptions struct {
 	Timeout time.Duration
 	// Accept is the Accept header; "*/*" when empty.
 	Accept string
+	// Conditional, when it holds a validator, makes the request
+	// conditional: a 304 is a Stream with NotModified and no Body.
+	Conditional Conditional
 }
 
 // Stream is a download whose body is read as it arrives. Unlike Get, the
@@ -31,6 +34,7 @@ type Stream struct {
 	ETag          string
 	LastModified  string
 	ContentLength int64 // -1 when not announced
+	NotModified   bool  // 304: Body is nil
 	// Body is the raw body, capped at MaxBytes. Close it; closing early
 	// aborts the download.
 	Body io.ReadCloser
@@ -72,6 +76,12 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (st
 	}
 	req.Header.Set("User-Agent", c.opts.UserAgent)
 	req.Header.Set("Accept", o.Accept)
+	if o.Conditional.ETag != "" {
+		req.Header.Set("If-None-Match", o.Conditional.ETag)
+	}
+	if o.Conditional.LastModified != "" {
+		req.Header.Set("If-Modified-Since", o.Conditional.LastModified)
+	}
 	// Ask for the file as it is stored; the transport adds nothing either
 	// (DisableCompression), and a server that encodes anyway is still not
 	// inflated here.
@@ -87,6 +97,14 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (st
 	resp.Body = budget.reader(resp.Body)
 	status = resp.StatusCode
 	c.robots.answered(originOf(u))
+	if resp.StatusCode == http.StatusNotModified {
+		resp.Body.Close()
+		cancel()
+		return &Stream{
+			URL: resp.Request.URL.String(), ETag: resp.Header.Get("ETag"),
+			LastModified: resp.Header.Get("Last-Modified"), NotModified: true,
+		}, nil
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()

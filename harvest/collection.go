@@ -23,6 +23,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	s.budget, s.bodies, s.pages, s.passed = siteSession.budget, siteSession.bodies, siteSession.pages, siteSession.passed
 	if siteSession.reading == nil {
 		siteSession.reading = h.newPageReading()
+		siteSession.reading.noise = h.siteNoise(ctx, site)
 	}
 	s.reading = siteSession.reading
 	j := &CollectionRun{
@@ -51,7 +52,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
 		Pages: j.res.Pages, Gone: j.res.Gone, Processed: j.res.Processed, State: j.res.State,
 		Snapshots: snapshots, Pending: siteSession.reading.queue(col.ID),
-		Checked: j.res.Checked, Watched: j.res.Watched,
+		Checked: j.res.Checked, Watched: j.res.Watched, Learned: j.learned,
 	}
 	// The watermark moves only when every document was read: otherwise a
 	// change in an unread one, older than one read, would be skipped next

@@ -37,6 +37,9 @@ type ReadOptions struct {
 	// Timeout bounds the read, shorter than the harvester's --page-timeout
 	// (a page that was slow before); 0 is that.
 	Timeout time.Duration
+	// Noise holds the parts of the site's pages a person asked to leave
+	// out of their text (CollectionRun.ReadPage sets the site's).
+	Noise *pagetext.Noise
 }
 
 // PageRead is one page read for its text.
@@ -68,6 +71,12 @@ var errNoTurn = errors.New("harvest: the harvest ended before the page's text wa
 // fetch's, pagetext's (ErrTooLarge and the like) or errNoTurn.
 func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url string, prev db.Snapshot, had bool, o ReadOptions) (PageRead, error) {
 	opts := h.opts.Snapshots
+	// A text read before the newest ignore rule still holds what it
+	// leaves out: the page is read whole again, as a new baseline.
+	rebase := had && o.Noise.Rebase(prev.FetchedAt)
+	if rebase {
+		o.Conditional = false
+	}
 	resp := o.Given
 	if resp == nil {
 		var err error
@@ -85,7 +94,7 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 		return r, nil
 	}
 	bodyHash := pageDigest(resp.Body)
-	if !o.Extract && had && prev.ContentHash == bodyHash {
+	if !o.Extract && had && !rebase && prev.ContentHash == bodyHash {
 		// The very same bytes, from a server without validators: nothing
 		// to extract.
 		again := prev
@@ -99,6 +108,7 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 	defer extractions.release()
 	ex := opts.extractor()
 	ex.WholeBody = o.WholeBody
+	ex.Remove, ex.KeepUnremoved = o.Noise.Selectors(), rebase
 	// A page read before is read the same way again; a new one the way
 	// its site's pages are, when the caller says (see PageRead).
 	ex.Prefer = prev.Method
@@ -148,6 +158,9 @@ func (j *CollectionRun) ReadPage(ctx context.Context, url string, prev *db.Snaps
 	var p db.Snapshot
 	if prev != nil {
 		p = *prev
+	}
+	if o.Noise == nil {
+		o.Noise = j.reading.noise
 	}
 	return j.h.readText(ctx, j.reading.age, j.now, url, p, prev != nil, o)
 }

@@ -308,6 +308,8 @@ type CollectionRun struct {
 	givenBytes int
 	// reading is the site harvest's page reading, shared by its collections.
 	reading *pageReading
+	// learned are the shapes of noise lines this run learned, to keep.
+	learned []string
 }
 
 type changeKey struct {

@@ -27,6 +27,10 @@ type pageReading struct {
 	queues map[int64]*db.SnapshotQueue
 	// age orders the site harvest among those under way (harvestAge).
 	age uint64
+	// noise is what the site's pages hold that changes without news:
+	// a person's ignore rules for the site, and what was learned of it
+	// (pagetext.Noise); texts are compared without it.
+	noise *pagetext.Noise
 }
 
 // pageNote is what a page's snapshot says of its latest change.
@@ -278,7 +282,7 @@ func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string
 // returned, nil when nothing new was read, is stored as the page's latest.
 func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pageReading, url, kind string, prev db.Snapshot, had bool) (*pageNote, *db.Snapshot) {
 	sh := &pageNote{title: prev.Title}
-	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true})
+	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true, Noise: ps.noise})
 	switch {
 	case errors.Is(err, errNoTurn):
 		return sh, nil
@@ -309,7 +313,7 @@ func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pa
 		j.warn.add("%s: %s", url, w)
 	}
 	sh.title = r.Text.Title
-	sh.textChange, sh.diff = compareText(kind, prev, had, r.Text, max(h.opts.Snapshots.MaxText, pagetext.DefaultMaxText)*4)
+	sh.textChange, sh.diff = compareText(kind, prev, had, r.Text, max(h.opts.Snapshots.MaxText, pagetext.DefaultMaxText)*4, ps.noise)
 	return sh, r.Snapshot
 }
 
@@ -342,18 +346,22 @@ const maxContentType = 200
 // snapshot: TextChanged with the diff, TextUnchanged, or TextUnknown with
 // nothing to compare (no text, or an updated page read for the first time,
 // whose snapshot is then the baseline). A created page read for the first
-// time shows its opening text as added.
-func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapshot, limit int) (string, string) {
+// time shows its opening text as added. Both texts are compared without
+// their noise lines (counters, timestamps, what a person asked to ignore).
+func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapshot, limit int, noise *pagetext.Noise) (string, string) {
 	if !snap.HasText() {
 		return db.TextUnknown, ""
 	}
-	old, known := "", false
+	old, known, now := "", false, snap.Text
 	if had && prev.Text != nil {
 		// A snapshot that cannot be read again is as good as none.
 		if t, err := pagetext.Decompress(prev.Text, limit); err == nil {
 			old, known = t, true
 		}
-		if known && old == snap.Text {
+		if known && noise.Rebase(prev.FetchedAt) {
+			old, now = pagetext.Rebased(noise.Drop(old), noise.Drop(now), noise.Drop(snap.Unremoved))
+		}
+		if known && old == now {
 			return db.TextUnchanged, ""
 		}
 	}
@@ -362,11 +370,11 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 	}
 	var d pagetext.Diff
 	if known {
-		d = pagetext.Compare(old, snap.Text)
+		d = pagetext.Compare(noise.Drop(old), noise.Drop(now))
 	} else {
 		// A new page's change shows its opening lines; its whole text
 		// would only repeat the snapshot.
-		d = pagetext.Opening(snap.Text)
+		d = pagetext.Opening(noise.Drop(snap.Text))
 	}
 	if d.Unchanged() {
 		if known {

@@ -58,7 +58,7 @@ func TestStoredDiffIsCapped(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			prev := db.Snapshot{Text: pagetext.Compress(tc.old)}
 			snap := textSnap(tc.new)
-			change, stored := compareText("updated", prev, true, snap, 4*pagetext.DefaultMaxText)
+			change, stored := compareText("updated", prev, true, snap, 4*pagetext.DefaultMaxText, nil)
 			if change != db.TextChanged {
 				t.Fatalf("text change %q, want changed", change)
 			}

@@ -7,6 +7,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/pagetext"
 )
 
 // What a source in a package of its own needs beside source_api.go when
@@ -136,10 +137,37 @@ type PageText struct{ sh *pageNote }
 // (nothing to compare with: the page's first reading).
 func (t *PageText) TextChange() string { return t.sh.textChange }
 
+// Title is the page's title as read.
+func (t *PageText) Title() string { return t.sh.title }
+
 // SetTextChange changes what the page's change shows, when the source
 // judges the text further: a change made only of lines most of the site's
 // pages share is none, and its diff is better without them.
 func (t *PageText) SetTextChange(change, diff string) { t.sh.textChange, t.sh.diff = change, diff }
+
+// Noise is what the site's pages hold that changes without news (a
+// person's ignore rules for the site, what was learned of it), for a
+// source that compares texts itself: a copy, which it may extend with
+// what it learns of the pages it read (pagetext.Noise).
+func (j *CollectionRun) Noise() *pagetext.Noise {
+	if j.reading == nil || j.reading.noise == nil {
+		return &pagetext.Noise{}
+	}
+	return j.reading.noise.Clone()
+}
+
+// Learned keeps, as the site's rules, the shapes of noise lines a source
+// learned from the pages it compared (pagetext.LearnShapes), so that its
+// later harvests, which may read only a few pages, know them, and people
+// see them on the site's page.
+func (j *CollectionRun) Learned(shapes map[string]bool) {
+	for s := range shapes {
+		if j.reading == nil || j.reading.noise == nil || !j.reading.noise.Shapes[s] {
+			j.learned = append(j.learned, s)
+		}
+	}
+	slices.Sort(j.learned)
+}
 
 // ReadPageText reads page u with the page reader, after TakePageFetch,
 // conditionally on its previous snapshot prev (had: there is one), and

@@ -22,6 +22,36 @@ func (j *CollectionRun) Stream(ctx context.Context, role, url string, o fetch.St
 	return st, nil
 }
 
+// StreamKnown is Stream made conditional, as Fetch is, on what the last
+// fetch of url kept: a 304 is a Stream with NotModified, returned with
+// the memo that fetch left. It is for a document a source parses as it
+// arrives rather than hold whole (a sitemap of 50 MB); Keep records its
+// validators as Fetch's. A MaxBytes of 0 is --max-body.
+func (j *CollectionRun) StreamKnown(ctx context.Context, role, url string, o fetch.StreamOptions) (*fetch.Stream, string, error) {
+	prev, havePrev := j.s.known[url]
+	if havePrev {
+		o.Conditional = fetch.Conditional{ETag: prev.ETag, LastModified: prev.LastModified}
+	}
+	if err := j.s.spend(); err != nil {
+		return nil, "", err
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = j.h.client.MaxBody()
+	}
+	st, err := j.Stream(ctx, role, url, o)
+	if err != nil {
+		return nil, "", err
+	}
+	if st.NotModified {
+		j.s.notModified++
+		return st, prev.Memo, nil
+	}
+	return st, "", nil
+}
+
+// MaxBody is --max-body: what a document may hold once decompressed.
+func (j *CollectionRun) MaxBody() int64 { return j.h.client.MaxBody() }
+
 // Logger is the harvester's logger, for what operators may want to know
 // of a run beyond its record (a file rejected, a checksum verified).
 func (j *CollectionRun) Logger() *slog.Logger { return j.h.opts.Logger }

@@ -62,6 +62,10 @@ type Snapshot struct {
 	Method string
 	// Truncated reports that Text was cut at MaxText.
 	Truncated bool
+	// Unremoved is the text with nothing of Options.Remove left out, when
+	// Options.KeepUnremoved asked for it: what a text read before those
+	// rules is compared with.
+	Unremoved string
 }
 
 // HasText reports whether the snapshot's media type carries text, even
@@ -98,6 +102,13 @@ type Options struct {
 	// caller comparing pages with their neighbours needs, since
 	// readability's pick can change when only the navigation did.
 	WholeBody bool
+	// Remove are the parts of a page a person asked to ignore: what they
+	// match is left out of its text (Noise.Remove). They apply to the
+	// whole body's text (WholeBody), which watched pages read.
+	Remove []Selector
+	// KeepUnremoved also gives the text as it was before Remove
+	// (Snapshot.Unremoved).
+	KeepUnremoved bool
 }
 
 // Extract snapshots a page with the default options.
@@ -124,7 +135,11 @@ func (o Options) Extract(body []byte, contentType, pageURL string) (*Snapshot, e
 	maxText := orDefault(o.MaxText, DefaultMaxText)
 	switch s.MediaType {
 	case "text/html", "application/xhtml+xml":
-		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit || o.WholeBody, o.Prefer)
+		remove := o.Remove
+		if !o.WholeBody {
+			remove = nil
+		}
+		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit || o.WholeBody && len(remove) == 0, o.WholeBody, o.Prefer, remove, o.KeepUnremoved)
 	case "text/plain", "text/markdown", "text/x-markdown":
 		extractPlain(s, body, contentType, maxText)
 	default:

@@ -26,7 +26,7 @@ func FuzzExtract(f *testing.F) {
 		checkSnapshot(t, s, maxText)
 		// Big pages are streamed instead; fuzz that path on small ones too.
 		streamed := &Snapshot{}
-		extractHTML(streamed, body, contentType, "", maxText, true, "")
+		extractHTML(streamed, body, contentType, "", maxText, true, false, "", nil, false)
 		streamed.TextHash = "-"
 		checkSnapshot(t, streamed, maxText)
 	})

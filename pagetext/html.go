@@ -34,7 +34,7 @@ const (
 
 // extractHTML fills s from an HTML body; stream skips the tree and
 // readability (see treeLimit).
-func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText int, stream bool, prefer string) {
+func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText int, stream, wholeBody bool, prefer string, remove []Selector, keepUnremoved bool) {
 	enc, name, guessed := pageEncoding(body, contentType)
 	s.Charset, s.CharsetGuessed = name, guessed
 	bodyLines := newLineBuilder(maxText)
@@ -55,11 +55,17 @@ func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText 
 		streamed()
 		return
 	}
+	if len(remove) > 0 && keepUnremoved {
+		whole := newLineBuilder(maxText)
+		walk(whole, doc)
+		s.Unremoved = whole.finish()
+	}
+	removeMatching(doc, remove)
 	walk(bodyLines, doc)
 	s.Title = bodyLines.pageTitle()
 	bodyText := bodyLines.finish()
 	s.Text, s.Truncated, s.Method = bodyText, bodyLines.truncated, MethodBody
-	if bodyLines.elements > maxReadabilityElements || bodyText == "" {
+	if wholeBody || bodyLines.elements > maxReadabilityElements || bodyText == "" {
 		return
 	}
 	article := articleText(doc, pageURL, maxText)

@@ -264,14 +264,16 @@ func (h *Harvest) readCreated(ctx context.Context) error {
 // whose text changed; a page whose lastmod or hash moved and was read for
 // the first time, on the list's word, unless its dates are the build's.
 func (h *Harvest) settle(ctx context.Context) {
-	shared := h.sharedLines(ctx)
+	shared, titles := h.sharedLines(ctx)
+	noise := h.noise(shared, titles)
+	clean := func(t string) string { return noise.Drop(shared.Drop(t)) }
 	for i := range h.reads {
 		r := &h.reads[i]
 		if r.verdict == readChanged {
-			if d := pagetext.CompareBesides(r.old, r.now, shared); d.Unchanged() {
+			if d := pagetext.Compare(clean(r.old), clean(r.now)); d.Unchanged() {
 				r.verdict = readUnchanged
 				r.text.SetTextChange(db.TextUnchanged, "")
-			} else if b, err := json.Marshal(d); err == nil && shared.Len() > 0 {
+			} else if b, err := json.Marshal(d); err == nil {
 				// The entry shows the edit, not the navigation.
 				r.text.SetTextChange(r.text.TextChange(), string(b))
 			}
@@ -295,13 +297,40 @@ func (h *Harvest) settle(ctx context.Context) {
 	}
 }
 
+// noise is the site's noise (CollectionRun.Noise) and what this harvest
+// learns: the titles of the pages, whose lines in a list of pages say
+// nothing of the page they are on, and the shapes of lines that changed
+// only in their numbers or dates on many pages at once (a release number
+// in every navbar).
+func (h *Harvest) noise(shared pagetext.LineSet, titles []string) *pagetext.Noise {
+	n := h.Noise()
+	n.AddTitles(titles...)
+	var pairs [][2]string
+	for _, r := range h.reads {
+		if r.text != nil {
+			n.AddTitles(r.text.Title())
+		}
+		if r.verdict == readChanged {
+			pairs = append(pairs, [2]string{shared.Drop(r.old), shared.Drop(r.now)})
+		}
+	}
+	learned := pagetext.LearnShapes(pairs, minShapePages)
+	h.Learned(learned)
+	n.Learn(learned)
+	return n
+}
+
+// minShapePages: a line's shape is the site's when it changed on this
+// many pages at once (and on a quarter of those compared).
+const minShapePages = 3
+
 // sharedLines returns the lines shared by a quarter of the texts on
 // either side of this harvest, two at least: those read now, and those
 // read before (of the pages read now, and a sample of the others'). A
 // generated site's navigation and footer are such lines; on one side
 // alone, since a new page or a new build changes them on every page at
 // once.
-func (h *Harvest) sharedLines(ctx context.Context) pagetext.LineSet {
+func (h *Harvest) sharedLines(ctx context.Context) (lines pagetext.LineSet, titles []string) {
 	var before, after []string
 	changed := map[string]bool{}
 	for _, r := range h.reads {
@@ -314,7 +343,7 @@ func (h *Harvest) sharedLines(ctx context.Context) pagetext.LineSet {
 		}
 	}
 	if len(changed) == 0 {
-		return pagetext.LineSet{}
+		return pagetext.LineSet{}, nil
 	}
 	var sample []string
 	urls := h.set.StoredURLs()
@@ -326,12 +355,13 @@ func (h *Harvest) sharedLines(ctx context.Context) pagetext.LineSet {
 	}
 	if snaps, err := h.Store().Snapshots(ctx, h.Site().ID, sample); err == nil {
 		for _, s := range snaps {
+			titles = append(titles, s.Title)
 			if t, err := pagetext.Decompress(s.Text, maxTextRead); err == nil && t != "" {
 				before = append(before, t)
 			}
 		}
 	}
-	return pagetext.QuarterShared(before).Union(pagetext.QuarterShared(after))
+	return pagetext.QuarterShared(before).Union(pagetext.QuarterShared(after)), titles
 }
 
 // judgeStamp learns from the pages read whether the list's dates are the

@@ -14,9 +14,11 @@ const minPagesForSiteLines = 3
 
 // siteLines are the lines more than half of the site's pages have in
 // their text before or after this harvest (see pagetext.SharedLines).
-func (h *pagesHarvest) siteLines(limit int) pagetext.LineSet {
+// olds are the previous texts of the pages read, by address.
+func (h *pagesHarvest) siteLines(limit int) (lines pagetext.LineSet, olds map[string]string) {
+	olds = map[string]string{}
 	if h.first {
-		return pagetext.LineSet{} // every page is already seen: nothing is compared
+		return pagetext.LineSet{}, olds // every page is already seen: nothing is compared
 	}
 	count := pagetext.NewSharedLines()
 	fresh := map[string]string{}
@@ -31,7 +33,12 @@ func (h *pagesHarvest) siteLines(limit int) pagetext.LineSet {
 		if p, ok := h.prev[u]; ok && p.Text != nil {
 			// An unreadable snapshot counts as empty; the page's own
 			// comparison says so.
-			old, _ = pagetext.Decompress(p.Text, limit)
+			if t, err := pagetext.Decompress(p.Text, limit); err == nil {
+				old = t
+				if _, ok := fresh[u]; ok {
+					olds[u] = t
+				}
+			}
 		}
 		count.Add(old, fresh[u])
 		delete(fresh, u)
@@ -40,9 +47,34 @@ func (h *pagesHarvest) siteLines(limit int) pagetext.LineSet {
 		count.Add(t)
 	}
 	if count.Pages() < minPagesForSiteLines {
-		return pagetext.LineSet{}
+		return pagetext.LineSet{}, olds
 	}
-	return count.Lines(func(have, pages int) bool { return have*2 > pages })
+	return count.Lines(func(have, pages int) bool { return have*2 > pages }), olds
+}
+
+// noise is the site's noise (CollectionRun.Noise) and what this harvest
+// learns: the titles of its pages, whose lines in a list of pages say
+// nothing of the page they are on (a home page's "recently updated"), and
+// the shapes of lines that changed only in their numbers or dates on many
+// pages at once (a release number in every navbar, a visitor counter).
+func (h *pagesHarvest) noise(sl pagetext.LineSet, olds map[string]string) *pagetext.Noise {
+	n := h.Noise()
+	for _, u := range h.set.URLs() {
+		if p, ok := h.set.Stored(u); ok {
+			n.AddTitles(p.Title)
+		}
+	}
+	var pairs [][2]string
+	for _, r := range h.reads {
+		n.AddTitles(r.snap.Title)
+		if old, ok := olds[r.id]; ok && old != r.snap.Text {
+			pairs = append(pairs, [2]string{sl.Drop(old), sl.Drop(r.snap.Text)})
+		}
+	}
+	learned := pagetext.LearnShapes(pairs, minPagesForSiteLines)
+	h.Learned(learned)
+	n.Learn(learned)
+	return n
 }
 
 // judge compares each page read with its snapshot, the site's lines left
@@ -53,10 +85,12 @@ func (h *pagesHarvest) siteLines(limit int) pagetext.LineSet {
 // unchanged, or was not read, is still there, linked to or not.
 func (h *pagesHarvest) judge() {
 	limit := max(h.Snapshots().MaxText, pagetext.DefaultMaxText) * 4
-	sl := h.siteLines(limit)
+	sl, olds := h.siteLines(limit)
+	noise := h.noise(sl, olds)
+	clean := func(t string) string { return noise.Drop(sl.Drop(t)) }
 	shots := map[string]*reading{}
 	for _, r := range h.reads {
-		sh := h.compare(r, sl, limit)
+		sh := h.compare(r, clean, noise, olds, limit)
 		shots[r.id] = sh
 		h.ShareText(r.id, sh.title, sh.textChange, sh.diff)
 		h.res.Snapshots = append(h.res.Snapshots, r.stored)
@@ -83,17 +117,18 @@ func (h *pagesHarvest) judge() {
 	}
 }
 
-// compare says what a page read gained and lost since its snapshot, the
-// site's lines left out. A new page shows its opening text as added,
-// unless it is already seen (the first harvest's, or one a person
-// added). A known page read for the first time is the baseline.
-func (h *pagesHarvest) compare(r pageRead, sl pagetext.LineSet, limit int) *reading {
+// compare says what a page read gained and lost since its snapshot, with
+// clean leaving out the site's lines and its noise. A new page shows its
+// opening text as added, unless it is already seen (the first harvest's,
+// or one a person added). A known page read for the first time is the
+// baseline. olds are the previous texts siteLines read.
+func (h *pagesHarvest) compare(r pageRead, clean func(string) string, noise *pagetext.Noise, olds map[string]string, limit int) *reading {
 	sh := &reading{title: r.snap.Title}
 	if !r.known {
 		if r.byHand || h.first {
 			h.history[r.id] = true
 		} else if r.snap.HasText() {
-			sh.textChange, sh.diff = textDiff("", sl.Drop(r.snap.Text))
+			sh.textChange, sh.diff = textDiff("", clean(r.snap.Text))
 		}
 		return sh
 	}
@@ -105,15 +140,22 @@ func (h *pagesHarvest) compare(r pageRead, sl pagetext.LineSet, limit int) *read
 		sh.textChange = db.TextUnchanged
 		return sh
 	}
-	old, err := pagetext.Decompress(prev.Text, limit)
-	if err != nil {
-		return sh
+	old, ok := olds[r.id]
+	if !ok {
+		var err error
+		if old, err = pagetext.Decompress(prev.Text, limit); err != nil {
+			return sh
+		}
 	}
-	if old == r.snap.Text {
+	now := r.snap.Text
+	if noise.Rebase(prev.FetchedAt) {
+		old, now = pagetext.Rebased(clean(old), clean(now), clean(r.snap.Unremoved))
+	}
+	if old == now {
 		sh.textChange = db.TextUnchanged
 		return sh
 	}
-	sh.textChange, sh.diff = textDiff(sl.Drop(old), sl.Drop(r.snap.Text))
+	sh.textChange, sh.diff = textDiff(clean(old), clean(now))
 	return sh
 }
 

@@ -32,7 +32,7 @@ func TestSiteLines(t *testing.T) {
 		}
 		h.reads = append(h.reads, pageRead{id: fmt.Sprint(i), snap: &pagetext.Snapshot{Text: body}})
 	}
-	sl := h.siteLines(pagetext.DefaultMaxText)
+	sl, _ := h.siteLines(pagetext.DefaultMaxText)
 	got := sl.Drop(text(0, 2))
 	want := "Page 0, line 0.\nPage 0, line 1.\nShared by two pages only"
 	if got != want {
@@ -42,7 +42,7 @@ func TestSiteLines(t *testing.T) {
 		t.Errorf("%d site lines, want 4 (three navigation lines and the footer)", sl.Len())
 	}
 	h.reads = h.reads[:2]
-	if sl := h.siteLines(pagetext.DefaultMaxText); sl.Len() != 0 {
+	if sl, _ := h.siteLines(pagetext.DefaultMaxText); sl.Len() != 0 {
 		t.Errorf("two pages gave %d site lines, want none", sl.Len())
 	}
 }

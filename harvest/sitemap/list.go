@@ -1,7 +1,6 @@
 package sitemap
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 
@@ -19,23 +18,26 @@ func (h *smHarvest) list(ctx context.Context) (urls []smdoc.URL, complete, uncha
 	if h.Index() {
 		h.Forget(src)
 	}
-	var resp *fetch.Response
+	var read *passed
 	if v, ok := h.Passed(passKey + src); ok {
-		resp = v.(*fetch.Response)
-	} else if resp, _, err = h.Fetch(ctx, "the sitemap", src); err != nil {
-		return nil, false, false, err
+		read = v.(*passed)
+	} else {
+		read, err = h.read(ctx, src, smdoc.Options{Scope: scope, MaxChildren: maxSitemapChildren})
+		if err != nil {
+			return nil, false, false, err
+		}
 	}
-	if resp.NotModified {
+	if read.validators.NotModified {
 		return nil, false, true, nil
 	}
-	doc, err := smdoc.Parse(bytes.NewReader(resp.Body), smdoc.Options{Scope: scope, MaxChildren: maxSitemapChildren})
-	if err != nil {
-		return nil, false, false, &harvest.Problem{Msg: fmt.Sprintf("the sitemap %s could not be read: %s", src, trimSitemap(err)), Err: err}
+	if read.err != nil {
+		return nil, false, false, &harvest.Problem{Msg: fmt.Sprintf("the sitemap %s could not be read: %s", src, trimSitemap(read.err)), Err: read.err}
 	}
+	doc := read.doc
 	h.SetIndex(doc.Index)
 	h.skipped(src, doc.Skipped)
 	if !doc.Index {
-		h.Keep(src, resp, "")
+		h.Keep(src, read.validators, "")
 		return doc.URLs, true, false, nil
 	}
 	complete = doc.Skipped.OverCap == 0
@@ -72,22 +74,50 @@ func (h *smHarvest) list(ctx context.Context) (urls []smdoc.URL, complete, uncha
 // read, whose pages then are not taken for gone.
 func (h *smHarvest) child(ctx context.Context, index, u string) ([]smdoc.URL, bool) {
 	h.Forget(u)
-	resp, _, err := h.Fetch(ctx, "the sitemap", u)
+	read, err := h.read(ctx, u, smdoc.Options{Scope: h.col.Key})
 	if err != nil {
 		h.Warn("%s; the pages it lists are kept as they were", err)
 		return nil, false
 	}
-	doc, err := smdoc.Parse(bytes.NewReader(resp.Body), smdoc.Options{Scope: h.col.Key})
-	if err != nil {
-		h.Warn("the sitemap %s, named by %s, could not be read: %s; the pages it lists are kept as they were", u, index, trimSitemap(err))
+	if read.err != nil {
+		h.Warn("the sitemap %s, named by %s, could not be read: %s; the pages it lists are kept as they were", u, index, trimSitemap(read.err))
 		return nil, false
 	}
+	doc := read.doc
 	if doc.Index {
 		h.Warn("the sitemap index %s names another index, %s, which was not read: indexes are read one level deep", index, u)
 		return nil, true
 	}
 	h.skipped(u, doc.Skipped)
 	return doc.URLs, true
+}
+
+// passed is a sitemap read: what discovery passes on to the first
+// harvest, and what a harvest reads. It holds the parse, never the
+// document: a sitemap may be 50 MB, and a few held at once by the workers
+// would take hundreds of MB.
+type passed struct {
+	validators *fetch.Response // ETag and Last-Modified; NotModified on a 304
+	doc        *smdoc.Document
+	err        error // the document could not be parsed
+}
+
+// read fetches the sitemap at u conditionally on what was kept of it, and
+// parses it as it arrives. err is a fetch that failed; a document that
+// arrived but could not be parsed is read.err.
+func (h *smHarvest) read(ctx context.Context, u string, o smdoc.Options) (*passed, error) {
+	st, _, err := h.StreamKnown(ctx, "the sitemap", u, fetch.StreamOptions{})
+	if err != nil {
+		return nil, err
+	}
+	read := &passed{validators: &fetch.Response{URL: st.URL, NotModified: st.NotModified, ETag: st.ETag, LastModified: st.LastModified}}
+	if st.NotModified {
+		return read, nil
+	}
+	defer st.Body.Close()
+	o.MaxBytes = h.MaxBody()
+	read.doc, read.err = smdoc.Parse(st.Body, o)
+	return read, nil
 }
 
 // skipped says what a sitemap listed that is not followed.

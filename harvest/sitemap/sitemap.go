@@ -157,8 +157,10 @@ func (Source) Discover(ctx context.Context, d *harvest.SiteDiscovery) error {
 			d.SetSiteTitle(d.HTMLTitle(ctx, d.Root()))
 		}
 		d.Add(spec)
-		// The first harvest reads it from here rather than again.
-		d.Pass(passKey+u, resp)
+		// The first harvest takes the parse from here rather than read
+		// the sitemap again.
+		d.Pass(passKey+u, &passed{doc: doc, validators: &fetch.Response{
+			URL: resp.URL, ETag: resp.ETag, LastModified: resp.LastModified}})
 		return nil
 	}
 	// Nothing found: a sitemap that could not be read this time leaves

@@ -52,3 +52,24 @@ func TestPagesPastTheBudgetAreReadWhileTheSitemapIsUnchanged(t *testing.T) {
 		t.Errorf("the sitemap was asked %d times in five harvests", n)
 	}
 }
+
+// TestTheSitemapIsReadConditionally: the sitemap is streamed into its
+// parser rather than held, and still asked for conditionally: a harvest
+// after an unchanged one is a 304, and a changed sitemap is read again.
+func TestTheSitemapIsReadConditionally(t *testing.T) {
+	e := newSMEnv(t, harvest.SnapshotSettings{})
+	e.Site.ETags(true)
+	e.Site.Version("", sitemapShrine())
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	run := e.Harvest().Collections[0].Run
+	if run.NotModified < 1 {
+		t.Errorf("the harvest after the follow: %d documents, %d of them 304; want the sitemap's 304", run.Documents, run.NotModified)
+	}
+	v2 := sitemapShrine()
+	v2["/e/"] = sitemapsite.Page{Title: "Io moth", Text: "The io moth has eyespots."}
+	e.Site.Version("", v2)
+	e.Harvest()
+	if got := e.Changes(); !slices.Contains(got, "created /e/") {
+		t.Errorf("changes %v, want the new page /e/ created", got)
+	}
+}
