@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -99,8 +100,11 @@ func TestDigestsKeepToTheirOwn(t *testing.T) {
 			t.Fatalf("%s got %d messages, want the confirmation and one digest", c.addr, len(got))
 		}
 		m := got[1]
-		if os.Getenv("TIDINGS_SHOW_DIGEST") != "" {
-			t.Logf("text part of the digest to %s:\n%s", c.addr, m.Text)
+		// TIDINGS_DIGEST_DIR=dir keeps each digest's text part and raw
+		// message there, as the SMTP server received them.
+		if dir := os.Getenv("TIDINGS_DIGEST_DIR"); dir != "" {
+			os.WriteFile(filepath.Join(dir, c.addr+".txt"), []byte(m.Text), 0o644)
+			os.WriteFile(filepath.Join(dir, c.addr+".eml"), m.Raw, 0o644)
 		}
 		if !strings.HasPrefix(m.Header.Get("Content-Type"), "multipart/alternative") {
 			t.Errorf("%s: Content-Type %q, want multipart/alternative", c.addr, m.Header.Get("Content-Type"))
