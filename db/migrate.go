@@ -399,6 +399,52 @@ CREATE TABLE IF NOT EXISTS ignore_rules (
 	UNIQUE (site_id, kind, pattern)
 );
 `,
+	// 20: notifications. A person's e-mail digest (the address once
+	// confirmed, the one waiting for its link, how often) and push
+	// targets, each with the last harvest run it has told of; and the
+	// outbox, where a message is recorded before it is sent and marked
+	// after, so that a crash loses none and repeats only the one in
+	// flight. claimed_until is the lease of the process sending it. IF NOT
+	// EXISTS, as in step 15.
+	`
+CREATE TABLE IF NOT EXISTS notify_settings (
+	user_id       INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+	email         TEXT NOT NULL DEFAULT '',
+	pending_email TEXT NOT NULL DEFAULT '',
+	confirm_hash  TEXT NOT NULL DEFAULT '',
+	confirm_until TEXT,
+	every         TEXT NOT NULL DEFAULT 'daily' CHECK (every IN ('daily', 'weekly', 'off')),
+	push_secret   TEXT NOT NULL DEFAULT '',
+	digest_after  INTEGER NOT NULL DEFAULT 0,
+	digest_at     TEXT
+);
+CREATE TABLE IF NOT EXISTS push_targets (
+	id         INTEGER PRIMARY KEY,
+	user_id    INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	url        TEXT NOT NULL,
+	site_id    INTEGER REFERENCES sites(id) ON DELETE CASCADE,
+	after_run  INTEGER NOT NULL DEFAULT 0,
+	created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS push_targets_user ON push_targets (user_id);
+CREATE TABLE IF NOT EXISTS outbox (
+	id            INTEGER PRIMARY KEY,
+	user_id       INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	target_id     INTEGER REFERENCES push_targets(id) ON DELETE CASCADE,
+	kind          TEXT NOT NULL,
+	address       TEXT NOT NULL,
+	message       TEXT NOT NULL,
+	created_at    TEXT NOT NULL,
+	attempts      INTEGER NOT NULL DEFAULT 0,
+	next_at       TEXT NOT NULL,
+	claimed_until TEXT,
+	sent_at       TEXT,
+	failed_at     TEXT,
+	error         TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
+CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id, created_at);
+`,
 }
 
 // SchemaVersion is the schema this binary writes.

@@ -45,3 +45,8 @@ func textHTML(ch db.Change) string {
 	}
 	return ""
 }
+
+// TextHTML is what a change did to its page's text, as a per-page entry
+// shows it: in words as well as markup; "" when unknown. Notifications
+// say it the same way.
+func TextHTML(ch db.Change) string { return textHTML(ch) }

@@ -65,3 +65,8 @@ func plainText(content string) string {
 func startsSpace(s string) bool { return s != strings.TrimLeft(s, " \t\n\r\f") }
 
 func endsSpace(s string) bool { return s != strings.TrimRight(s, " \t\n\r\f") }
+
+// PlainText is content as a reader without HTML shows it (the JSON
+// Feed's content_text): what the markup said only in tags is lost, what
+// it says in words stays.
+func PlainText(content string) string { return plainText(content) }

@@ -20,7 +20,7 @@ import (
 // never collide.
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
-	"collection", "admin", "import", "import_result", "error", "confirm", "check",
+	"collection", "admin", "import", "import_result", "error", "confirm", "check", "settings", "message",
 }
 
 // parsePages parses every page; now is the clock relative times are
@@ -79,12 +79,15 @@ type pageData struct {
 	// Registration is who may sign up (an accounts.Registration mode),
 	// which every page that speaks of accounts says the same way.
 	Registration string
-	Data         any
+	// Settings: this tidings has a settings page (notifications).
+	Settings bool
+	Data     any
 }
 
 // render writes a page with status code.
 func (s *Server) render(c echo.Context, code int, page, title string, data any) error {
-	pd := pageData{Title: title, Base: s.base.String(), User: currentUser(c), Data: data, SignupOpen: s.signupOpen(), Registration: s.opts.Registration}
+	pd := pageData{Title: title, Base: s.base.String(), User: currentUser(c), Data: data, SignupOpen: s.signupOpen(), Registration: s.opts.Registration,
+		Settings: s.opts.Notify != nil}
 	pd.Notice = doneNotice[c.QueryParam("done")]
 	pd.CSRF, _ = c.Get("csrf").(string)
 	if r, ok := data.(interface{ refresh() int }); ok {
@@ -105,6 +108,11 @@ var doneNotice = map[string]string{
 	"invite":       "A new invite link is at the top of the list. Send it to the person it is for; it works once.",
 	"dismissed":    "Dismissed.",
 	"signed-out":   "You are signed out.",
+	"settings":     "Saved.",
+	"email-sent":   "A confirmation link is on its way to that address: digests go there once you follow it.",
+	"push-added":   "Added. It will be told of the next harvest that changes what it is for.",
+	"push-removed": "Removed.",
+	"secret":       "Saved the webhook secret.",
 }
 
 // static serves the UI's stylesheet and script from the embedded files.

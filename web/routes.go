@@ -127,6 +127,23 @@ func (s *Server) routes() {
 	s.checks = newCheckGate(checkRate, checkConcurrency, checkPatience)
 	page(http.MethodGet, "/check", s.checkPage)
 
+	if s.opts.Notify != nil {
+		// At most a confirmation e-mail every few minutes, on average.
+		emailLimited := perUser(12.0/3600, 6, "You have changed your e-mail settings several times just now. Wait a few minutes and try again.")
+		page(http.MethodGet, "/settings", s.settingsPage, user)
+		page(http.MethodPost, "/settings/email", s.settingsEmail, user, emailLimited)
+		page(http.MethodPost, "/settings/push", s.settingsPushAdd, user)
+		page(http.MethodPost, "/settings/push/:id/delete", s.settingsPushRemove, user)
+		page(http.MethodPost, "/settings/secret", s.settingsSecret, user)
+		// Links in e-mail work without signing in: their tokens are the
+		// proof.
+		page(http.MethodGet, "/notify/confirm", s.emailConfirm)
+		page(http.MethodGet, "/unsubscribe", s.unsubscribeConfirm)
+		// RFC 8058's one-click POST comes from a mail client, with no
+		// cookie and so no CSRF token: the signed token stands for it.
+		e.POST("/unsubscribe", s.unsubscribe, middleware.BodyLimit("64K"), s.loadUser)
+	}
+
 	page(http.MethodGet, "/admin", s.adminPage, admin)
 	page(http.MethodPost, "/admin/invites", s.inviteCreate, admin)
 }

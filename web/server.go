@@ -22,6 +22,7 @@ import (
 	"tidings/feedbuild"
 	"tidings/follow"
 	"tidings/metrics"
+	"tidings/notify"
 	"tidings/templates"
 )
 
@@ -62,6 +63,9 @@ type Options struct {
 	// MetricsToken, when set, is the bearer token /metrics then requires.
 	Metrics      *metrics.Metrics
 	MetricsToken string
+	// Notify, when set, serves the settings page of e-mail digests and
+	// pushes, and the links their messages carry.
+	Notify *notify.Notifier
 }
 
 // Defaults of Options.

@@ -540,6 +540,9 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"export", "changes"}, "export changes [--site URL] [--collection ID]", []string{"db", "site", "collection"}},
 		{[]string{"opml", "export"}, "opml export --user NAME [--entries page]", []string{"db", "addr", "base-url", "user", "entries"}},
 		{[]string{"user", "list"}, "user list", []string{"db"}},
+		{[]string{"notify"}, "notify [--now]", []string{"db", "addr", "base-url", "smtp-url", "mail-from", "allow-private-addresses", "now"}},
+		{[]string{"user", "notify"}, "user notify NAME [--email ADDR] [--every daily|weekly|off] [--push URL]... [--no-push URL] [--push-secret SECRET]",
+			[]string{"db", "addr", "base-url", "smtp-url", "mail-from", "allow-private-addresses", "email", "every", "push", "no-push", "push-secret"}},
 		{[]string{"backup"}, "backup FILE", []string{"db"}},
 		{[]string{"restore"}, "restore FILE", []string{"db"}},
 	}

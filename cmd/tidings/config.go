@@ -56,6 +56,11 @@ type Config struct {
 	KeepChangesFor      time.Duration
 	KeepChanges         int
 
+	// SMTPURL and MailFrom are where e-mail goes and who sends it (see
+	// notifyFlags); without SMTPURL e-mail is off.
+	SMTPURL  string
+	MailFrom string
+
 	// MayCreate: the command may create the database (serve, follow,
 	// user add); the others refuse a --db that does not exist, which is
 	// most likely a mistyped path.
@@ -246,7 +251,8 @@ func envName(flagName string) string {
 // tidings is set up, so no environment variable stands for them: a
 // TIDINGS_SITE left in the environment must not narrow every harvest.
 var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true, "entries": true,
-	"text": true, "css": true, "remove": true}
+	"text": true, "css": true, "remove": true,
+	"now": true, "email": true, "every": true, "push": true, "no-push": true, "push-secret": true}
 
 // parseInterspersed is parseFlags for a command whose arguments may come
 // before its flags ("ignore URL --text T"): it returns the arguments.

@@ -97,9 +97,12 @@ Commands:
   check URL             say what tidings finds on a site and what its owner should fix
   export changes [--site URL] [--collection ID]
                         print every stored change as JSON Lines
+  notify [--now]        send the e-mail digests and pushes that are due (--now: every digest)
   user add NAME         create an account (password from the terminal or stdin)
   user list             list accounts
   user delete NAME      delete an account and its follows
+  user notify NAME [--email ADDR] [--every daily|weekly|off] [--push URL]... [--no-push URL] [--push-secret SECRET]
+                        set how a person is told of changes: e-mail digest, pushes
   opml export --user NAME [--entries page]
                         print the OPML of everything a user follows
   publish DIR --base-url URL
@@ -151,6 +154,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdCheck(ctx, rest, getenv, stdout, stderr)
 	case "export":
 		return cmdExport(ctx, rest, getenv, stdout, stderr)
+	case "notify":
+		return cmdNotify(ctx, rest, getenv, stdout, stderr)
 	case "user":
 		return cmdUser(ctx, rest, getenv, stdin, stdout, stderr)
 	case "opml":

@@ -32,6 +32,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	cfg.MayCreate = true
 	feedFlags(fs, &cfg)
 	retentionFlag(fs, &cfg)
+	notifyFlags(fs, &cfg)
 	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
 	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
@@ -151,6 +152,11 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		})
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*so.tick
 	}
+	notifier, err := a.newNotifier(client)
+	if err != nil {
+		return err
+	}
+	opts.Notify = notifier
 	srv, err := web.New(a.store, opts)
 	if err != nil {
 		return err
@@ -175,6 +181,8 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	if sched != nil {
 		wg.Go(func() { sched.Run(ctx) })
 	}
+	// Beside the harvests, never inside one: it reads what they stored.
+	wg.Go(func() { notifier.Loop(ctx, notifyTick) })
 	stopped := make(chan struct{})
 	wg.Go(func() {
 		select {

@@ -1,0 +1,154 @@
+package notify
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"strings"
+	texttemplate "text/template"
+
+	"tidings/db"
+	"tidings/feedbuild"
+	"tidings/feeds"
+)
+
+// digestSite is one site of a digest, with its changes newest first.
+type digestSite struct {
+	Name    string
+	URL     string
+	Page    string // the site's page on tidings
+	Changes []digestChange
+}
+
+// digestChange is one change as a digest tells it, in both parts.
+type digestChange struct {
+	Title   string
+	URL     string
+	Kind    string
+	When    string
+	Summary string
+	// DiffHTML is what the change did to the page's text as the feed
+	// entries show it, in words and markup; DiffText the same as a
+	// reader without HTML reads it.
+	DiffHTML template.HTML
+	DiffText string
+}
+
+// digestData is what the digest's two parts are rendered from.
+type digestData struct {
+	Name        string
+	Since       string
+	Count       string
+	Sites       []digestSite
+	Omitted     int
+	Dashboard   string
+	Settings    string
+	Unsubscribe string
+	Every       string
+}
+
+// digestTime is how a digest writes times.
+const digestTime = "2 Jan 2006 15:04 UTC"
+
+// digest composes a person's digest of changes, which are theirs alone
+// (NotifyChanges reads only what they follow), total of them in all.
+func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db.NotifyChange, total int) (email, error) {
+	unsub, err := n.unsubscribeURL(ctx, s.UserID, s.Email)
+	if err != nil {
+		return email{}, err
+	}
+	d := digestData{
+		Name: s.UserName, Count: plural(total, "change", "changes"), Omitted: total - len(changes),
+		Dashboard: n.abs(""), Settings: n.abs(SettingsPath), Unsubscribe: unsub, Every: s.Every,
+	}
+	if s.DigestAt != nil {
+		d.Since = s.DigestAt.UTC().Format(digestTime)
+	}
+	for _, ch := range changes {
+		if len(d.Sites) == 0 || d.Sites[len(d.Sites)-1].URL != ch.SiteURL {
+			d.Sites = append(d.Sites, digestSite{Name: siteName(ch), URL: ch.SiteURL, Page: n.sitePage(ch)})
+		}
+		site := &d.Sites[len(d.Sites)-1]
+		html := feedbuild.TextHTML(ch.Change)
+		site.Changes = append(site.Changes, digestChange{
+			Title: pageTitle(ch), URL: ch.URL, Kind: ch.Kind, When: ch.Datetime.UTC().Format(digestTime),
+			Summary:  clip(oneLine(ch.Summary), 500),
+			DiffHTML: template.HTML(html), DiffText: feeds.CleanText(feeds.PlainText(html)),
+		})
+	}
+	var text, html strings.Builder
+	if err := textDigest.Execute(&text, d); err != nil {
+		return email{}, fmt.Errorf("notify: render digest: %w", err)
+	}
+	if err := htmlDigest.Execute(&html, d); err != nil {
+		return email{}, fmt.Errorf("notify: render digest: %w", err)
+	}
+	return email{Subject: subject(d), Text: text.String(), HTML: html.String(), Unsubscribe: unsub}, nil
+}
+
+// subject names the count and the first sites.
+func subject(d digestData) string {
+	var names []string
+	for i, s := range d.Sites {
+		if i == 2 {
+			names = append(names, fmt.Sprintf("%d more", len(d.Sites)-2))
+			break
+		}
+		names = append(names, s.Name)
+	}
+	return clip(fmt.Sprintf("tidings: %s on %s", d.Count, strings.Join(names, ", ")), 150)
+}
+
+var digestFuncs = map[string]any{
+	"indent": func(s string) string {
+		if s == "" {
+			return ""
+		}
+		return "    " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n    ") + "\n"
+	},
+}
+
+func mustText(s string) *texttemplate.Template {
+	return texttemplate.Must(texttemplate.New("digest").Funcs(digestFuncs).Parse(s))
+}
+
+// textDigest is the plain-text part: what a mail client without HTML
+// shows, the diffs' words saying what was removed and what added.
+var textDigest = mustText(`What changed on the sites you follow{{with .Since}} since {{.}}{{end}}: {{.Count}}.
+{{range .Sites}}
+== {{.Name}} ==
+{{.URL}}
+On tidings: {{.Page}}
+{{range .Changes}}
+* {{.Title}} ({{.Kind}}, {{.When}})
+  {{.URL}}
+{{with .Summary}}  {{.}}
+{{end}}{{indent .DiffText}}{{end}}{{end}}{{if .Omitted}}
+And {{.Omitted}} more, too many for one e-mail: {{.Dashboard}}
+{{end}}
+-- 
+You get this digest {{.Every}} from tidings as {{.Name}}.
+Settings: {{.Settings}}
+Unsubscribe: {{.Unsubscribe}}
+`)
+
+// htmlDigest is the HTML part; its diffs are the feed entries' own
+// rendering, in words as well as markup.
+var htmlDigest = template.Must(template.New("digest").Funcs(digestFuncs).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>tidings</title></head>
+<body style="font-family: sans-serif; max-width: 40em">
+<p>What changed on the sites you follow{{with .Since}} since {{.}}{{end}}: {{.Count}}.</p>
+{{range .Sites}}
+<h2><a href="{{.URL}}">{{.Name}}</a></h2>
+<p><a href="{{.Page}}">{{.Name}} on tidings</a></p>
+{{range .Changes}}
+<h3><a href="{{.URL}}">{{.Title}}</a></h3>
+<p>{{.Kind}}, {{.When}}</p>
+{{with .Summary}}<p>{{.}}</p>{{end}}
+{{.DiffHTML}}
+{{end}}{{end}}
+{{if .Omitted}}<p>And {{.Omitted}} more, too many for one e-mail: <a href="{{.Dashboard}}">read them on tidings</a>.</p>{{end}}
+<hr>
+<p>You get this digest {{.Every}} from tidings as {{.Name}}. <a href="{{.Settings}}">Settings</a> · <a href="{{.Unsubscribe}}">Unsubscribe</a></p>
+</body></html>
+`))

@@ -1,0 +1,135 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"tidings/db"
+	"tidings/fetch"
+)
+
+// backoff is the wait after each failed attempt at a message; after the
+// last, it is given up, about ten hours after its first attempt.
+var backoff = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour}
+
+// limitWait is how long a message a rate limit held back waits.
+const limitWait = 10 * time.Minute
+
+// sendDue sends every message due, one at a time, until none is left
+// or ctx ends.
+func (n *Notifier) sendDue(ctx context.Context, rep *Report) error {
+	for ctx.Err() == nil {
+		now := n.opts.Now()
+		m, err := n.store.ClaimOutbox(ctx, now, lease)
+		if errors.Is(err, db.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := n.sendOne(ctx, m, now, rep); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// sendOne sends a claimed message and records what came of it. The
+// record is made even when ctx ends just after a send that worked; a
+// send cut short by ctx is left claimed, to be sent again after its
+// lease.
+func (n *Notifier) sendOne(ctx context.Context, m db.OutboxMessage, now time.Time, rep *Report) error {
+	rec := context.WithoutCancel(ctx)
+	if wait, err := n.limited(ctx, m, now); err != nil || wait {
+		if err == nil {
+			rep.Waiting++
+			err = n.store.Postpone(rec, m.ID, now.Add(limitWait))
+		}
+		return err
+	}
+	sctx, cancel := context.WithTimeout(ctx, n.opts.SendTimeout)
+	err := n.deliver(sctx, m)
+	cancel()
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	done := n.opts.Now()
+	if err == nil {
+		rep.Sent++
+		return n.store.MarkSent(rec, m.ID, done)
+	}
+	reason := err.Error()
+	n.log.Warn("notification not sent", "message", m.ID, "kind", m.Kind, "attempt", m.Attempts+1, "error", reason)
+	var p permanent
+	if errors.As(err, &p) || m.Attempts >= len(backoff) {
+		rep.Failed++
+		return n.store.MarkFailed(rec, m.ID, done, reason)
+	}
+	wait := backoff[m.Attempts]
+	var fe *fetch.FetchError
+	if errors.As(err, &fe) && fe.RetryAfter > wait {
+		wait = min(fe.RetryAfter, backoff[len(backoff)-1])
+	}
+	rep.Retried++
+	return n.store.MarkRetry(rec, m.ID, done.Add(wait), reason)
+}
+
+// limited tells whether a rate limit holds the message back: its
+// person's, or its push target's.
+func (n *Notifier) limited(ctx context.Context, m db.OutboxMessage, now time.Time) (bool, error) {
+	hour := now.Add(-time.Hour)
+	k, err := n.store.SentSince(ctx, m.UserID, 0, hour)
+	if err != nil || k >= n.opts.PerPersonHour {
+		return err == nil, err
+	}
+	if m.TargetID == 0 {
+		return false, nil
+	}
+	k, err = n.store.SentSince(ctx, m.UserID, m.TargetID, hour)
+	return err == nil && k >= n.opts.PerTargetHour, err
+}
+
+// errNotSubscribed is a digest whose person changed their address or
+// unsubscribed after it was queued.
+var errNotSubscribed = permanent{errors.New("not sent: the address was changed or unsubscribed before it went")}
+
+// deliver sends one message by its kind.
+func (n *Notifier) deliver(ctx context.Context, m db.OutboxMessage) error {
+	switch m.Kind {
+	case db.OutboxEmail:
+		var e email
+		if err := json.Unmarshal([]byte(m.Message), &e); err != nil {
+			return permanent{fmt.Errorf("the message cannot be read: %w", err)}
+		}
+		if n.mail == nil {
+			return errors.New("e-mail is off on this tidings (no SMTP server set)")
+		}
+		if e.Unsubscribe != "" {
+			s, err := n.store.NotifySettingsOf(ctx, m.UserID)
+			if err != nil {
+				return err
+			}
+			if s.Email != m.Address || s.Every == db.EveryOff {
+				return errNotSubscribed
+			}
+		}
+		return n.mail.send(ctx, m.Address, e)
+	case db.OutboxPush, db.OutboxWebhook:
+		var p push
+		if err := json.Unmarshal([]byte(m.Message), &p); err != nil {
+			return permanent{fmt.Errorf("the message cannot be read: %w", err)}
+		}
+		if m.Kind == db.OutboxPush {
+			return n.sendService(ctx, m, p)
+		}
+		s, err := n.store.NotifySettingsOf(ctx, m.UserID)
+		if err != nil {
+			return err
+		}
+		return n.sendWebhook(ctx, m, p, s.PushSecret)
+	}
+	return permanent{fmt.Errorf("unknown kind of message %q", m.Kind)}
+}
