@@ -162,5 +162,10 @@ func (j *CollectionRun) ReadPage(ctx context.Context, url string, prev *db.Snaps
 	if o.Noise == nil {
 		o.Noise = j.reading.noise
 	}
-	return j.h.readText(ctx, j.reading.age, j.now, url, p, prev != nil, o)
+	r, err := j.h.readText(ctx, j.reading.age, j.now, url, p, prev != nil, o)
+	if err == nil && !j.first {
+		// A first harvest spends a budget of its own (a crawl's).
+		j.reading.refund(r)
+	}
+	return r, err
 }

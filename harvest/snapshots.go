@@ -17,8 +17,15 @@ import (
 // its collection harvests: a page in several collections of the site is
 // fetched once, and they share one budget of page fetches.
 type pageReading struct {
-	left  int
-	taken map[string]*pageNote // by URL, every page fetched or tried
+	left int
+	// refunds are the page fetches given back for answers that sent no
+	// page (304), up to maxRefunds: a conditional read costs the site
+	// little (a page sent whole again, by a server without validators,
+	// does not), so every page whose change
+	// information moved, or whose turn to be checked came, can be read
+	// in one harvest, while the requests of one stay bounded.
+	refunds, maxRefunds int
+	taken               map[string]*pageNote // by URL, every page fetched or tried
 	// stop: the site asked for a pause (429, 503); no page is asked for
 	// until the next harvest.
 	stop bool
@@ -41,8 +48,21 @@ type pageNote struct {
 }
 
 func (h *Harvester) newPageReading() *pageReading {
-	return &pageReading{left: h.opts.Snapshots.PageFetches, taken: map[string]*pageNote{}, queues: map[int64]*db.SnapshotQueue{},
+	return &pageReading{left: h.opts.Snapshots.PageFetches, maxRefunds: refundsPerFetch * h.opts.Snapshots.PageFetches, taken: map[string]*pageNote{}, queues: map[int64]*db.SnapshotQueue{},
 		age: harvestAge.Add(1)}
+}
+
+// refundsPerFetch bounds the refunds of a site harvest: with the default
+// --page-fetches (100), at most 1,000 page requests, of which 100 full
+// reads.
+const refundsPerFetch = 9
+
+// refund gives back the page fetch of a read that sent no page.
+func (ps *pageReading) refund(r PageRead) {
+	if r.NotModified && ps.refunds < ps.maxRefunds {
+		ps.refunds++
+		ps.left++
+	}
 }
 
 // queue is what the harvest of collection id changes of the site's pending
@@ -283,6 +303,9 @@ func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string
 func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pageReading, url, kind string, prev db.Snapshot, had bool) (*pageNote, *db.Snapshot) {
 	sh := &pageNote{title: prev.Title}
 	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true, Noise: ps.noise})
+	if err == nil {
+		ps.refund(r)
+	}
 	switch {
 	case errors.Is(err, errNoTurn):
 		return sh, nil

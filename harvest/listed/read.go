@@ -82,23 +82,18 @@ func (h *Harvest) confirm(ctx context.Context, cands []db.Page) error {
 			todo = append(todo, p)
 		}
 	}
-	n := min(len(todo), max(h.PageFetchesLeft(), 0))
-	prev, err := h.Store().Snapshots(ctx, h.Site().ID, urlsOf(todo[:n]))
+	read, err := h.readInTurn(ctx, urlsOf(todo), "updated", func(i int, r pageRead) {
+		r.listed = &todo[i]
+		h.reads = append(h.reads, r)
+	})
 	if err != nil {
 		return err
 	}
 	h.st.Waiting = nil
-	for i := range todo {
-		if i >= n || ctx.Err() != nil || !h.TakePageFetch() {
-			if len(h.st.Waiting) < maxWaiting {
-				p := todo[i]
-				h.st.Waiting = append(h.st.Waiting, waiting{URL: p.URL, Modified: p.Modified, Hash: p.Hash})
-			}
-			continue
+	for _, p := range todo[read:] {
+		if len(h.st.Waiting) < maxWaiting {
+			h.st.Waiting = append(h.st.Waiting, waiting{URL: p.URL, Modified: p.Modified, Hash: p.Hash})
 		}
-		r := h.readPage(ctx, todo[i].URL, "updated", prev)
-		r.listed = &todo[i]
-		h.reads = append(h.reads, r)
 	}
 	if n := len(h.st.Waiting); n > 0 {
 		h.Warn("%d pages whose sitemap date moved wait for the next harvest to be read (the limit of page fetches, --page-fetches, was reached)", n)
@@ -113,6 +108,34 @@ func (h *Harvest) dated(p *db.Page) time.Time {
 		return h.now
 	}
 	return *p.Modified
+}
+
+// readChunk is how many pages' snapshots are loaded at once to be read:
+// a list may name 50,000 pages, of which the budget reads a few hundred.
+const readChunk = 100
+
+// readInTurn reads the pages of urls in order, conditionally on their
+// snapshots, while the site harvest's budget of page fetches lasts (a
+// page that answers 304 gives its fetch back, see harvest), handing each
+// read to each; it returns how many were read.
+func (h *Harvest) readInTurn(ctx context.Context, urls []string, kind string, each func(i int, r pageRead)) (int, error) {
+	for start := 0; start < len(urls); start += readChunk {
+		if h.PageFetchesLeft() <= 0 {
+			return start, nil
+		}
+		end := min(start+readChunk, len(urls))
+		prev, err := h.Store().Snapshots(ctx, h.Site().ID, urls[start:end])
+		if err != nil {
+			return start, err
+		}
+		for i := start; i < end; i++ {
+			if ctx.Err() != nil || !h.TakePageFetch() {
+				return i, nil
+			}
+			each(i, h.readPage(ctx, urls[i], kind, prev))
+		}
+	}
+	return len(urls), nil
 }
 
 func urlsOf(pages []db.Page) []string {
@@ -156,21 +179,8 @@ func (h *Harvest) recheck(ctx context.Context) error {
 		}
 		return 0
 	})
-	todo = todo[:min(len(todo), max(h.PageFetchesLeft(), 0))]
-	if len(todo) == 0 {
-		return nil
-	}
-	prev, err := h.Store().Snapshots(ctx, h.Site().ID, todo)
-	if err != nil {
-		return err
-	}
-	for _, u := range todo {
-		if ctx.Err() != nil || !h.TakePageFetch() {
-			break
-		}
-		h.reads = append(h.reads, h.readPage(ctx, u, "updated", prev))
-	}
-	return nil
+	_, err := h.readInTurn(ctx, todo, "updated", func(_ int, r pageRead) { h.reads = append(h.reads, r) })
+	return err
 }
 
 // readPage reads one page, conditionally on its last snapshot, and says

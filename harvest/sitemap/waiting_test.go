@@ -73,3 +73,42 @@ func TestTheSitemapIsReadConditionally(t *testing.T) {
 		t.Errorf("changes %v, want the new page /e/ created", got)
 	}
 }
+
+// TestUndatedPagesAreAllAskedForEachHarvest: a sitemap without lastmods
+// says nothing of what changed, so its pages are read again in turn; a
+// page that answers 304 does not count against --page-fetches, so a
+// harvest asks for every page and finds the one edit, whichever it is.
+// A server without validators sends every page whole: then the budget
+// bounds the pages read.
+func TestUndatedPagesAreAllAskedForEachHarvest(t *testing.T) {
+	for _, etags := range []bool{true, false} {
+		e := newSMEnv(t, harvest.SnapshotSettings{PageFetches: 5})
+		e.Site.ETags(etags)
+		version := func(edited int) map[string]sitemapsite.Page {
+			v := map[string]sitemapsite.Page{}
+			for i := range 30 {
+				p := sitemapsite.Page{Title: fmt.Sprintf("Moth %d", i), Text: fmt.Sprintf("Moth %d is brown.", i)}
+				if i == edited {
+					p.Text = fmt.Sprintf("Moth %d is grey.", i)
+				}
+				v[fmt.Sprintf("/m%d/", i)] = p
+			}
+			return v
+		}
+		e.Site.Version("", version(-1))
+		harvesttest.Follow(t, e.H, e.Site.URL("/"))
+		// The follow and the harvests after it read every page once.
+		for range 6 {
+			e.Harvest()
+		}
+		e.Site.Version("", version(23))
+		run := e.Harvest().Collections[0].Run
+		got := e.Changes()
+		switch {
+		case etags && !slices.Equal(got, []string{"updated /m23/"}):
+			t.Errorf("with validators: changes %v, want the edit found in the first harvest after it (%d documents, %d 304)", got, run.Documents, run.NotModified)
+		case !etags && run.Documents-run.NotModified > 5+1:
+			t.Errorf("without validators: %d documents read whole, want the budget of 5 and the sitemap", run.Documents-run.NotModified)
+		}
+	}
+}
