@@ -13,6 +13,9 @@ import (
 // VACUUM INTO, which reads one snapshot while writers carry on. It runs on
 // the writer connection: the read-only pool refuses it.
 func (d *DB) Backup(ctx context.Context, path string) error {
+	if d.eng == postgresEngine {
+		return errors.New("db: backup of a PostgreSQL database: use pg_dump, or tidings copy-db --to FILE into a new SQLite file")
+	}
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("db: backup: %s already exists; choose a new file name", path)
 	}

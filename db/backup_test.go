@@ -12,6 +12,7 @@ import (
 )
 
 func TestBackupIsACheckedCopy(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	d, path := openTest(t)
 	if err := d.Ping(ctx); err != nil {
@@ -64,6 +65,7 @@ func TestBackupIsACheckedCopy(t *testing.T) {
 }
 
 func TestCheckRefuses(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	garbage := filepath.Join(dir, "garbage.db")

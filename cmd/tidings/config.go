@@ -91,7 +91,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 
 // storeFlags registers the setting every command has: the database.
 func storeFlags(fs *flag.FlagSet, c *Config) {
-	fs.StringVar(&c.DB, "db", "./tidings.db", "SQLite database file")
+	fs.StringVar(&c.DB, "db", "./tidings.db", "SQLite database file, or a postgres:// URL")
 }
 
 // addressFlags registers where serve listens and the public URL, which

@@ -204,7 +204,9 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 	if err := cfg.validate(); err != nil {
 		return nil, usageError{err.Error()}
 	}
-	if !cfg.MayCreate {
+	// A PostgreSQL database is created by its operator; tidings makes
+	// only its tables.
+	if !cfg.MayCreate && !db.IsPostgres(cfg.DB) {
 		if _, err := os.Stat(cfg.DB); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("there is no database %s: give the one serve uses with --db or TIDINGS_DB (serve, follow and user add create a new one)", cfg.DB)
 		}
