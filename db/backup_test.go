@@ -12,7 +12,6 @@ import (
 )
 
 func TestBackupIsACheckedCopy(t *testing.T) {
-	sqliteOnly(t)
 	ctx := context.Background()
 	d, path := openTest(t)
 	if err := d.Ping(ctx); err != nil {
@@ -39,7 +38,7 @@ func TestBackupIsACheckedCopy(t *testing.T) {
 	if v, err := Check(ctx, copyPath); err != nil || v != SchemaVersion {
 		t.Fatalf("Check(copy) = %d, %v; want %d", v, err, SchemaVersion)
 	}
-	if v, err := Check(ctx, path); err != nil || v != SchemaVersion {
+	if v, err := Check(ctx, path); !testPostgres && (err != nil || v != SchemaVersion) {
 		t.Fatalf("Check(live) = %d, %v; want %d", v, err, SchemaVersion)
 	}
 	// A second backup to the same name must not overwrite the first.

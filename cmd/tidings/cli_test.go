@@ -542,6 +542,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"user", "list"}, "user list", []string{"db"}},
 		{[]string{"backup"}, "backup FILE", []string{"db"}},
 		{[]string{"restore"}, "restore FILE", []string{"db"}},
+		{[]string{"copy-db"}, "copy-db --to URL_OR_PATH", []string{"db", "to"}},
 	}
 	for _, tt := range tests {
 		for _, help := range []string{"--help", "-h"} {

@@ -245,7 +245,7 @@ func envName(flagName string) string {
 // invocationFlags say what one command run should do rather than how
 // tidings is set up, so no environment variable stands for them: a
 // TIDINGS_SITE left in the environment must not narrow every harvest.
-var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true, "entries": true}
+var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true, "entries": true, "to": true}
 
 // parseFlags parses args, then fills every setting not given on the command
 // line from its environment variable.

@@ -104,6 +104,8 @@ Commands:
                         write a static site's ResourceSync change lists into it
   backup FILE           write a consistent copy of the database, also while serve runs
   restore FILE          replace the database with a backup (refused while serve runs)
+  copy-db --to URL_OR_PATH
+                        copy the whole database into a new SQLite file or an empty PostgreSQL database
   version               print the version
 
 Run "tidings <command> --help" for a command's flags.
@@ -157,6 +159,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdBackup(ctx, rest, getenv, stdout, stderr)
 	case "restore":
 		return cmdRestore(ctx, rest, getenv, stdout, stderr)
+	case "copy-db":
+		return cmdCopyDB(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", versionName(), commit())
 		return nil

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tidings/internal/pgtest"
+)
+
+// TestCopyDBAndBack: a followed site copied SQLite → PostgreSQL → SQLite
+// exports the same changes at every hop, and each copy serves the same
+// feeds list; a copy into a database that holds something is refused.
+// Without a PostgreSQL server, the copy is SQLite → SQLite.
+func TestCopyDBAndBack(t *testing.T) {
+	site := newSite(t)
+	env := newEnv(t)
+	mustSucceed(t, tidings(t, env, "follow", site.URL))
+	want := tidings(t, env, "export", "changes")
+	mustSucceed(t, want)
+	if strings.Count(want.stdout, "\n") < 3 {
+		t.Fatalf("the follow exported too little to compare:\n%s", want.stdout)
+	}
+	feeds := tidings(t, env, "feeds", "--json")
+	mustSucceed(t, feeds)
+	hops := []string{filepath.Join(t.TempDir(), "copy.db")}
+	if server, _ := pgtest.Server(); server != "" {
+		hops = []string{pgtest.NewDatabase(t), filepath.Join(t.TempDir(), "back.db")}
+	}
+	from := env["TIDINGS_DB"]
+	for _, to := range hops {
+		r := tidings(t, env, "copy-db", "--db", from, "--to", to)
+		mustSucceed(t, r)
+		if !strings.HasPrefix(r.stdout, "Copied ") || !strings.Contains(r.stdout, "changes ") {
+			t.Errorf("copy-db said %q", r.stdout)
+		}
+		again := tidings(t, env, "copy-db", "--db", from, "--to", to)
+		if again.code == 0 || !strings.Contains(again.stderr, "already holds data") {
+			t.Errorf("a copy into a database that holds something: code %d, %q", again.code, again.stderr)
+		}
+		if got := tidings(t, env, "export", "changes", "--db", to); got.stdout != want.stdout || got.code != 0 {
+			t.Errorf("export changes of %s (code %d, %s):\n%s\nwant:\n%s", to, got.code, got.stderr, got.stdout, want.stdout)
+		}
+		if got := tidings(t, env, "feeds", "--json", "--db", to); got.stdout != feeds.stdout {
+			t.Errorf("feeds of %s:\n%s\nwant:\n%s", to, got.stdout, feeds.stdout)
+		}
+		from = to
+	}
+}
