@@ -40,7 +40,8 @@ func (w writer) insert(ctx context.Context, query string, args ...any) (int64, e
 
 // generation counts the database's possible changes: writes through this
 // DB, and commits by other connections seen through SQLite's data_version,
-// which changes whenever another connection commits.
+// which changes whenever another connection commits (on PostgreSQL, the
+// current snapshot, which changes whenever a transaction that wrote ends).
 type generation struct {
 	n      atomic.Uint64
 	polled atomic.Int64 // unix nanoseconds of the last data_version read

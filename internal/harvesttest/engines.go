@@ -1,7 +1,6 @@
 package harvesttest
 
 import (
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -14,11 +13,6 @@ const (
 	SQLite   = "sqlite"
 	Postgres = "postgres"
 )
-
-// EngineEnv names the engine New uses for the tests that choose none:
-// TIDINGS_TEST_ENGINE=postgres runs a whole package's harvests on
-// PostgreSQL (with TIDINGS_TEST_POSTGRES set).
-const EngineEnv = "TIDINGS_TEST_ENGINE"
 
 // chosen holds the engine OnEachEngine gave each of its subtests.
 var chosen sync.Map // testing.TB -> string
@@ -38,17 +32,15 @@ func OnEachEngine(t *testing.T, test func(t *testing.T)) {
 	}
 }
 
-// Target returns the --db value of a new, empty database for t: an
-// SQLite file in its temporary directory, or on PostgreSQL a database of
-// its own, dropped when it ends.
+// Target returns the --db value of a new, empty database for t: of the
+// engine OnEachEngine gave it, else as pgtest.Target picks.
 func Target(t testing.TB) string {
 	t.Helper()
-	engine, _ := chosen.Load(t)
-	if engine == nil {
-		engine = os.Getenv(EngineEnv)
-	}
-	if engine == Postgres {
+	switch engine, _ := chosen.Load(t); engine {
+	case Postgres:
 		return pgtest.NewDatabase(t)
+	case SQLite:
+		return filepath.Join(t.TempDir(), "tidings.db")
 	}
-	return filepath.Join(t.TempDir(), "tidings.db")
+	return pgtest.Target(t)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,6 +20,11 @@ import (
 
 // Env names the variable holding the server's URL.
 const Env = "TIDINGS_TEST_POSTGRES"
+
+// EngineEnv names the engine Target picks: TIDINGS_TEST_ENGINE=postgres
+// runs a package's tests that open their database through Target on
+// PostgreSQL, for a wider check than the tests that run on each engine.
+const EngineEnv = "TIDINGS_TEST_ENGINE"
 
 // How is what a test run without a server says, once.
 const How = "PostgreSQL tests skipped: set " + Env + "=postgres://USER@HOST:PORT/postgres, a server where tests may create databases, to run them (.ci/run starts one)"
@@ -62,6 +68,17 @@ func NewDatabase(t testing.TB) string {
 	})
 	u.Path = "/" + name
 	return u.String()
+}
+
+// Target returns the --db value of a new, empty database for t: an
+// SQLite file in its temporary directory, or with TIDINGS_TEST_ENGINE=
+// postgres a database of its own (NewDatabase).
+func Target(t testing.TB) string {
+	t.Helper()
+	if os.Getenv(EngineEnv) == "postgres" {
+		return NewDatabase(t)
+	}
+	return filepath.Join(t.TempDir(), "tidings.db")
 }
 
 func admin(server, stmt string) error {
