@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -45,5 +46,26 @@ func TestCopyDBAndBack(t *testing.T) {
 			t.Errorf("feeds of %s:\n%s\nwant:\n%s", to, got.stdout, feeds.stdout)
 		}
 		from = to
+	}
+}
+
+// TestFollowOnEachEngine: the fixture site followed on SQLite and on
+// PostgreSQL exports the same changes and lists the same feeds, but for
+// their random addresses and the time of the harvest.
+func TestFollowOnEachEngine(t *testing.T) {
+	site := newSite(t)
+	lite := newEnv(t)
+	pg := newEnv(t, "TIDINGS_DB", pgtest.NewDatabase(t))
+	for _, env := range []map[string]string{lite, pg} {
+		mustSucceed(t, tidings(t, env, "follow", site.URL))
+	}
+	for _, args := range [][]string{{"export", "changes"}, {"feeds", "--json"}} {
+		want, got := tidings(t, lite, args...), tidings(t, pg, args...)
+		mustSucceed(t, got)
+		unlike := regexp.MustCompile(`"(feed_url|last_harvest)":"[^"]*"`)
+		want.stdout, got.stdout = unlike.ReplaceAllString(want.stdout, ""), unlike.ReplaceAllString(got.stdout, "")
+		if got.stdout != want.stdout || strings.Count(want.stdout, "\n") < 2 {
+			t.Errorf("%s on PostgreSQL:\n%s\nwant, as on SQLite:\n%s", strings.Join(args, " "), got.stdout, want.stdout)
+		}
 	}
 }
