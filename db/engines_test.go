@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"tidings/internal/pgtest"
 )
@@ -92,5 +93,41 @@ CREATE TABLE notes (
 ALTER TABLE sites ADD COLUMN context_text TEXT COLLATE "C";`
 	if got != want {
 		t.Errorf("translated:%s\nwant:%s", got, want)
+	}
+}
+
+// TestRebind: SQLite's placeholders become PostgreSQL's, numbered as
+// SQLite numbers them, and quoted text and comments keep their question
+// marks.
+func TestRebind(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`SELECT 1`, `SELECT 1`},
+		{`a = ? AND b = ?`, `a = $1 AND b = $2`},
+		{`a = ?1 OR b = ?1 OR c = ?2`, `a = $1 OR b = $1 OR c = $2`},
+		{`a = ?2 AND b = ?`, `a = $2 AND b = $3`},
+		{`x = '?' AND y = ? AND z = 'it''s ?'`, `x = '?' AND y = $1 AND z = 'it''s ?'`},
+		{`"odd?name" = ?`, `"odd?name" = $1`},
+		{"-- why? because\nx = ?", "-- why? because\nx = $1"},
+		{`x = 'unterminated ?`, `x = 'unterminated ?`},
+	}
+	for _, tt := range tests {
+		if got := rebind(tt.in); got != tt.want {
+			t.Errorf("rebind(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestDuplicatesInOneHarvest: a change listed twice in one harvest is
+// stored and counted once, on either engine (PostgreSQL inserts many in
+// one statement).
+func TestDuplicatesInOneHarvest(t *testing.T) {
+	d, _ := openTest(t)
+	col := testCollection(t, d, "shrine")
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	a := Change{URL: "https://shrine.example/a", Kind: "updated", Datetime: at}
+	old := Change{URL: "https://shrine.example/b", Kind: "created", Datetime: at.AddDate(-1, 0, 0), History: true}
+	run := storeRun(t, d, col, at, "", a, old, a, old, a)
+	if run.Changes != 1 || run.Backfilled != 1 {
+		t.Errorf("stored %d changes and %d history; want 1 and 1", run.Changes, run.Backfilled)
 	}
 }

@@ -116,7 +116,11 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		run.ID = id
-		if run.Changes, run.Backfilled, err = insertChanges(ctx, tx, run, h.Changes); err != nil {
+		insert := insertChanges
+		if d.eng == postgresEngine {
+			insert = insertChangesInBatches
+		}
+		if run.Changes, run.Backfilled, err = insert(ctx, tx, run, h.Changes); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET changes = ?, backfilled = ? WHERE id = ?`, run.Changes, run.Backfilled, id); err != nil {
