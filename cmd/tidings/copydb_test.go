@@ -49,8 +49,8 @@ func TestCopyDBAndBack(t *testing.T) {
 	}
 }
 
-// TestFollowOnEachEngine: the fixture site followed on SQLite and on
-// PostgreSQL exports the same changes and lists the same feeds, but for
+// TestFollowOnEachEngine: the fixture site followed and harvested again
+// on SQLite and on PostgreSQL exports the same changes and lists the same feeds, but for
 // their random addresses and the time of the harvest.
 func TestFollowOnEachEngine(t *testing.T) {
 	site := newSite(t)
@@ -58,6 +58,7 @@ func TestFollowOnEachEngine(t *testing.T) {
 	pg := newEnv(t, "TIDINGS_DB", pgtest.NewDatabase(t))
 	for _, env := range []map[string]string{lite, pg} {
 		mustSucceed(t, tidings(t, env, "follow", site.URL))
+		mustSucceed(t, tidings(t, env, "harvest", "--all"))
 	}
 	for _, args := range [][]string{{"export", "changes"}, {"feeds", "--json"}} {
 		want, got := tidings(t, lite, args...), tidings(t, pg, args...)
