@@ -9,12 +9,24 @@ import (
 	"os"
 )
 
-// Backup writes a consistent copy of the live database to path with
-// VACUUM INTO, which reads one snapshot while writers carry on. It runs on
-// the writer connection: the read-only pool refuses it.
+// Backup writes a consistent copy of the live database to the SQLite file
+// path: with VACUUM INTO, which reads one snapshot while writers carry on,
+// on the writer connection (the read-only pool refuses it); from
+// PostgreSQL, with Copy.
 func (d *DB) Backup(ctx context.Context, path string) error {
 	if _, err := os.Stat(path); err == nil {
 		return fmt.Errorf("db: backup: %s already exists; choose a new file name", path)
+	}
+	if d.eng == postgresEngine {
+		// An SQLite file, in one repeatable-read snapshot: a backup that
+		// restores anywhere.
+		if _, err := Copy(ctx, d, path); err != nil {
+			for _, suffix := range []string{"", "-wal", "-shm"} {
+				os.Remove(path + suffix)
+			}
+			return fmt.Errorf("db: backup to %s: %w", path, err)
+		}
+		return nil
 	}
 	if _, err := d.w.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
 		return fmt.Errorf("db: backup to %s: %w", path, err)

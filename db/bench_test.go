@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -27,7 +26,7 @@ func BenchmarkSaveBigHarvest(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		d, err := Open(ctx, filepath.Join(b.TempDir(), "tidings.db"))
+		d, err := Open(ctx, newTarget(b))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,5 +1,6 @@
-// Package db owns tidings' SQLite database: the schema and its migrations,
-// every SQL statement, and the transactions that keep a harvest atomic.
+// Package db owns tidings' database, SQLite or PostgreSQL: the schema and
+// its migrations, every SQL statement, and the transactions that keep a
+// harvest atomic.
 package db
 
 import (
@@ -10,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	sqlite3 "github.com/mattn/go-sqlite3"
 )
 
@@ -22,15 +24,25 @@ var (
 // DB holds one writer connection and a small read-only pool. SQLite allows
 // one writer at a time; funnelling writes through a single connection with
 // immediate transactions avoids SQLITE_BUSY on read-to-write upgrades.
+// PostgreSQL gets the same shape (see openPostgres).
 type DB struct {
 	w   writer
 	r   *sql.DB
 	gen generation
+	eng engine
 }
 
-// Open opens (creating if needed) the database file at path and applies
-// pending migrations.
-func Open(ctx context.Context, path string) (*DB, error) {
+// Open opens the database target names and applies pending migrations:
+// a postgres:// or postgresql:// URL names a PostgreSQL database, anything
+// else an SQLite file, created if needed.
+func Open(ctx context.Context, target string) (*DB, error) {
+	if IsPostgres(target) {
+		return openPostgres(ctx, target)
+	}
+	return openSQLite(ctx, target)
+}
+
+func openSQLite(ctx context.Context, path string) (*DB, error) {
 	base := "file:" + url.PathEscape(path) + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL"
 	w, err := sql.Open("sqlite3", base+"&_txlock=immediate")
 	if err != nil {
@@ -61,6 +73,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	watch.SetMaxOpenConns(1)
 	watch.SetConnMaxIdleTime(0)
 	d.gen.watch = watch
+	d.gen.versionSQL = "PRAGMA data_version"
 	return d, nil
 }
 
@@ -143,7 +156,9 @@ func (c timeCol) Scan(v any) error {
 
 func isUnique(err error) bool {
 	var se sqlite3.Error
-	return errors.As(err, &se) && (se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey)
+	var pe *pgconn.PgError
+	return errors.As(err, &se) && (se.ExtendedCode == sqlite3.ErrConstraintUnique || se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey) ||
+		errors.As(err, &pe) && pe.Code == pgUniqueViolation
 }
 
 // scanner is a *sql.Row or *sql.Rows.

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,30 +10,27 @@ import (
 
 func openTest(t *testing.T) (*DB, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "tidings.db")
-	d, err := Open(context.Background(), path)
+	target := newTarget(t)
+	d, err := Open(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return d, path
+	return d, target
 }
 
 func TestOpenMigratesOnceAndRefusesNewerSchema(t *testing.T) {
 	ctx := context.Background()
 	d, path := openTest(t)
-	var v int
-	if err := d.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
-		t.Fatalf("user_version = %d, %v; want %d", v, err, SchemaVersion)
+	if v := schemaVersion(t, d); v != SchemaVersion {
+		t.Fatalf("schema version = %d; want %d", v, SchemaVersion)
 	}
 	d.Close()
 	again, err := Open(ctx, path)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
-	if _, err := again.w.ExecContext(ctx, "PRAGMA user_version = 999"); err != nil {
-		t.Fatal(err)
-	}
+	setSchemaVersion(t, again, 999)
 	again.Close()
 	_, err = Open(ctx, path)
 	if err == nil || !strings.Contains(err.Error(), "schema version 999") {
@@ -46,7 +42,7 @@ func TestOpenMigratesOnceAndRefusesNewerSchema(t *testing.T) {
 // database (`tidings follow` run in parallel) all open it, each migration
 // applied once.
 func TestOpenAtOnceOnANewDatabase(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "tidings.db")
+	path := newTarget(t)
 	errs := make(chan error, 8)
 	for range cap(errs) {
 		go func() {
@@ -67,9 +63,8 @@ func TestOpenAtOnceOnANewDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	var v int
-	if err := d.r.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
-		t.Errorf("user_version = %d, %v; want %d", v, err, SchemaVersion)
+	if v := schemaVersion(t, d); v != SchemaVersion {
+		t.Errorf("schema version = %d; want %d", v, SchemaVersion)
 	}
 }
 

@@ -134,7 +134,7 @@ ORDER BY run_at DESC, run_id DESC LIMIT ?`, scanDigest, append(args, limit)...)
 	// One more than DigestChanges per run tells which runs have more.
 	cs, err := d.changesWhere(ctx, `ch.id IN (SELECT id FROM (
 	SELECT id, row_number() OVER (PARTITION BY run_id ORDER BY datetime DESC, url) AS n
-	FROM changes WHERE run_id IN (`+marks+`)) WHERE n <= ?)
+	FROM changes WHERE run_id IN (`+marks+`)) AS ranked WHERE n <= ?)
 ORDER BY ch.datetime DESC, ch.url`, 0, append(ids, DigestChanges+1)...)
 	if err != nil {
 		return nil, err
@@ -191,11 +191,15 @@ func (d *DB) followingChanges(ctx context.Context, g *Digest) error {
 	// Grouped by URL, the changes are read in the order of their unique
 	// index, and only the n newest are kept while sorting: a collection
 	// of many long URLs is never sorted whole. The id is the one of the
-	// row max() picked (SQLite's bare column).
-	cs, err := d.changesWhere(ctx, `ch.id IN (SELECT id FROM (
+	// row max() picked (SQLite's bare column; DISTINCT ON in PostgreSQL).
+	cs, err := d.changesWhere(ctx, d.eng.pick(`ch.id IN (SELECT id FROM (
 	SELECT id, url, max(datetime) AS latest FROM changes WHERE collection_id = ? AND id <= ? GROUP BY url)
 	ORDER BY latest DESC, url LIMIT ?)
-ORDER BY ch.datetime DESC, ch.url`, 0, g.Run.CollectionID, g.lastChange, n)
+ORDER BY ch.datetime DESC, ch.url`, `ch.id IN (SELECT id FROM (
+	SELECT DISTINCT ON (url) id, url, datetime AS latest FROM changes WHERE collection_id = ? AND id <= ?
+	ORDER BY url, datetime DESC) AS latest
+	ORDER BY latest DESC, url LIMIT ?)
+ORDER BY ch.datetime DESC, ch.url`), 0, g.Run.CollectionID, g.lastChange, n)
 	if err != nil {
 		return err
 	}
@@ -249,7 +253,7 @@ func (d *DB) Stamp(ctx context.Context, scope Scope) (FeedStamp, error) {
 	case scope.UserID != 0:
 		sites, arg = "SELECT site_id FROM follows WHERE user_id = ?", scope.UserID
 	case scope.SiteID != 0:
-		sites, arg = "SELECT ?", scope.SiteID
+		sites, arg = "SELECT CAST(? AS BIGINT)", scope.SiteID
 	}
 	where, warg := scope.where("r")
 	var maxRun sql.NullInt64
@@ -259,10 +263,11 @@ func (d *DB) Stamp(ctx context.Context, scope Scope) (FeedStamp, error) {
 	// is part of the version.
 	err := d.r.QueryRowContext(ctx, `
 SELECT (SELECT max(id) FROM runs WHERE site_id IN (`+sites+`)),
-	(SELECT group_concat(id) FROM (SELECT id FROM sites WHERE id IN (`+sites+`) ORDER BY id)),
+	`+d.eng.pick(`(SELECT group_concat(id) FROM (SELECT id FROM sites WHERE id IN (`+sites+`) ORDER BY id))`,
+		`(SELECT string_agg(CAST(id AS TEXT), ',' ORDER BY id) FROM sites WHERE id IN (`+sites+`))`)+`,
 	(SELECT min(next_harvest_at) FROM sites WHERE id IN (`+sites+`)),
 	(SELECT max(t) FROM (SELECT max(r.finished_at) AS t FROM runs r WHERE `+where+` AND r.changes > 0
-		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.following = 1)),
+		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.following = 1) AS added),
 	(SELECT max(pruned_until) FROM collections WHERE site_id IN (`+sites+`))`,
 		arg, arg, arg, warg, warg, arg).Scan(&maxRun, &list, &next, &added, &pruned)
 	if err != nil {

@@ -57,6 +57,7 @@ func TestFirstCompleteHarvestIsFollowing(t *testing.T) {
 // the migration of "now following" runs get their "now following" run from their first run
 // without an error.
 func TestMigrationMarksFirstHarvests(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	d, path := openTest(t)
 	col := testCollection(t, d, "shrine")
@@ -66,7 +67,7 @@ func TestMigrationMarksFirstHarvests(t *testing.T) {
 		Change{URL: "https://shrine.example/a", Kind: "created", Datetime: t0.AddDate(0, -3, 0), History: true},
 		Change{URL: "https://shrine.example/b", Kind: "created", Datetime: t0.Add(-time.Hour)})
 	storeRun(t, d, col, t0.Add(2*time.Hour), "", Change{URL: "https://shrine.example/c", Kind: "created", Datetime: t0.Add(time.Hour)})
-	step := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "ADD COLUMN following") })
+	step := slices.IndexFunc(migrations, func(m step) bool { return strings.Contains(m.sqlite, "ADD COLUMN following") })
 	for _, q := range append(undoFollowing, fmt.Sprintf("PRAGMA user_version = %d", step)) {
 		if _, err := d.w.ExecContext(ctx, q); err != nil {
 			t.Fatal(err)

@@ -119,12 +119,11 @@ func (d *DB) CreateDiscovery(ctx context.Context, userID, importID int64, inputU
 	if importID != 0 {
 		imp = importID
 	}
-	res, err := d.w.ExecContext(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at) VALUES (?, ?, ?, ?)`,
+	id, err := d.w.insert(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
 		userID, imp, inputURL, fmtTime(time.Now()))
 	if err != nil {
 		return Discovery{}, fmt.Errorf("db: create discovery: %w", err)
 	}
-	id, _ := res.LastInsertId()
 	return d.DiscoveryByID(ctx, id)
 }
 
@@ -269,11 +268,11 @@ func (d *DB) CreateImportTitled(ctx context.Context, userID int64, sites []Impor
 	now := fmtTime(time.Now())
 	var id int64
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO imports (user_id, created_at, skipped) VALUES (?, ?, ?)`, userID, now, strings.Join(skipped, "\n"))
+		err := tx.QueryRowContext(ctx, `INSERT INTO imports (user_id, created_at, skipped) VALUES (?, ?, ?) RETURNING id`,
+			userID, now, strings.Join(skipped, "\n")).Scan(&id)
 		if err != nil {
 			return err
 		}
-		id, _ = res.LastInsertId()
 		for _, s := range sites {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at, title) VALUES (?, ?, ?, ?, ?)`,
 				userID, id, s.URL, now, s.Title); err != nil {

@@ -28,17 +28,29 @@ func (w writer) ExecContext(ctx context.Context, query string, args ...any) (sql
 	return res, err
 }
 
+// insert runs an INSERT … RETURNING id on the writer, then advances the
+// generation. RETURNING rather than LastInsertId: PostgreSQL has no such
+// thing, and SQLite returns the same id.
+func (w writer) insert(ctx context.Context, query string, args ...any) (int64, error) {
+	var id int64
+	err := w.DB.QueryRowContext(ctx, query, args...).Scan(&id)
+	w.gen.n.Add(1)
+	return id, err
+}
+
 // generation counts the database's possible changes: writes through this
 // DB, and commits by other connections seen through SQLite's data_version,
-// which changes whenever another connection commits.
+// which changes whenever another connection commits (on PostgreSQL, the
+// current snapshot, which changes whenever a transaction that wrote ends).
 type generation struct {
 	n      atomic.Uint64
 	polled atomic.Int64 // unix nanoseconds of the last data_version read
 
-	mu      sync.Mutex // one reader of data_version at a time
-	watch   *sql.DB    // one connection of its own: data_version is per connection
-	version int64
-	known   bool
+	mu         sync.Mutex // one reader of data_version at a time
+	watch      *sql.DB    // one connection of its own: data_version is per connection
+	versionSQL string     // reads a value that moves when another connection commits
+	version    string
+	known      bool
 }
 
 // Generation returns a number that changes whenever what the database
@@ -58,8 +70,8 @@ func (d *DB) Generation(ctx context.Context) uint64 {
 // poll reads data_version and advances the generation when it moved, or
 // when it cannot be read: not knowing must not mean unchanged.
 func (g *generation) poll(ctx context.Context, now int64) {
-	var v int64
-	err := g.watch.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	var v string
+	err := g.watch.QueryRowContext(ctx, g.versionSQL).Scan(&v)
 	if err != nil || !g.known || v != g.version {
 		g.n.Add(1)
 	}

@@ -119,7 +119,11 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		run.ID = id
-		if run.Changes, run.Backfilled, err = insertChanges(ctx, tx, run, h.Changes); err != nil {
+		insert := insertChanges
+		if d.eng == postgresEngine {
+			insert = insertChangesInBatches
+		}
+		if run.Changes, run.Backfilled, err = insert(ctx, tx, run, h.Changes); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET changes = ?, backfilled = ? WHERE id = ?`, run.Changes, run.Backfilled, id); err != nil {
@@ -140,10 +144,10 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 		if err := saveSnapshots(ctx, tx, run.SiteID, h.Snapshots); err != nil {
 			return err
 		}
-		if err := saveSnapshotQueue(ctx, tx, run.SiteID, h.Pending); err != nil {
+		if err := d.saveSnapshotQueue(ctx, tx, run.SiteID, h.Pending); err != nil {
 			return err
 		}
-		if err := saveWatched(ctx, tx, run.CollectionID, h); err != nil {
+		if err := d.saveWatched(ctx, tx, run.CollectionID, h); err != nil {
 			return err
 		}
 		if err := saveLearned(ctx, tx, run.SiteID, h.Learned, run.FinishedAt); err != nil {
@@ -154,7 +158,7 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		// After the pages: the "now following" entry counts them.
-		if run.Following, run.Pages, err = markFollowing(ctx, tx, run); err != nil {
+		if run.Following, run.Pages, err = d.markFollowing(ctx, tx, run); err != nil {
 			return err
 		}
 		if h.State != nil {
@@ -185,7 +189,7 @@ WHERE id = ?`, fmtTimePtr(h.Watermark), success, run.Error, fmtTime(run.Finished
 // its first without an error, before last_success_at records it: with the
 // pages known then and the newest change stored, which bounds what the
 // entry lists.
-func markFollowing(ctx context.Context, tx *sql.Tx, run Run) (bool, int, error) {
+func (d *DB) markFollowing(ctx context.Context, tx *sql.Tx, run Run) (bool, int, error) {
 	if run.Error != "" {
 		return false, 0, nil
 	}
@@ -200,10 +204,14 @@ func markFollowing(ctx context.Context, tx *sql.Tx, run Run) (bool, int, error) 
 	// pages) know their pages; for change lists, a page is a URL whose
 	// latest change did not delete it.
 	var pages int
-	err := tx.QueryRowContext(ctx, `
+	err := tx.QueryRowContext(ctx, d.eng.pick(`
 SELECT max((SELECT count(*) FROM pages WHERE collection_id = ?1),
 	(SELECT count(*) FROM watched_pages WHERE collection_id = ?1),
-	(SELECT count(*) FROM (SELECT kind, max(datetime) FROM changes WHERE collection_id = ?1 GROUP BY url) WHERE kind <> 'deleted'))`,
+	(SELECT count(*) FROM (SELECT kind, max(datetime) FROM changes WHERE collection_id = ?1 GROUP BY url) WHERE kind <> 'deleted'))`, `
+SELECT GREATEST((SELECT count(*) FROM pages WHERE collection_id = ?1),
+	(SELECT count(*) FROM watched_pages WHERE collection_id = ?1),
+	(SELECT count(*) FROM (SELECT DISTINCT ON (url) kind FROM changes WHERE collection_id = ?1
+		ORDER BY url, datetime DESC) AS latest WHERE kind <> 'deleted'))`),
 		run.CollectionID).Scan(&pages)
 	if err != nil {
 		return false, 0, fmt.Errorf("count pages: %w", err)
@@ -305,15 +313,16 @@ func insertRun(ctx context.Context, tx *sql.Tx, r Run) (int64, error) {
 	if r.CollectionID != 0 {
 		coll = r.CollectionID
 	}
-	res, err := tx.ExecContext(ctx, `
+	var id int64
+	err := tx.QueryRowContext(ctx, `
 INSERT INTO runs (site_id, collection_id, started_at, finished_at, documents, not_modified, changes, backfilled, lastmod_only, warnings, error)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		r.SiteID, coll, fmtTime(r.StartedAt), fmtTime(r.FinishedAt), r.Documents, r.NotModified,
-		r.Changes, r.Backfilled, r.LastmodOnly, strings.Join(r.Warnings, "\n"), r.Error)
+		r.Changes, r.Backfilled, r.LastmodOnly, strings.Join(r.Warnings, "\n"), r.Error).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert run: %w", err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 func saveFetchStates(ctx context.Context, tx *sql.Tx, siteID int64, states []FetchState) error {

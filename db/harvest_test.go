@@ -156,8 +156,15 @@ func TestHarvestErrorsRollBack(t *testing.T) {
 				exec(`INSERT INTO pages (collection_id, url) VALUES (?, 'https://shrine.example/b')`, col.ID)
 				t.Cleanup(func() { exec(`DELETE FROM pages`) })
 			}
-			exec(`CREATE TRIGGER refuse BEFORE ` + step + ` BEGIN SELECT RAISE(ABORT, 'refused'); END`)
-			t.Cleanup(func() { exec(`DROP TRIGGER refuse`) })
+			if testPostgres {
+				table := step[strings.LastIndex(step, " ")+1:]
+				exec(`CREATE OR REPLACE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused'; END $$`)
+				exec(`CREATE TRIGGER refuse BEFORE ` + step + ` FOR EACH ROW EXECUTE FUNCTION refuse()`)
+				t.Cleanup(func() { exec(`DROP TRIGGER refuse ON ` + table) })
+			} else {
+				exec(`CREATE TRIGGER refuse BEFORE ` + step + ` BEGIN SELECT RAISE(ABORT, 'refused'); END`)
+				t.Cleanup(func() { exec(`DROP TRIGGER refuse`) })
+			}
 			_, err := d.SaveCollectionHarvest(ctx, h)
 			if err == nil || !strings.Contains(err.Error(), "refused") {
 				t.Fatalf("save with %s refused: %v", step, err)

@@ -58,15 +58,11 @@ func (d *DB) AddIgnoreRule(ctx context.Context, siteID int64, kind, pattern stri
 		if n >= MaxIgnoreRules {
 			return ErrTooManyRules
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO ignore_rules (site_id, kind, pattern, created_at) VALUES (?, ?, ?, ?)`,
-			siteID, kind, pattern, fmtTime(r.CreatedAt))
+		err := tx.QueryRowContext(ctx, `INSERT INTO ignore_rules (site_id, kind, pattern, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
+			siteID, kind, pattern, fmtTime(r.CreatedAt)).Scan(&r.ID)
 		if isUnique(err) {
 			return ErrAlreadyExists
 		}
-		if err != nil {
-			return err
-		}
-		r.ID, err = res.LastInsertId()
 		return err
 	})
 	if errors.Is(err, ErrAlreadyExists) || errors.Is(err, ErrTooManyRules) {

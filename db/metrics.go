@@ -19,10 +19,13 @@ type Schedule struct {
 // was followed).
 func (d *DB) Schedule(ctx context.Context, now, overdueBefore time.Time) (Schedule, error) {
 	var s Schedule
-	err := d.r.QueryRowContext(ctx, `SELECT count(*),
+	err := d.r.QueryRowContext(ctx, d.eng.pick(`SELECT count(*),
 		coalesce(sum(next_harvest_at IS NULL OR next_harvest_at <= ?), 0),
 		coalesce(sum(coalesce(next_harvest_at, created_at) <= ?), 0)
-		FROM sites`, fmtTime(now), fmtTime(overdueBefore)).Scan(&s.Sites, &s.Due, &s.Overdue)
+		FROM sites`, `SELECT count(*),
+		count(*) FILTER (WHERE next_harvest_at IS NULL OR next_harvest_at <= ?),
+		count(*) FILTER (WHERE coalesce(next_harvest_at, created_at) <= ?)
+		FROM sites`), fmtTime(now), fmtTime(overdueBefore)).Scan(&s.Sites, &s.Due, &s.Overdue)
 	if err != nil {
 		return Schedule{}, fmt.Errorf("db: count due sites: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"regexp"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -12,9 +13,12 @@ import (
 
 // migrations is append-only: a released step is never edited, only followed
 // by another. The schema version is the number of steps applied, kept in
-// PRAGMA user_version.
-var migrations = []string{
-	`
+// PRAGMA user_version on SQLite and in the schema_version table on
+// PostgreSQL. Both engines run the same list, so that a version means the
+// same schema on either; a step's postgres text says how PostgreSQL takes
+// it (see step).
+var migrations = []step{
+	{sqlite: `
 CREATE TABLE sites (
 	id              INTEGER PRIMARY KEY,
 	url             TEXT NOT NULL UNIQUE,
@@ -81,8 +85,8 @@ CREATE TABLE fetch_state (
 	fetched_at    TEXT NOT NULL,
 	PRIMARY KEY (site_id, url)
 );
-`,
-	`
+`, postgres: postgresSchema},
+	{sqlite: `
 CREATE TABLE users (
 	id            INTEGER PRIMARY KEY,
 	name          TEXT NOT NULL UNIQUE COLLATE NOCASE,
@@ -133,8 +137,8 @@ CREATE TABLE discoveries (
 );
 CREATE INDEX discoveries_user ON discoveries (user_id, id);
 CREATE INDEX discoveries_import ON discoveries (import_id);
-`,
-	`
+`, postgres: inPostgresSchema},
+	{sqlite: `
 ALTER TABLE changes ADD COLUMN author TEXT NOT NULL DEFAULT '';
 ALTER TABLE changes ADD COLUMN language TEXT NOT NULL DEFAULT '';
 ALTER TABLE changes ADD COLUMN tags TEXT NOT NULL DEFAULT '';
@@ -152,8 +156,8 @@ CREATE TABLE processed (
 	processed_at  TEXT NOT NULL,
 	PRIMARY KEY (collection_id, url)
 ) WITHOUT ROWID;
-`,
-	`
+`, postgres: inPostgresSchema},
+	{sqlite: `
 CREATE TABLE outages (
 	id             INTEGER PRIMARY KEY,
 	collection_id  INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
@@ -171,26 +175,26 @@ FROM collections c JOIN runs r ON r.collection_id = c.id AND r.error <> ''
 	AND r.finished_at > COALESCE((SELECT max(ok.finished_at) FROM runs ok WHERE ok.collection_id = c.id AND ok.error = ''), '')
 WHERE c.last_error <> ''
 GROUP BY c.id;
-`,
-	`
+`, postgres: inPostgresSchema},
+	{sqlite: `
 ALTER TABLE sites ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sites ADD COLUMN failing_since TEXT;
-`,
+`, postgres: inPostgresSchema},
 	// 6: when a site was last discovered in full; harvests in between
 	// re-read only its Source Description.
-	`
+	{sqlite: `
 ALTER TABLE sites ADD COLUMN discovered_at TEXT;
-`,
+`, postgres: inPostgresSchema},
 	// 7: a digest of each fetched body, so that a document served again
 	// unchanged by a server without validators is not parsed again.
-	`
+	{sqlite: `
 ALTER TABLE fetch_state ADD COLUMN digest TEXT NOT NULL DEFAULT '';
-`,
+`, postgres: inPostgresSchema},
 	// 8: a page's title and summary in columns of their own, so that every
 	// protocol can keep them and a deleted page's entry can be titled. SCP
 	// kept them inside hash as "<sha256 hex> <JSON [title, summary]>";
 	// those rows keep the bare digest.
-	`
+	{sqlite: `
 ALTER TABLE pages ADD COLUMN title TEXT NOT NULL DEFAULT '';
 ALTER TABLE pages ADD COLUMN summary TEXT NOT NULL DEFAULT '';
 UPDATE pages SET
@@ -203,14 +207,14 @@ UPDATE pages SET
 	hash = substr(hash, 1, instr(hash, ' ') - 1)
 WHERE instr(hash, ' ') > 0
 	AND collection_id IN (SELECT id FROM collections WHERE protocol = 'scp');
-`,
+`, postgres: inPostgresSchema},
 	// 9: a site whose last follower left is no longer harvested and its
 	// feeds have ended; its history is deleted later, its row kept so that
 	// its feeds can say so and a new follower brings it back. Triggers
 	// keep this true however a follow goes (unfollowing, deleting an
 	// account) or comes back. Sites without followers before this step
 	// are left harvested: nothing tells the CLI's own follows from them.
-	`
+	{sqlite: `
 ALTER TABLE sites ADD COLUMN unfollowed_at TEXT;
 ALTER TABLE sites ADD COLUMN history_deleted_at TEXT;
 CREATE TRIGGER follows_last_left AFTER DELETE ON follows
@@ -223,13 +227,13 @@ BEGIN
 	UPDATE sites SET unfollowed_at = NULL, history_deleted_at = NULL
 	WHERE id = NEW.site_id AND unfollowed_at IS NOT NULL;
 END;
-`,
+`, postgres: inPostgresSchema},
 	// 10: page snapshots, the latest per page of a site whatever the
 	// collections listing it, and the text a change brought with it.
 	// text_change is '' while unknown, else 'changed' or 'unchanged'; diff
 	// is the change's text diff as JSON, kept as history once the next
 	// snapshot replaces the text.
-	`
+	{sqlite: `
 ALTER TABLE changes ADD COLUMN text_change TEXT NOT NULL DEFAULT '';
 ALTER TABLE changes ADD COLUMN diff TEXT NOT NULL DEFAULT '';
 CREATE TABLE snapshots (
@@ -248,14 +252,14 @@ CREATE TABLE snapshots (
 	fetched_at    TEXT NOT NULL,
 	PRIMARY KEY (site_id, url)
 );
-`,
+`, postgres: inPostgresSchema},
 	// Public ids: the site and collection pages are public, and their
 	// addresses should not let anyone count or walk every site followed
 	// here. Sixteen random bytes, filled in for existing rows and by a
 	// trigger for new ones, so that no INSERT needs to know of them.
 	// Failed discoveries a person has read can be dismissed from the
 	// dashboard.
-	`
+	{sqlite: `
 ALTER TABLE sites ADD COLUMN public_id TEXT;
 UPDATE sites SET public_id = lower(hex(randomblob(16)));
 CREATE UNIQUE INDEX sites_public_id ON sites (public_id);
@@ -271,7 +275,7 @@ BEGIN
 	UPDATE collections SET public_id = lower(hex(randomblob(16))) WHERE id = NEW.id;
 END;
 ALTER TABLE discoveries ADD COLUMN dismissed_at TEXT;
-`,
+`, postgres: inPostgresSchema},
 	// Snapshots stored smaller: the body's hash as its first 16 bytes,
 	// the text's hash not at all (the text itself is compared), the final
 	// URL only when a redirect made it differ, the media type without its
@@ -281,7 +285,7 @@ ALTER TABLE discoveries ADD COLUMN dismissed_at TEXT;
 	// read, so the next version is read the same way. Pages past a
 	// harvest's budget of page fetches wait in snapshot_queue for a later
 	// one, one row a page naming its latest change.
-	`
+	{sqlite: `
 CREATE TABLE snapshots_new (
 	site_id       INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
 	url           TEXT NOT NULL,
@@ -314,7 +318,7 @@ CREATE TABLE snapshot_queue (
 	PRIMARY KEY (site_id, url)
 );
 CREATE INDEX snapshot_queue_due ON snapshot_queue (collection_id, datetime);
-`,
+`, postgres: inPostgresSchema},
 	// 13: the first complete harvest of a collection is its feed's
 	// "now following" entry, whatever the age of what it found: following
 	// marks that run, pages counts the collection's pages then, and
@@ -323,7 +327,7 @@ CREATE INDEX snapshot_queue_due ON snapshot_queue (collection_id, datetime);
 	// get theirs from their first run without an error. A follow and the
 	// discovery that made it keep the name a reader's OPML file gave the
 	// site.
-	`
+	{sqlite: `
 ALTER TABLE runs ADD COLUMN following INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN pages INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE runs ADD COLUMN last_change_id INTEGER NOT NULL DEFAULT 0;
@@ -336,19 +340,19 @@ WHERE id IN (SELECT min(id) FROM runs WHERE collection_id IS NOT NULL AND error 
 CREATE INDEX runs_following ON runs (collection_id, finished_at) WHERE following = 1;
 ALTER TABLE discoveries ADD COLUMN title TEXT NOT NULL DEFAULT '';
 ALTER TABLE follows ADD COLUMN title TEXT NOT NULL DEFAULT '';
-`,
+`, postgres: inPostgresSchema},
 	// 14: when a page was last read to check it, for sources whose dates
 	// cannot be trusted (plain sitemaps): the oldest checks go first.
-	`
+	{sqlite: `
 ALTER TABLE pages ADD COLUMN checked_at TEXT;
-`,
+`, postgres: inPostgresSchema},
 	// 15: the pages a "pages" collection watches, each with its distance
 	// in links from where the crawl started (new links are followed only
 	// so far), when it was last read (the oldest are read first), and
 	// whether a person added it by its address (it is watched whatever
 	// the links say). IF NOT EXISTS: tests of earlier steps rewind the
 	// version alone, and this step needs no undoing for them.
-	`
+	{sqlite: `
 CREATE TABLE IF NOT EXISTS watched_pages (
 	collection_id INTEGER NOT NULL REFERENCES collections(id) ON DELETE CASCADE,
 	url           TEXT NOT NULL,
@@ -357,39 +361,39 @@ CREATE TABLE IF NOT EXISTS watched_pages (
 	by_hand       INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (collection_id, url)
 );
-`,
+`, postgres: inPostgresSchema},
 	// 16: retention. pruned_until is the newest change time the sweep
 	// deleted of a collection, so that its feeds can say where the history
 	// they keep ends. stored_bytes is what a site's rows take, measured by
 	// the sweep at measured_at (a site harvested since is measured again),
 	// for the quotas and the admin page.
-	`
+	{sqlite: `
 ALTER TABLE collections ADD COLUMN pruned_until TEXT;
 ALTER TABLE sites ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sites ADD COLUMN measured_at TEXT;
-`,
+`, postgres: inPostgresSchema},
 	// 17: a collection handed over to another source (the site began or
 	// stopped publishing a more precise one) until the new source's first
 	// harvest: that harvest takes what it finds as seen, but for what
 	// changed since the old source's last one.
-	`
+	{sqlite: `
 ALTER TABLE collections ADD COLUMN handed_over INTEGER NOT NULL DEFAULT 0;
-`,
+`, postgres: inPostgresSchema},
 	// 18: settings of this tidings that outlive one process, such as the
 	// public address serve was last given, which the commands that print
 	// feed addresses use. IF NOT EXISTS, as in step 15.
-	`
+	{sqlite: `
 CREATE TABLE IF NOT EXISTS settings (
 	key        TEXT PRIMARY KEY,
 	value      TEXT NOT NULL,
 	updated_at TEXT NOT NULL
 );
-`,
+`, postgres: inPostgresSchema},
 	// 19: what a site's pages hold that is no news: rules people give
 	// (a text, or a CSS selector for watched pages) and the shapes of
 	// lines a harvest learned change on many pages at once. IF NOT
 	// EXISTS, as in step 15.
-	`
+	{sqlite: `
 CREATE TABLE IF NOT EXISTS ignore_rules (
 	id         INTEGER PRIMARY KEY,
 	site_id    INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
@@ -398,7 +402,7 @@ CREATE TABLE IF NOT EXISTS ignore_rules (
 	created_at TEXT NOT NULL,
 	UNIQUE (site_id, kind, pattern)
 );
-`,
+`},
 	// 20: notifications. A person's e-mail digest (the address once
 	// confirmed, the one waiting for its link, how often) and push
 	// targets, each with the last harvest run it has told of; and the
@@ -406,7 +410,7 @@ CREATE TABLE IF NOT EXISTS ignore_rules (
 	// after, so that a crash loses none and repeats only the one in
 	// flight. claimed_until is the lease of the process sending it. IF NOT
 	// EXISTS, as in step 15.
-	`
+	{sqlite: `
 CREATE TABLE IF NOT EXISTS notify_settings (
 	user_id       INTEGER PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
 	email         TEXT NOT NULL DEFAULT '',
@@ -444,13 +448,70 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
 CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id, created_at);
-`,
+`},
+}
+
+// step is one migration. sqlite is its SQLite text. postgres is its
+// PostgreSQL text, or empty when sqlite's text needs only its types
+// translated (see postgresDDL): plain CREATE TABLE, ALTER TABLE ADD
+// COLUMN, CREATE INDEX, and statements both engines read alike. A step
+// with triggers, SQLite's own functions (strftime, json_*, randomblob,
+// scalar min/max, group_concat) or a table rebuilt by copy needs its
+// PostgreSQL text. The steps up to 18 are inPostgresSchema: PostgreSQL's
+// first step made their schema at once.
+type step struct {
+	sqlite   string
+	postgres string
+}
+
+// inPostgresSchema marks the steps whose schema PostgreSQL's first step
+// already made: it has no database older than that.
+const inPostgresSchema = "-- in postgresSchema"
+
+// text returns the step's SQL for e, "" when there is nothing to run.
+func (s step) text(e engine) string {
+	switch {
+	case e == sqliteEngine:
+		return s.sqlite
+	case s.postgres == inPostgresSchema:
+		return ""
+	case s.postgres != "":
+		return s.postgres
+	}
+	return postgresDDL(s.sqlite)
+}
+
+// sqliteTypes are the spellings of SQLite's column types in PostgreSQL,
+// as postgresSchema has them: integers are 64-bit as in SQLite, and text
+// compares by bytes.
+var sqliteTypes = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\bINTEGER PRIMARY KEY\b`), "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"},
+	{regexp.MustCompile(`\bINTEGER\b`), "BIGINT"},
+	{regexp.MustCompile(`\bTEXT\b`), `TEXT COLLATE "C"`},
+	{regexp.MustCompile(`\bBLOB\b`), "BYTEA"},
+	{regexp.MustCompile(`\bx''`), `'\x'`},
+	{regexp.MustCompile(`\)\s*WITHOUT ROWID`), ")"},
+}
+
+// postgresDDL translates the column types of a step written for SQLite,
+// in capitals as this file writes them, into PostgreSQL's.
+func postgresDDL(sqlite string) string {
+	for _, t := range sqliteTypes {
+		sqlite = t.re.ReplaceAllString(sqlite, t.with)
+	}
+	return sqlite
 }
 
 // SchemaVersion is the schema this binary writes.
 var SchemaVersion = len(migrations)
 
 func (d *DB) migrate(ctx context.Context) error {
+	if d.eng == postgresEngine {
+		return d.migratePostgres(ctx)
+	}
 	v, err := d.firstVersion(ctx)
 	if err != nil {
 		return fmt.Errorf("db: read schema version: %w", err)
@@ -502,7 +563,7 @@ func (d *DB) migrateOne(ctx context.Context) (done bool, err error) {
 			done = true
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+		if _, err := tx.ExecContext(ctx, migrations[v].sqlite); err != nil {
 			return fmt.Errorf("db: migration %d: %w", v+1, err)
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {

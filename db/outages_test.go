@@ -95,6 +95,7 @@ func TestOutagesFollowFailingStreaks(t *testing.T) {
 // whose collection is failing: the migration opens its streak from the
 // failures since the last success.
 func TestMigrationFourFindsStreaksUnderWay(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	d, path := openTest(t)
 	col := testCollection(t, d, "shrine")

@@ -12,6 +12,7 @@ import (
 // its columns and leaves the digest alone, and that no other protocol's
 // hash is touched.
 func TestMigrationEightMovesSCPTitlesOutOfHash(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	d, path := openTest(t)
 	site, err := d.CreateSite(ctx, Site{URL: "https://example.org/", InputURL: "https://example.org/"})

@@ -18,11 +18,12 @@ var publicIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // one for every site and collection it holds, each its own, and rows
 // created afterwards get one too.
 func TestPublicIDsFillExistingRows(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tidings.db")
 	step := -1
 	for i, m := range migrations {
-		if strings.Contains(m, "ADD COLUMN public_id") {
+		if strings.Contains(m.sqlite, "ADD COLUMN public_id") {
 			step = i
 		}
 	}
@@ -34,7 +35,7 @@ func TestPublicIDsFillExistingRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range migrations[:step] {
-		if _, err := old.ExecContext(ctx, m); err != nil {
+		if _, err := old.ExecContext(ctx, m.sqlite); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -124,7 +124,7 @@ func (d *DB) pruneChanges(ctx context.Context, colID int64, r Retention) (int64,
 		var n int64
 		err := d.inTx(ctx, func(tx *sql.Tx) error {
 			var err error
-			n, err = pruneChunkTx(ctx, tx, colID, r)
+			n, err = d.pruneChunkTx(ctx, tx, colID, r)
 			return err
 		})
 		total += n
@@ -163,7 +163,7 @@ ORDER BY datetime DESC, id DESC LIMIT 1 OFFSET ?`, colID, r.Keep-1).Scan(&at, &i
 // pruneChunkTx deletes the oldest pruneChunk changes of a collection that
 // retention r deletes, lowering the change counts of the runs that had
 // put them in the feed, and returns how many it deleted.
-func pruneChunkTx(ctx context.Context, tx *sql.Tx, colID int64, r Retention) (int64, error) {
+func (d *DB) pruneChunkTx(ctx context.Context, tx *sql.Tx, colID int64, r Retention) (int64, error) {
 	cond, args, err := pruneCond(ctx, tx, colID, r)
 	if err != nil || cond == "" {
 		return 0, err
@@ -184,7 +184,7 @@ ORDER BY ch.datetime, ch.id LIMIT 1 OFFSET ?`, append(slices.Clone(args), pruneC
 		return 0, err
 	}
 	_, err = tx.ExecContext(ctx, `
-UPDATE runs SET changes = max(0, changes - (SELECT count(*) FROM changes ch WHERE ch.run_id = runs.id AND `+cond+`))
+UPDATE runs SET changes = `+d.eng.pick("max", "GREATEST")+`(0, changes - (SELECT count(*) FROM changes ch WHERE ch.run_id = runs.id AND `+cond+`))
 WHERE id IN (SELECT ch.run_id FROM changes ch WHERE ch.run_id IS NOT NULL AND `+cond+`)`, append(slices.Clone(args), args...)...)
 	if err != nil {
 		return 0, err
@@ -194,7 +194,8 @@ WHERE id IN (SELECT ch.run_id FROM changes ch WHERE ch.run_id IS NOT NULL AND `+
 		return 0, err
 	}
 	n, _ := res.RowsAffected()
-	if _, err := tx.ExecContext(ctx, `UPDATE collections SET pruned_until = max(COALESCE(pruned_until, ''), ?) WHERE id = ?`,
+	if _, err := tx.ExecContext(ctx, d.eng.pick(`UPDATE collections SET pruned_until = max(COALESCE(pruned_until, ''), ?) WHERE id = ?`,
+		`UPDATE collections SET pruned_until = GREATEST(COALESCE(pruned_until, ''), ?) WHERE id = ?`),
 		newest.String, colID); err != nil {
 		return 0, err
 	}

@@ -60,8 +60,8 @@ func siteDest(s *Site) ([]any, func()) {
 // existing site) when one with the same root URL is already stored.
 func (d *DB) CreateSite(ctx context.Context, s Site) (Site, error) {
 	now := time.Now()
-	res, err := d.w.ExecContext(ctx,
-		`INSERT INTO sites (url, input_url, source_url, title, created_at) VALUES (?, ?, ?, ?, ?)`,
+	id, err := d.w.insert(ctx,
+		`INSERT INTO sites (url, input_url, source_url, title, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
 		s.URL, s.InputURL, s.SourceURL, s.Title, fmtTime(now))
 	if isUnique(err) {
 		existing, gerr := d.SiteByURL(ctx, s.URL)
@@ -70,10 +70,6 @@ func (d *DB) CreateSite(ctx context.Context, s Site) (Site, error) {
 		}
 		return existing, ErrAlreadyExists
 	}
-	if err != nil {
-		return Site{}, fmt.Errorf("db: create site %s: %w", s.URL, err)
-	}
-	id, err := res.LastInsertId()
 	if err != nil {
 		return Site{}, fmt.Errorf("db: create site %s: %w", s.URL, err)
 	}

@@ -56,7 +56,7 @@ WHERE site_id = ? AND collection_id = ? ORDER BY datetime DESC, url LIMIT ?`, fu
 
 // saveSnapshotQueue applies q. Done goes first, so that a page both
 // finished and queued again in one harvest stays queued.
-func saveSnapshotQueue(ctx context.Context, tx *sql.Tx, siteID int64, q SnapshotQueue) error {
+func (d *DB) saveSnapshotQueue(ctx context.Context, tx *sql.Tx, siteID int64, q SnapshotQueue) error {
 	for _, u := range q.Done {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM snapshot_queue WHERE site_id = ? AND url = ?`, siteID, u); err != nil {
 			return fmt.Errorf("finish the pending page %s: %w", u, err)
@@ -73,9 +73,11 @@ ON CONFLICT (site_id, url) DO UPDATE SET
 		}
 	}
 	if q.Keep > 0 && len(q.Queue) > 0 {
-		_, err := tx.ExecContext(ctx, `
+		_, err := tx.ExecContext(ctx, d.eng.pick(`
 DELETE FROM snapshot_queue WHERE site_id = ? AND rowid NOT IN (
-	SELECT rowid FROM snapshot_queue WHERE site_id = ? ORDER BY datetime DESC, url LIMIT ?)`, siteID, siteID, q.Keep)
+	SELECT rowid FROM snapshot_queue WHERE site_id = ? ORDER BY datetime DESC, url LIMIT ?)`, `
+DELETE FROM snapshot_queue WHERE site_id = ? AND url NOT IN (
+	SELECT url FROM snapshot_queue WHERE site_id = ? ORDER BY datetime DESC, url LIMIT ?)`), siteID, siteID, q.Keep)
 		if err != nil {
 			return fmt.Errorf("bound the pages pending a snapshot: %w", err)
 		}

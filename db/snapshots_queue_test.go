@@ -96,8 +96,9 @@ func urlsOf(list []PendingText) []string {
 // smaller; the migration is found by what it does, wherever the list has
 // put it.
 func TestMigrateSnapshotsSmaller(t *testing.T) {
+	sqliteOnly(t)
 	ctx := context.Background()
-	step := slices.IndexFunc(migrations, func(m string) bool { return strings.Contains(m, "CREATE TABLE snapshot_queue") })
+	step := slices.IndexFunc(migrations, func(m step) bool { return strings.Contains(m.sqlite, "CREATE TABLE snapshot_queue") })
 	if step < 0 {
 		t.Fatal("no migration creates snapshot_queue")
 	}
@@ -107,7 +108,7 @@ func TestMigrateSnapshotsSmaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range migrations[:step] {
-		if _, err := raw.ExecContext(ctx, m); err != nil {
+		if _, err := raw.ExecContext(ctx, m.sqlite); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -73,8 +73,9 @@ type SiteStorage struct {
 func (d *DB) SitesByStorage(ctx context.Context) ([]SiteStorage, error) {
 	return queryAll(ctx, d, "list sites by storage", `
 SELECT `+siteCols+`, stored_bytes, measured_at,
-	(SELECT group_concat(name, char(10)) FROM (SELECT u.name FROM follows f JOIN users u ON u.id = f.user_id
-		WHERE f.site_id = sites.id ORDER BY u.name))
+	`+d.eng.pick(`(SELECT group_concat(name, char(10)) FROM (SELECT u.name FROM follows f JOIN users u ON u.id = f.user_id
+		WHERE f.site_id = sites.id ORDER BY u.name))`, `(SELECT string_agg(u.name, chr(10) ORDER BY lower(u.name)) FROM follows f JOIN users u ON u.id = f.user_id
+		WHERE f.site_id = sites.id)`)+`
 FROM sites ORDER BY stored_bytes DESC, id`, func(row scanner) (SiteStorage, error) {
 		var s SiteStorage
 		var measured nullTime
@@ -102,7 +103,7 @@ type Usage struct {
 }
 
 const usageSelect = `
-SELECT f.user_id, count(*), COALESCE(sum(s.stored_bytes / (SELECT count(*) FROM follows WHERE site_id = f.site_id)), 0)
+SELECT max(f.user_id), count(*), COALESCE(sum(s.stored_bytes / (SELECT count(*) FROM follows WHERE site_id = f.site_id)), 0)
 FROM follows f JOIN sites s ON s.id = f.site_id`
 
 // UsageOf returns what a person's follows hold, and their discoveries
@@ -141,10 +142,11 @@ func (d *DB) Usages(ctx context.Context) (map[int64]Usage, error) {
 }
 
 // FileSize returns the size of the database file in bytes, free pages
-// included (the write-ahead log is not).
+// included (the write-ahead log is not); on PostgreSQL, the database's.
 func (d *DB) FileSize(ctx context.Context) (int64, error) {
 	var n int64
-	if err := d.r.QueryRowContext(ctx, `SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`).Scan(&n); err != nil {
+	q := d.eng.pick(`SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()`, `SELECT pg_database_size(current_database())`)
+	if err := d.r.QueryRowContext(ctx, q).Scan(&n); err != nil {
 		return 0, fmt.Errorf("db: file size: %w", err)
 	}
 	return n, nil

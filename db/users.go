@@ -53,21 +53,18 @@ func (d *DB) createUser(ctx context.Context, name, passwordHash, feedToken, invi
 		if onlyFirst && n > 0 {
 			return ErrInvalidInvite
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO users (name, password_hash, is_admin, feed_token, created_at) VALUES (?, ?, ?, ?, ?)`,
-			name, passwordHash, n == 0, feedToken, fmtTime(now))
+		err := tx.QueryRowContext(ctx, `INSERT INTO users (name, password_hash, is_admin, feed_token, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			name, passwordHash, n == 0, feedToken, fmtTime(now)).Scan(&id)
 		if isUnique(err) {
 			return ErrAlreadyExists
 		}
 		if err != nil {
 			return err
 		}
-		if id, err = res.LastInsertId(); err != nil {
-			return err
-		}
 		if inviteToken == "" {
 			return nil
 		}
-		res, err = tx.ExecContext(ctx, `UPDATE invites SET used_by = ?, used_at = ? WHERE token = ? AND used_by IS NULL AND used_at IS NULL AND expires_at > ?`,
+		res, err := tx.ExecContext(ctx, `UPDATE invites SET used_by = ?, used_at = ? WHERE token = ? AND used_by IS NULL AND used_at IS NULL AND expires_at > ?`,
 			id, fmtTime(now), inviteToken, fmtTime(now))
 		if err != nil {
 			return err
@@ -97,7 +94,7 @@ func (d *DB) UserByID(ctx context.Context, id int64) (User, error) {
 // UserByName returns one user (names compare case-insensitively) or
 // ErrNotFound.
 func (d *DB) UserByName(ctx context.Context, name string) (User, error) {
-	return d.userWhere(ctx, "name = ?", name)
+	return d.userWhere(ctx, d.eng.pick("name = ?", "lower(name) = lower(?)"), name)
 }
 
 // UserByFeedToken returns the user whose aggregate feed token this is, or
@@ -134,7 +131,7 @@ func (d *DB) CountUsers(ctx context.Context) (int, error) {
 // DeleteUser removes an account with its sessions and follows; the sites
 // stay, as others may follow them.
 func (d *DB) DeleteUser(ctx context.Context, name string) error {
-	res, err := d.w.ExecContext(ctx, `DELETE FROM users WHERE name = ?`, name)
+	res, err := d.w.ExecContext(ctx, d.eng.pick(`DELETE FROM users WHERE name = ?`, `DELETE FROM users WHERE lower(name) = lower(?)`), name)
 	if err != nil {
 		return fmt.Errorf("db: delete user %s: %w", name, err)
 	}

@@ -29,12 +29,16 @@ SELECT url, depth, checked_at, by_hand FROM watched_pages WHERE collection_id = 
 
 // saveWatched records the pages read in a harvest and forgets those gone,
 // in the harvest's transaction.
-func saveWatched(ctx context.Context, tx *sql.Tx, collectionID int64, h CollectionHarvest) error {
-	for _, w := range h.Watched {
-		_, err := tx.ExecContext(ctx, `
+func (d *DB) saveWatched(ctx context.Context, tx *sql.Tx, collectionID int64, h CollectionHarvest) error {
+	q := d.eng.pick(`
 INSERT INTO watched_pages (collection_id, url, depth, checked_at, by_hand) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (collection_id, url) DO UPDATE SET depth = min(depth, excluded.depth),
-	checked_at = excluded.checked_at, by_hand = by_hand OR excluded.by_hand`,
+	checked_at = excluded.checked_at, by_hand = by_hand OR excluded.by_hand`, `
+INSERT INTO watched_pages AS w (collection_id, url, depth, checked_at, by_hand) VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (collection_id, url) DO UPDATE SET depth = LEAST(w.depth, excluded.depth),
+	checked_at = excluded.checked_at, by_hand = GREATEST(w.by_hand, excluded.by_hand)`)
+	for _, w := range h.Watched {
+		_, err := tx.ExecContext(ctx, q,
 			collectionID, w.URL, w.Depth, fmtTime(w.CheckedAt), w.ByHand)
 		if err != nil {
 			return fmt.Errorf("store watched page %s: %w", w.URL, err)

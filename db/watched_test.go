@@ -13,9 +13,8 @@ import (
 func TestWatchedPages(t *testing.T) {
 	ctx := context.Background()
 	d, _ := openTest(t)
-	var v int
-	if err := d.r.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil || v != SchemaVersion {
-		t.Fatalf("user_version %d, %v; want %d", v, err, SchemaVersion)
+	if v := schemaVersion(t, d); v != SchemaVersion {
+		t.Fatalf("schema version %d; want %d", v, SchemaVersion)
 	}
 	col := testCollection(t, d, "shrine")
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"tidings/db"
 	"tidings/feeds"
+	"tidings/internal/pgtest"
 )
 
 const testBase = "http://tidings.test/"
@@ -29,7 +29,7 @@ type testStore struct {
 
 func newTestStore(t *testing.T) *testStore {
 	t.Helper()
-	store, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "tidings.db"))
+	store, err := db.Open(t.Context(), pgtest.Target(t))
 	if err != nil {
 		t.Fatal(err)
 	}

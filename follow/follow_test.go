@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -14,13 +13,14 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
+	"tidings/internal/pgtest"
 	"tidings/worker"
 )
 
 // openStore opens a new database.
 func openStore(t *testing.T) *db.DB {
 	t.Helper()
-	store, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "tidings.db"))
+	store, err := db.Open(t.Context(), pgtest.Target(t))
 	if err != nil {
 		t.Fatal(err)
 	}

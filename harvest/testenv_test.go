@@ -3,19 +3,19 @@ package harvest
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/internal/pgtest"
 )
 
 // testHarvester opens a fresh database and a harvester over it whose client
 // may fetch from loopback, for the tests' own sites.
 func testHarvester(t *testing.T, o Options) (*db.DB, *Harvester) {
 	t.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
+	store, err := db.Open(context.Background(), pgtest.Target(t))
 	if err != nil {
 		t.Fatal(err)
 	}

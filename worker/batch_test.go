@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -11,13 +10,14 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
+	"tidings/internal/pgtest"
 )
 
 // testHarvester opens a fresh database and a harvester over it whose
 // client may fetch from loopback, for the tests' own sites.
 func testHarvester(t *testing.T, o harvest.Options) (*db.DB, *harvest.Harvester) {
 	t.Helper()
-	store, err := db.Open(t.Context(), filepath.Join(t.TempDir(), "tidings.db"))
+	store, err := db.Open(t.Context(), pgtest.Target(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,11 @@ func lockFile(dbPath string) string { return dbPath + ".lock" }
 
 // lockDB takes the server's lock on the database, or says who holds it.
 func lockDB(dbPath string) (release func(), err error) {
+	if db.IsPostgres(dbPath) {
+		// Shared by design: several serve processes may use one
+		// PostgreSQL database, and restore refuses it.
+		return func() {}, nil
+	}
 	f, err := os.OpenFile(lockFile(dbPath), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", lockFile(dbPath), err)
@@ -54,7 +59,7 @@ func cmdBackup(ctx context.Context, args []string, getenv func(string) string, s
 	if _, err := db.Check(ctx, fs.Arg(0)); err != nil {
 		return fmt.Errorf("the backup was written but does not check out: %w", err)
 	}
-	fmt.Fprintf(stdout, "Backed up %s to %s.\n", cfg.DB, fs.Arg(0))
+	fmt.Fprintf(stdout, "Backed up %s to %s.\n", db.Redact(cfg.DB), fs.Arg(0))
 	return nil
 }
 
@@ -72,6 +77,9 @@ func cmdRestore(ctx context.Context, args []string, getenv func(string) string, 
 		return usageError{"restore needs the backup file to restore from"}
 	}
 	src := fs.Arg(0)
+	if db.IsPostgres(cfg.DB) {
+		return fmt.Errorf("restore replaces an SQLite file; into PostgreSQL, copy the backup into an empty database: tidings copy-db --db %s --to URL", src)
+	}
 	if _, err := db.Check(ctx, src); err != nil {
 		return fmt.Errorf("refusing to restore: %w", err)
 	}

@@ -545,6 +545,7 @@ func TestSubcommandHelp(t *testing.T) {
 			[]string{"db", "addr", "base-url", "smtp-url", "mail-from", "allow-private-addresses", "email", "every", "push", "no-push", "push-secret"}},
 		{[]string{"backup"}, "backup FILE", []string{"db"}},
 		{[]string{"restore"}, "restore FILE", []string{"db"}},
+		{[]string{"copy-db"}, "copy-db --to URL_OR_PATH", []string{"db", "to"}},
 	}
 	for _, tt := range tests {
 		for _, help := range []string{"--help", "-h"} {

@@ -96,7 +96,7 @@ func globalFlags(fs *flag.FlagSet, c *Config) {
 
 // storeFlags registers the setting every command has: the database.
 func storeFlags(fs *flag.FlagSet, c *Config) {
-	fs.StringVar(&c.DB, "db", "./tidings.db", "SQLite database file")
+	fs.StringVar(&c.DB, "db", "./tidings.db", "SQLite database file, or a postgres:// URL")
 }
 
 // addressFlags registers where serve listens and the public URL, which
@@ -252,7 +252,7 @@ func envName(flagName string) string {
 // TIDINGS_SITE left in the environment must not narrow every harvest.
 var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "collection": true, "user": true, "from": true, "demo": true, "entries": true,
 	"text": true, "css": true, "remove": true,
-	"now": true, "email": true, "every": true, "push": true, "no-push": true, "push-secret": true}
+	"now": true, "email": true, "every": true, "push": true, "no-push": true, "push-secret": true, "to": true}
 
 // parseInterspersed is parseFlags for a command whose arguments may come
 // before its flags ("ignore URL --text T"): it returns the arguments.

@@ -109,6 +109,8 @@ Commands:
                         write a static site's ResourceSync change lists into it
   backup FILE           write a consistent copy of the database, also while serve runs
   restore FILE          replace the database with a backup (refused while serve runs)
+  copy-db --to URL_OR_PATH
+                        copy the whole database into a new SQLite file or an empty PostgreSQL database
   version               print the version
 
 Run "tidings <command> --help" for a command's flags.
@@ -166,6 +168,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdBackup(ctx, rest, getenv, stdout, stderr)
 	case "restore":
 		return cmdRestore(ctx, rest, getenv, stdout, stderr)
+	case "copy-db":
+		return cmdCopyDB(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintf(stdout, "tidings %s (commit %s)\n", versionName(), commit())
 		return nil
@@ -213,7 +217,9 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 	if err := cfg.validate(); err != nil {
 		return nil, usageError{err.Error()}
 	}
-	if !cfg.MayCreate {
+	// A PostgreSQL database is created by its operator; tidings makes
+	// only its tables.
+	if !cfg.MayCreate && !db.IsPostgres(cfg.DB) {
 		if _, err := os.Stat(cfg.DB); errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("there is no database %s: give the one serve uses with --db or TIDINGS_DB (serve, follow and user add create a new one)", cfg.DB)
 		}

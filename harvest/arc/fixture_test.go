@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"tidings/harvest/arc"
+	"tidings/internal/pgtest"
 
 	"tidings/db"
 	"tidings/fetch"
@@ -159,7 +159,7 @@ type arcEnv struct {
 // options (a fake pacing clock).
 func newARCEnv(t *testing.T, now time.Time, with ...func(*fetch.ClientOptions)) *arcEnv {
 	t.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
+	store, err := db.Open(context.Background(), pgtest.Target(t))
 	if err != nil {
 		t.Fatal(err)
 	}

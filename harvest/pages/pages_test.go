@@ -72,7 +72,9 @@ func serveV2(s *watchSite) {
 // the old page deleted; nothing for the markup-only change, the new
 // footer year or the new navigation line on every page, and nothing for
 // the page that dropped out of the navigation but is still there.
-func TestPagesTwoVersions(t *testing.T) {
+func TestPagesTwoVersions(t *testing.T) { harvesttest.OnEachEngine(t, testPagesTwoVersions) }
+
+func testPagesTwoVersions(t *testing.T) {
 	e := newWatchEnv(t, harvest.Options{})
 	serveV1(e.site)
 	rep := e.follow("/")

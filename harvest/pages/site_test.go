@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/internal/harvesttest"
 )
 
 // watchSite is a site that publishes nothing but its pages: no
@@ -103,7 +103,7 @@ type watchEnv struct {
 func newWatchEnv(t testing.TB, o harvest.Options) *watchEnv {
 	t.Helper()
 	e := &watchEnv{t: t, site: newWatchSite(t)}
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
+	store, err := db.Open(context.Background(), harvesttest.Target(t))
 	if err != nil {
 		t.Fatal(err)
 	}

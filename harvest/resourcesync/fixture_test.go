@@ -15,6 +15,10 @@ import (
 )
 
 func TestFollowHarvestsTheFixtureSite(t *testing.T) {
+	harvesttest.OnEachEngine(t, testFollowHarvestsTheFixtureSite)
+}
+
+func testFollowHarvestsTheFixtureSite(t *testing.T) {
 	e := harvesttest.NewEnv(t, harvest.Options{})
 	rep := e.Follow()
 	if len(rep.Collections) != 2 {
@@ -71,6 +75,10 @@ func TestFollowHarvestsTheFixtureSite(t *testing.T) {
 }
 
 func TestSecondHarvestIsConditionalAndSkipsOldLists(t *testing.T) {
+	harvesttest.OnEachEngine(t, testSecondHarvestIsConditionalAndSkipsOldLists)
+}
+
+func testSecondHarvestIsConditionalAndSkipsOldLists(t *testing.T) {
 	e := harvesttest.NewEnv(t, harvest.Options{})
 	e.Follow()
 	before := len(flatten(e.Changes()))

@@ -167,6 +167,10 @@ func (e *scpEnv) standard() {
 }
 
 func TestSCPFollowReadsEachSnapshotOnce(t *testing.T) {
+	harvesttest.OnEachEngine(t, testSCPFollowReadsEachSnapshotOnce)
+}
+
+func testSCPFollowReadsEachSnapshotOnce(t *testing.T) {
 	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	rep := e.follow()
@@ -216,6 +220,10 @@ func TestSCPFollowReadsEachSnapshotOnce(t *testing.T) {
 }
 
 func TestSCPDeltasOverlapAndWeeklySnapshotFindsDeletions(t *testing.T) {
+	harvesttest.OnEachEngine(t, testSCPDeltasOverlapAndWeeklySnapshotFindsDeletions)
+}
+
+func testSCPDeltasOverlapAndWeeklySnapshotFindsDeletions(t *testing.T) {
 	e := newSCPEnv(t, harvest.Options{})
 	e.standard()
 	e.follow()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/internal/harvesttest"
+	"tidings/internal/pgtest"
 	"tidings/internal/sitemapsite"
 )
 
@@ -176,7 +176,7 @@ func TestSitemapHugeIndex(t *testing.T) {
 // connection attempt, and returns the error and the attempts.
 func failingFollow(t *testing.T, u string) (error, []string) {
 	t.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
+	store, err := db.Open(context.Background(), pgtest.Target(t))
 	if err != nil {
 		t.Fatal(err)
 	}

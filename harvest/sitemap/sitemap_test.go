@@ -52,7 +52,9 @@ func sitemapShrine2() map[string]sitemapsite.Page {
 // lastmod with the build time, served in two versions, gives exactly the
 // page created, the page whose text changed, and the page deleted; the
 // first harvest records the pages as seen and floods nothing.
-func TestSitemapTwoVersions(t *testing.T) {
+func TestSitemapTwoVersions(t *testing.T) { harvesttest.OnEachEngine(t, testSitemapTwoVersions) }
+
+func testSitemapTwoVersions(t *testing.T) {
 	e := newSMEnv(t, harvest.SnapshotSettings{})
 	e.Site.Version("2026-11-20T09:00:00Z", sitemapShrine())
 	rep := harvesttest.Follow(t, e.H, e.Site.URL("/"))

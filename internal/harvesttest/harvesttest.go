@@ -8,7 +8,6 @@ package harvesttest
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"testing"
 
 	"tidings/db"
@@ -18,11 +17,12 @@ import (
 	"tidings/harvest"
 )
 
-// New opens a fresh database and a harvester over it whose client may
-// fetch from loopback, for the tests' own sites.
+// New opens a fresh database (of the engine Target picks for t) and a
+// harvester over it whose client may fetch from loopback, for the tests'
+// own sites.
 func New(t testing.TB, o harvest.Options) (*db.DB, *harvest.Harvester) {
 	t.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "tidings.db"))
+	store, err := db.Open(context.Background(), Target(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,229 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// copyOrder lists the tables a table's foreign keys point to before it.
+// A table a later migration adds comes after these, in name order, so it
+// is copied whole whether or not it is listed here; list it when it
+// points to another such table.
+var copyOrder = []string{
+	"sites", "users", "collections", "runs", "changes", "fetch_state",
+	"sessions", "invites", "follows", "imports", "discoveries", "pages",
+	"processed", "outages", "snapshots", "snapshot_queue", "watched_pages",
+	"settings",
+}
+
+// TableCount is how many rows of one table a copy wrote.
+type TableCount struct {
+	Table string
+	Rows  int64
+}
+
+// Copy copies every row of every table of src into the database target
+// names (an SQLite file or a PostgreSQL URL, as Open takes), which must
+// hold nothing yet: ids, blobs and times as they are stored. src is read
+// in one snapshot, so a copy made while others write is consistent, and
+// the target is written in one transaction, so that a failed copy leaves
+// it empty. PostgreSQL's identity sequences then continue after the ids
+// copied.
+func Copy(ctx context.Context, src *DB, target string) ([]TableCount, error) {
+	dst, err := Open(ctx, target)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
+	tables, err := src.tables(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("db: copy: list tables: %w", err)
+	}
+	if err := dst.refuseNonEmpty(ctx, tables); err != nil {
+		return nil, err
+	}
+	opts := &sql.TxOptions{ReadOnly: true}
+	if src.eng == postgresEngine {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	from, err := src.r.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("db: copy: read %w", err)
+	}
+	defer from.Rollback()
+	var counts []TableCount
+	err = dst.inTx(ctx, func(to *sql.Tx) error {
+		for _, t := range tables {
+			n, err := dst.copyTable(ctx, from, to, t)
+			if err != nil {
+				return fmt.Errorf("db: copy table %s: %w", t, err)
+			}
+			counts = append(counts, TableCount{t, n})
+		}
+		if dst.eng == postgresEngine {
+			return resetIdentities(ctx, to, tables)
+		}
+		return nil
+	})
+	return counts, err
+}
+
+// tables lists the tables of the database, those copyOrder names first,
+// in its order.
+func (d *DB) tables(ctx context.Context) ([]string, error) {
+	names, err := queryAll(ctx, d, "list tables", d.eng.pick(
+		`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`,
+		`SELECT table_name FROM information_schema.tables
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'schema_version'`),
+		func(row scanner) (string, error) {
+			var s string
+			return s, row.Scan(&s)
+		})
+	if err != nil {
+		return nil, err
+	}
+	rank := func(t string) int {
+		if i := slices.Index(copyOrder, t); i >= 0 {
+			return i
+		}
+		return len(copyOrder)
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	return names, nil
+}
+
+// refuseNonEmpty refuses a target that holds a row in any table.
+func (d *DB) refuseNonEmpty(ctx context.Context, tables []string) error {
+	for _, t := range tables {
+		var held bool
+		if err := d.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+quoteIdent(t)+`)`).Scan(&held); err != nil {
+			return fmt.Errorf("db: copy: check that the target is empty: %w", err)
+		}
+		if held {
+			return fmt.Errorf("db: copy: the target already holds data (table %s); copy-db copies only into a new or empty database", t)
+		}
+	}
+	return nil
+}
+
+// copyTable copies the rows of one table, column by column by name.
+func (d *DB) copyTable(ctx context.Context, from, to *sql.Tx, table string) (int64, error) {
+	cols, err := d.columns(ctx, to, table)
+	if err != nil {
+		return 0, err
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = quoteIdent(c.name)
+	}
+	list := strings.Join(names, ", ")
+	rows, err := from.QueryContext(ctx, `SELECT `+list+` FROM `+quoteIdent(table))
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	ins, err := to.PrepareContext(ctx, `INSERT INTO `+quoteIdent(table)+` (`+list+`) VALUES (`+
+		strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ")+`)`)
+	if err != nil {
+		return 0, err
+	}
+	defer ins.Close()
+	vals := make([]any, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	var n int64
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return n, err
+		}
+		for i, c := range cols {
+			vals[i] = c.convert(vals[i])
+		}
+		if _, err := ins.ExecContext(ctx, vals...); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, rows.Err()
+}
+
+// column is one column of a target table and how a value goes into it.
+type column struct {
+	name  string
+	bytes bool // PostgreSQL's bytea, which takes no string
+}
+
+func (c column) convert(v any) any {
+	switch x := v.(type) {
+	case string:
+		if c.bytes {
+			return []byte(x)
+		}
+	case []byte:
+		if !c.bytes {
+			// SQLite hands text columns' values as bytes at times;
+			// PostgreSQL's text takes a string.
+			return string(x)
+		}
+	}
+	return v
+}
+
+// columns lists a table's columns in the target.
+func (d *DB) columns(ctx context.Context, tx *sql.Tx, table string) ([]column, error) {
+	rows, err := tx.QueryContext(ctx, d.eng.pick(
+		`SELECT name, upper(type) = 'BLOB' FROM pragma_table_info(?) ORDER BY cid`,
+		`SELECT column_name, data_type = 'bytea' FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`), table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []column
+	for rows.Next() {
+		var c column
+		if err := rows.Scan(&c.name, &c.bytes); err != nil {
+			return nil, err
+		}
+		cols = append(cols, c)
+	}
+	return cols, rows.Err()
+}
+
+// resetIdentities moves each identity sequence past the ids copied: the
+// rows came with their ids, which a sequence does not see.
+func resetIdentities(ctx context.Context, tx *sql.Tx, tables []string) error {
+	for _, t := range tables {
+		var col string
+		var seq sql.NullString
+		err := tx.QueryRowContext(ctx, `SELECT column_name, pg_get_serial_sequence(?, column_name) FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = ? AND is_identity = 'YES'`, quoteIdent(t), t).Scan(&col, &seq)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && !seq.Valid {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("db: copy: find the identity of %s: %w", t, err)
+		}
+		next := `COALESCE((SELECT max(` + quoteIdent(col) + `) FROM ` + quoteIdent(t) + `), 0) + 1`
+		if _, err := tx.ExecContext(ctx, `SELECT setval(?, `+next+`, false)`, seq.String); err != nil {
+			return fmt.Errorf("db: copy: move the identity of %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// quoteIdent quotes a table or column name the same way for both engines.
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
