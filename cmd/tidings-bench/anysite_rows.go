@@ -222,10 +222,18 @@ func (r anyResult) detectionRow() Row {
 	if len(extra) > 0 {
 		other = strings.Join(extra, ", ")
 	}
+	// Issue 23: every revised page found by the one harvest after it,
+	// and no change invented.
+	ok := len(r.revised) > 0 && len(got)*100 >= anyFound*len(r.revised) && len(extra) == 0
 	return Row{anyName + ": cycle, 2 % of pages changed",
 		fmt.Sprintf("%d changes stored: %d of the %d revised pages found (%s); changes on pages not revised: %s",
-			len(r.found), len(got), len(r.revised), strings.Join(parts, ", "), other), "", nil}
+			len(r.found), len(got), len(r.revised), strings.Join(parts, ", "), other),
+		fmt.Sprintf("≥ %d %% found, none on pages not revised", anyFound), &ok}
 }
+
+// anyFound is the least share, in percent, of the revised pages the
+// harvest after them must find.
+const anyFound = 99
 
 // sitemapBenchRow is the row of the sitemap package's own benchmark, a
 // 50,000-URL sitemap parsed and compared with the one before; this

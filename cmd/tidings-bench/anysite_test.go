@@ -102,8 +102,21 @@ func TestAnyRows(t *testing.T) {
 			t.Errorf("row %d:\n got %s\nwant %s", k, rows[k].Figure, w)
 		}
 	}
-	if rows[0].Pass != nil || rows[1].Pass != nil || rows[1].Target != "" || rows[4].Pass != nil || rows[5].Pass != nil {
+	if rows[0].Pass != nil || rows[1].Pass != nil || rows[1].Target != "" || rows[5].Pass != nil {
 		t.Error("a row without a target has a result")
+	}
+	// 2 of 4 found and changes invented: the detection fails, and passes
+	// with every page found and none invented.
+	if *rows[4].Pass || rows[4].Target != "≥ 99 % found, none on pages not revised" {
+		t.Errorf("detection row: target %q, pass %v", rows[4].Target, *rows[4].Pass)
+	}
+	all := anyFixture()
+	all.found = nil
+	for _, u := range all.revised {
+		all.found = append(all.found, foundChange{"sitemap", u, "updated"})
+	}
+	if !*all.detectionRow().Pass {
+		t.Error("every revised page found, none invented: the detection row fails")
 	}
 	if !*rows[2].Pass || !*rows[3].Pass {
 		t.Errorf("unchanged %v, cycle %v; want both to pass", *rows[2].Pass, *rows[3].Pass)
@@ -198,5 +211,28 @@ func TestAnyFleet(t *testing.T) {
 	// ResourceSync sites' 50 to exactly one.
 	if revised != "revised "+strconv.Itoa(len(urls)) || len(urls) < n {
 		t.Errorf("%q, %d URLs", revised, len(urls))
+	}
+}
+
+func TestBigSiteRow(t *testing.T) {
+	r := bigResult{variant: "wordpress", dates: "its pages' own lastmods", revised: 100, found: 100,
+		run: runResult{wall: 25 * time.Second, peak: 50e6}, st: stats{Requests: 102, Pages: 100}}
+	row := r.row()
+	if !*row.Pass || row.Scenario != "9. follow any site: a site of 2000 pages, 100 changed (its pages' own lastmods)" ||
+		!strings.Contains(row.Figure, "100 of 100 revised pages found, 0 changes on pages not revised; 102 requests (0 × 304, 100 pages) in 25.0 s, of which the host delay alone is 25.5 s") {
+		t.Errorf("row %+v", row)
+	}
+	for name, change := range map[string]func(*bigResult){
+		"47 found":        func(r *bigResult) { r.found = 47 },
+		"one invented":    func(r *bigResult) { r.spurious = 1 },
+		"250 s":           func(r *bigResult) { r.run.wall = 250 * time.Second },
+		"exit 1":          func(r *bigResult) { r.run.exit = 1 },
+		"nothing revised": func(r *bigResult) { r.revised, r.found = 0, 0 },
+	} {
+		bad := r
+		change(&bad)
+		if *bad.row().Pass {
+			t.Errorf("%s: passed", name)
+		}
 	}
 }
