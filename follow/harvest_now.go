@@ -17,6 +17,10 @@ func (s *Service) HarvestNow(ctx context.Context, userID int64, site db.Site) er
 	if err := s.allowHarvest(ctx, userID, site.ID); err != nil {
 		return err
 	}
+	if s.opts.NoBackground {
+		// The workers' schedulers take it at their next look.
+		return s.store.SetNextHarvest(ctx, site.ID, s.opts.Now())
+	}
 	s.mu.Lock()
 	s.harvesting[site.ID] = true
 	s.mu.Unlock()

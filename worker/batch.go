@@ -20,6 +20,9 @@ type Batch struct {
 	// Done, when set, hears how each site went. Calls to Started and Done
 	// never overlap, so they may print without a lock of their own.
 	Done func(url string, rep *harvest.SiteReport, err error)
+	// Pool, when set, is the pool whose hosts the batch shares (one
+	// shared with other processes, say); else it has one of its own.
+	Pool *Pool
 }
 
 // Item is one site of a batch.
@@ -44,7 +47,11 @@ type Harvester interface {
 // completed.
 func (b Batch) Run(ctx context.Context, items []Item) error {
 	started, done := b.serialized()
-	newHostPool(b.Workers).each(ctx, len(items), func(i int) string { return items[i].Host }, func(i int) {
+	l := newHostPool(b.Workers)
+	if b.Pool != nil {
+		l = b.Pool.lane(b.Workers)
+	}
+	l.each(ctx, len(items), func(i int) string { return items[i].Host }, func(i int) {
 		if ctx.Err() != nil {
 			return
 		}

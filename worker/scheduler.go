@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -123,6 +124,9 @@ func (s *Scheduler) sweepDue(ctx context.Context, wg *sync.WaitGroup) {
 // Sweep deletes the history the retention no longer keeps, and measures
 // what each site stores (see the function Sweep), logging what it did.
 func (s *Scheduler) Sweep(ctx context.Context) {
+	if err := s.store.PruneHostLeases(ctx); err != nil && ctx.Err() == nil {
+		s.opts.Logger.Error("scheduler: prune host leases", "error", err)
+	}
 	r := s.opts.Retention.withDefaults()
 	sw, err := Sweep(ctx, s.store, s.opts.Now(), r)
 	if err != nil {
@@ -159,11 +163,30 @@ func (s *Scheduler) Dispatch(ctx context.Context) {
 	}
 }
 
+// harvest harvests a site found due, once its host is held, if it still
+// is: another process, or a harvest asked for here, may have harvested
+// it since the list of due sites was read. With the host held, none can
+// meanwhile, so the host's lease is the site's claim too.
 func (s *Scheduler) harvest(ctx context.Context, site db.Site) {
-	rep, err := s.h.HarvestSite(ctx, site)
+	fresh, err := s.store.SiteByID(ctx, site.ID)
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, db.ErrNotFound) {
+			s.opts.Logger.Error("scheduler: read a due site again", "site", site.URL, "error", err)
+		}
+		return
+	}
+	if !due(fresh, s.opts.Now()) {
+		return
+	}
+	rep, err := s.h.HarvestSite(ctx, fresh)
 	if s.opts.Report != nil && ctx.Err() == nil {
 		s.opts.Report(rep, err)
 	}
+}
+
+// due is DueSites' rule for one site.
+func due(site db.Site, now time.Time) bool {
+	return site.UnfollowedAt == nil && (site.NextHarvestAt == nil || !site.NextHarvestAt.After(now))
 }
 
 // Wait returns when every harvest the scheduler started has ended.

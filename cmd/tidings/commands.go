@@ -146,6 +146,9 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	prog := newProgress(stdout, len(sites), isTerminal(stdout))
 	err = a.follow.HarvestSites(ctx, sites, worker.Batch{
 		Workers: *workers,
+		// Leased in the database: serve and worker processes may
+		// harvest the same hosts meanwhile.
+		Pool:    a.sharedPool(nil),
 		Started: prog.start,
 		Done: func(_ string, rep *harvest.SiteReport, herr error) {
 			done++
