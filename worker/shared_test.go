@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,97 +12,9 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/internal/fleetsite"
 	"tidings/internal/pgtest"
 )
-
-// fleetSite is a one-collection ResourceSync site on a loopback port of
-// its own, each request answered slowly and its times recorded, so that
-// a test sees which requests to the host came too close.
-type fleetSite struct {
-	srv   *httptest.Server
-	delay time.Duration
-
-	mu      sync.Mutex
-	changes []string // the change list's entries
-	times   [][2]time.Time
-}
-
-func newFleetSite(t *testing.T, delay time.Duration) *fleetSite {
-	s := &fleetSite{delay: delay}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.srv.Close)
-	return s
-}
-
-const fleetHead = `<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-`
-
-func (s *fleetSite) serve(w http.ResponseWriter, r *http.Request) {
-	start := time.Now()
-	defer func() {
-		s.mu.Lock()
-		s.times = append(s.times, [2]time.Time{start, time.Now()})
-		s.mu.Unlock()
-	}()
-	select {
-	case <-time.After(s.delay):
-	case <-r.Context().Done():
-		return
-	}
-	base := s.srv.URL
-	var body string
-	switch r.URL.Path {
-	case "/.well-known/resourcesync":
-		body = fleetHead + `<rs:md capability="description"/>
-<url><loc>` + base + `/cap.xml</loc><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="` + base + `/"/></url>
-</urlset>`
-	case "/cap.xml":
-		body = fleetHead + `<rs:ln rel="up" href="` + base + `/.well-known/resourcesync"/><rs:md capability="capabilitylist"/>
-<url><loc>` + base + `/changes.xml</loc><rs:md capability="changelist"/></url>
-</urlset>`
-	case "/changes.xml":
-		s.mu.Lock()
-		body = fleetHead + `<rs:md capability="changelist"/>` + strings.Join(s.changes, "\n") + "</urlset>"
-		s.mu.Unlock()
-	default:
-		http.NotFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", "application/xml")
-	w.Write([]byte(body))
-}
-
-// change adds an update of page to the change list, at at.
-func (s *fleetSite) change(page string, at time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.changes = append(s.changes, fmt.Sprintf(`<url><loc>%s/%s</loc><rs:md change="updated" datetime="%s"/></url>`,
-		s.srv.URL, page, at.UTC().Format(time.RFC3339)))
-}
-
-// closest returns the shortest time between the start of a request and
-// the start of the next, and how many requests overlapped another.
-func (s *fleetSite) closest() (gap time.Duration, overlaps, requests int) {
-	s.mu.Lock()
-	times := slices.Clone(s.times)
-	s.mu.Unlock()
-	slices.SortFunc(times, func(a, b [2]time.Time) int { return a[0].Compare(b[0]) })
-	gap = time.Hour
-	for i := 1; i < len(times); i++ {
-		gap = min(gap, times[i][0].Sub(times[i-1][0]))
-		if times[i][0].Before(times[i-1][1]) {
-			overlaps++
-		}
-	}
-	return gap, overlaps, len(times)
-}
-
-func (s *fleetSite) forget() {
-	s.mu.Lock()
-	s.times = nil
-	s.mu.Unlock()
-}
 
 // dyingLeases passes leases to the database until killed; then every
 // call fails, as the leases of a process that died: none is renewed or
@@ -162,14 +70,14 @@ func TestWorkersShareOneDatabase(t *testing.T) {
 		return harvest.New(client, store, o)
 	}
 	h := newHarvester(setup)
-	fleet := make([]*fleetSite, sites)
+	fleet := make([]*fleetsite.Site, sites)
 	start := time.Now()
 	var follows sync.WaitGroup
 	for i := range fleet {
-		fleet[i] = newFleetSite(t, 30*time.Millisecond)
-		fleet[i].change("first.html", start.Add(-time.Hour))
+		fleet[i] = fleetsite.New(t, 30*time.Millisecond)
+		fleet[i].Change("first.html", start.Add(-time.Hour))
 		follows.Go(func() {
-			if _, err := h.Follow(ctx, fleet[i].srv.URL+"/"); err != nil {
+			if _, err := h.Follow(ctx, fleet[i].URL+"/"); err != nil {
 				t.Error(err)
 			}
 		})
@@ -186,9 +94,9 @@ func TestWorkersShareOneDatabase(t *testing.T) {
 	}
 	for _, f := range fleet {
 		for j := range changes {
-			f.change(fmt.Sprintf("new%d.html", j), start.Add(-time.Duration(j+1)*time.Minute))
+			f.Change(fmt.Sprintf("new%d.html", j), start.Add(-time.Duration(j+1)*time.Minute))
 		}
-		f.forget()
+		f.Forget()
 	}
 
 	begun := time.Now()
@@ -269,18 +177,18 @@ func TestWorkersShareOneDatabase(t *testing.T) {
 	}
 	for _, f := range fleet {
 		for j := range changes {
-			if u := fmt.Sprintf("%s/new%d.html", f.srv.URL, j); found[u] != 1 {
+			if u := fmt.Sprintf("%s/new%d.html", f.URL, j); found[u] != 1 {
 				t.Errorf("%s stored %d times; want once", u, found[u])
 			}
 		}
-		if ws := harvested[f.srv.URL+"/"]; len(ws) != 1 {
-			t.Errorf("%s harvested by workers %v; want one", f.srv.URL, ws)
+		if ws := harvested[f.URL+"/"]; len(ws) != 1 {
+			t.Errorf("%s harvested by workers %v; want one", f.URL, ws)
 		}
-		gap, overlaps, n := f.closest()
+		gap, overlaps, n := f.Closest()
 		// Times are the server's: a request may arrive a little late
 		// or early against the client's pacing.
 		if overlaps > 0 || n > 1 && gap < hostDelay-15*time.Millisecond {
-			t.Errorf("%s: %d requests, %d overlapping, closest %s apart; want none under %s", f.srv.URL, n, overlaps, gap, hostDelay)
+			t.Errorf("%s: %d requests, %d overlapping, closest %s apart; want none under %s", f.URL, n, overlaps, gap, hostDelay)
 		}
 	}
 	t.Logf("harvested by: %v; took %s", harvested, time.Since(begun).Round(time.Millisecond))
