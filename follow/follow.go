@@ -296,6 +296,12 @@ func (s *Service) HarvestSites(ctx context.Context, sites []db.Site, b worker.Ba
 	return worker.HarvestSites(ctx, s.h, sites, b)
 }
 
+// HarvestDue harvests the given sites, found due, as a batch (tidings
+// harvest): each only if it is still due once its host is held.
+func (s *Service) HarvestDue(ctx context.Context, sites []db.Site, b worker.Batch) error {
+	return worker.HarvestDueSites(ctx, s.store, s.h, sites, s.opts.Now, b)
+}
+
 // Sweep deletes the history retention r no longer keeps and measures
 // what each site stores, as serve's scheduler does every hour (see
 // worker.Sweep).

@@ -2,7 +2,9 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"time"
 
 	"tidings/db"
 	"tidings/harvest"
@@ -88,6 +90,30 @@ func HarvestSites(ctx context.Context, h Harvester, sites []db.Site, b Batch) er
 	for i, site := range sites {
 		items[i] = Item{URL: site.URL, Host: HostOf(site.URL), Do: func(ctx context.Context) (*harvest.SiteReport, error) {
 			return h.HarvestSite(ctx, site)
+		}}
+	}
+	return b.Run(ctx, items)
+}
+
+// HarvestDueSites harvests, as a batch, the sites found due at now, each
+// only if it still is once its host is held: another process (a worker,
+// another harvest) may have harvested it since the list was read. A site
+// no longer due is reported to b.Done with neither report nor error.
+func HarvestDueSites(ctx context.Context, store *db.DB, h Harvester, sites []db.Site, now func() time.Time, b Batch) error {
+	items := make([]Item, len(sites))
+	for i, site := range sites {
+		items[i] = Item{URL: site.URL, Host: HostOf(site.URL), Do: func(ctx context.Context) (*harvest.SiteReport, error) {
+			fresh, err := store.SiteByID(ctx, site.ID)
+			if errors.Is(err, db.ErrNotFound) {
+				return nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !due(fresh, now()) {
+				return nil, nil
+			}
+			return h.HarvestSite(ctx, fresh)
 		}}
 	}
 	return b.Run(ctx, items)
