@@ -123,7 +123,14 @@ func (s *Scheduler) sweepDue(ctx context.Context, wg *sync.WaitGroup) {
 
 // Sweep deletes the history the retention no longer keeps, and measures
 // what each site stores (see the function Sweep), logging what it did.
+//
+// Of several processes sharing the database, one sweeps in each
+// SweepEvery: the others would only delete what it deletes, and measure
+// again what it measured.
 func (s *Scheduler) Sweep(ctx context.Context) {
+	if !s.takeSweep(ctx) {
+		return
+	}
 	if err := s.store.PruneHostLeases(ctx); err != nil && ctx.Err() == nil {
 		s.opts.Logger.Error("scheduler: prune host leases", "error", err)
 	}
@@ -142,6 +149,25 @@ func (s *Scheduler) Sweep(ctx context.Context) {
 		s.opts.Logger.Info("scheduler: deleted history past its retention", "changes", sw.Changes, "collections", sw.Collections,
 			"runs", sw.Runs, "snapshots", sw.Snapshots, "keep_changes_for", r.KeepChangesFor, "keep_changes", r.KeepChanges)
 	}
+}
+
+// sweepLease is the sweep's lease among the hosts' (no host is named
+// so): its holder is the process that sweeps, until SweepEvery from when
+// it took it.
+const sweepLease = "(sweep)"
+
+// takeSweep reports whether this process sweeps now: always when its
+// pool is its own; else when it takes the sweep's lease (or has it).
+func (s *Scheduler) takeSweep(ctx context.Context) bool {
+	holder := s.opts.Pool.Holder()
+	if holder == "" {
+		return true
+	}
+	ok, err := s.store.TakeHost(ctx, sweepLease, holder, s.opts.SweepEvery)
+	if err != nil && ctx.Err() == nil {
+		s.opts.Logger.Error("scheduler: take the sweep's turn", "error", err)
+	}
+	return ok
 }
 
 // Dispatch starts harvests of the due sites that a free worker and a free
