@@ -114,7 +114,7 @@ type CollectionHarvest struct {
 func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Run, error) {
 	run := h.Run
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		id, err := insertRun(ctx, tx, run)
+		id, err := d.insertRun(ctx, tx, run)
 		if err != nil {
 			return err
 		}
@@ -231,7 +231,7 @@ SELECT GREATEST((SELECT count(*) FROM pages WHERE collection_id = ?1),
 // leaves the site due, and a restart resumes it.
 func (d *DB) SaveSiteHarvest(ctx context.Context, run Run, states []FetchState) (Run, error) {
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		id, err := insertRun(ctx, tx, run)
+		id, err := d.insertRun(ctx, tx, run)
 		if err != nil {
 			return err
 		}
@@ -308,7 +308,24 @@ func byKey(changes []Change) []*Change {
 	return out
 }
 
-func insertRun(ctx context.Context, tx *sql.Tx, r Run) (int64, error) {
+// runOrderLock is the advisory lock under which PostgreSQL numbers runs.
+const runOrderLock = 2026112521
+
+// insertRun inserts a run and returns its id. Run ids must grow in the
+// order runs commit: the notifier reads up to the largest id it sees and
+// takes every run below it as read (see NotifyScope). SQLite's one writer
+// gives that order; on PostgreSQL, where several processes store at once,
+// the transaction takes a lock before it numbers its run and holds it
+// until it commits, so a run numbered later commits later. It is the
+// transaction's first statement, so no transaction waits for it holding
+// anything another needs; what it serializes is the storing of harvests,
+// never their fetching.
+func (d *DB) insertRun(ctx context.Context, tx *sql.Tx, r Run) (int64, error) {
+	if d.eng == postgresEngine {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(?)`, int64(runOrderLock)); err != nil {
+			return 0, fmt.Errorf("wait to number the run: %w", err)
+		}
+	}
 	var coll any
 	if r.CollectionID != 0 {
 		coll = r.CollectionID

@@ -449,6 +449,22 @@ CREATE TABLE IF NOT EXISTS outbox (
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
 CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id, created_at);
 `},
+	// 21: several processes sharing one database. host_leases says which
+	// process works on a host, until when (microseconds since 1970, on
+	// the clock of the engine's server: see HoldHost); a lease is kept a
+	// host delay past the work, so that the next request to the host,
+	// from any process, comes no sooner. A discovery is claimed by the
+	// process running it, until its claim expires.
+	{sqlite: `
+CREATE TABLE host_leases (
+	host       TEXT PRIMARY KEY,
+	holder     TEXT NOT NULL,
+	held_until INTEGER NOT NULL
+);
+ALTER TABLE discoveries ADD COLUMN claimed_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE discoveries ADD COLUMN claimed_until TEXT;
+CREATE INDEX discoveries_pending ON discoveries (id) WHERE status = 'pending';
+`},
 }
 
 // step is one migration. sqlite is its SQLite text. postgres is its

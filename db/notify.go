@@ -261,9 +261,9 @@ type NotifyChange struct {
 // Watermarks are run ids: a run and its changes are stored in one
 // transaction, and under SQLite's one writer run ids grow in the order
 // runs commit, so a run never appears below a watermark already read.
-// An engine with concurrent writers (PostgreSQL) does not give that for
-// free: a port must read only up to the oldest run still uncommitted, or
-// number runs at commit. SQLite reuses the largest rowid once it is
+// On PostgreSQL, where several processes store harvests at once, a
+// lock taken before a run is numbered and held until it commits gives
+// the same order (see insertRun). SQLite reuses the largest rowid once it is
 // deleted: should the newest run of all go with the history of a site
 // nobody follows, the next run takes its id and is taken for one already
 // told of; with daily harvests of the sites still followed that needs no

@@ -48,7 +48,11 @@ func TestPageChecks(t *testing.T) {
 
 // undoPageChecks rewinds the migration of page checks, and the columns
 // of later ones, for tests of earlier ones.
-var undoPageChecks = append(append(undoHandOver, undoRetention...), "ALTER TABLE pages DROP COLUMN checked_at")
+var undoPageChecks = append(append(append(undoSharing, undoHandOver...), undoRetention...), "ALTER TABLE pages DROP COLUMN checked_at")
+
+// undoSharing rewinds migration 21, host leases and discovery claims.
+var undoSharing = []string{"DROP TABLE host_leases", "DROP INDEX discoveries_pending",
+	"ALTER TABLE discoveries DROP COLUMN claimed_by", "ALTER TABLE discoveries DROP COLUMN claimed_until"}
 
 // undoHandOver rewinds migration 17, collections handed over.
 var undoHandOver = []string{"ALTER TABLE collections DROP COLUMN handed_over"}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
+	"time"
 
 	"tidings/db"
 	"tidings/worker"
@@ -30,6 +32,9 @@ func resumed(d db.Discovery) pending {
 // discover queues a stored discovery in its person's line, on the host of
 // its site.
 func (s *Service) discover(p pending) {
+	if s.opts.NoBackground {
+		return // stored: a worker takes it
+	}
 	host := worker.HostOf(p.addr.Root)
 	if p.err != nil {
 		host = p.d.InputURL
@@ -43,7 +48,16 @@ func (s *Service) discover(p pending) {
 // runDiscovery works out a discovery's outcome and stores it; when ctx
 // ends first, the discovery stays pending, to be resumed at the next
 // start.
+//
+// It runs only under its claim: another process sharing the database may
+// have queued it too, and one that died running it leaves its claim to
+// expire.
 func (s *Service) runDiscovery(ctx context.Context, p pending) {
+	if !s.claim(ctx, p.d.ID) {
+		return
+	}
+	stop := s.keepClaim(ctx, p.d.ID)
+	defer stop()
 	status, siteID, msg := s.discovered(ctx, p)
 	if ctx.Err() != nil {
 		return
@@ -111,4 +125,63 @@ func (s *Service) discovered(ctx context.Context, p pending) (status string, sit
 func (s *Service) addsPage(ctx context.Context, siteID int64, input string) bool {
 	adds, err := s.addsWatchedPage(ctx, siteID, input)
 	return err == nil && adds
+}
+
+// claim claims a discovery for this process until worker.LeaseTTL from
+// now; false when another process has it, or it is pending no more.
+func (s *Service) claim(ctx context.Context, id int64) bool {
+	now := s.opts.Now()
+	ok, err := s.store.ClaimDiscovery(ctx, id, s.holder, now, now.Add(worker.LeaseTTL))
+	if err != nil && ctx.Err() == nil {
+		s.opts.Logger.Error("claim discovery", "id", id, "error", err)
+	}
+	return ok
+}
+
+// keepClaim renews a discovery's claim while it runs, until stop.
+func (s *Service) keepClaim(ctx context.Context, id int64) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(worker.LeaseTTL / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if !s.claim(ctx, id) {
+					s.opts.Logger.Warn("lost the claim of a discovery while running it", "id", id)
+				}
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
+}
+
+// poll queues, every PollEvery until ctx ends, the discoveries no
+// process has claimed: stored by a web process that runs no background
+// work, or left by a process that died.
+func (s *Service) poll(ctx context.Context) {
+	t := time.NewTicker(s.opts.PollEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		open, err := s.store.ClaimableDiscoveries(ctx, s.opts.Now())
+		if err != nil {
+			if ctx.Err() == nil {
+				s.opts.Logger.Error("look for discoveries", "error", err)
+			}
+			continue
+		}
+		for _, d := range open {
+			s.discover(resumed(d))
+		}
+	}
 }

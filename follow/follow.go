@@ -71,6 +71,16 @@ type Options struct {
 	Pool *worker.Pool
 	// Now is the clock of the limits; time.Now when nil.
 	Now func() time.Time
+	// NoBackground leaves the background work to other processes
+	// sharing the database (tidings worker): a discovery is stored for
+	// them to take, a harvest asked for makes the site due now, and
+	// Start starts nothing.
+	NoBackground bool
+	// PollEvery is how often a service whose Pool is shared with other
+	// processes looks for discoveries none of them has claimed (those
+	// another process stored, or one that died left); 0 =
+	// DefaultPollEvery.
+	PollEvery time.Duration
 }
 
 // Defaults of Options.
@@ -81,6 +91,9 @@ const (
 	// list (a few dozen to a couple of hundred sites) still fits at once.
 	DefaultMaxPendingDiscoveries = 200
 	DefaultHarvestNowEvery       = 5 * time.Minute
+	// A person who follows a site from a web process that runs no
+	// background work waits this long at most for a worker to begin.
+	DefaultPollEvery = 2 * time.Second
 )
 
 // DiscoveryWorkers bounds the discoveries running at once, so an OPML
@@ -106,6 +119,10 @@ type Service struct {
 	// hourly, the harvests each person asked for in the last hour.
 	harvestNow *limiter
 	hourly     *window
+
+	// holder names this process in the claims of discoveries.
+	holder string
+	polls  sync.WaitGroup
 
 	mu         sync.Mutex
 	harvesting map[int64]bool // sites harvested on request, queued or running
@@ -137,8 +154,15 @@ func New(store *db.DB, h Harvester, o Options) *Service {
 	if o.Pool == nil {
 		o.Pool = worker.NewPool()
 	}
+	if o.PollEvery <= 0 {
+		o.PollEvery = DefaultPollEvery
+	}
+	holder := o.Pool.Holder()
+	if holder == "" {
+		holder = worker.NewHolder()
+	}
 	return &Service{
-		store: store, h: h, opts: o,
+		store: store, h: h, opts: o, holder: holder,
 		discoveries: worker.NewQueue(o.Pool, DiscoveryWorkers),
 		harvests:    worker.NewQueue(o.Pool, harvestNowWorkers),
 		harvestNow:  newLimiter(o.HarvestNowEvery),
@@ -150,7 +174,14 @@ func New(store *db.DB, h Harvester, o Options) *Service {
 // Start runs the background work under ctx and resumes the discoveries
 // stored as pending. Call it before the first request that may queue
 // one, so that none is resumed twice.
+//
+// With a Pool shared with other processes, it also looks every PollEvery
+// for the discoveries none of them has claimed. With NoBackground it
+// starts nothing.
 func (s *Service) Start(ctx context.Context) {
+	if s.opts.NoBackground {
+		return
+	}
 	s.discoveries.Start(ctx)
 	s.harvests.Start(ctx)
 	pending, err := s.store.PendingDiscoveries(ctx)
@@ -161,11 +192,15 @@ func (s *Service) Start(ctx context.Context) {
 	for _, d := range pending {
 		s.discover(resumed(d))
 	}
+	if s.opts.Pool.Holder() != "" {
+		s.polls.Go(func() { s.poll(ctx) })
+	}
 }
 
 // Wait returns when no background work waits or runs, or, once Start's
 // context has ended, when the work under way has stopped.
 func (s *Service) Wait() {
+	s.polls.Wait()
 	s.discoveries.Wait()
 	s.harvests.Wait()
 }
@@ -259,6 +294,12 @@ func (s *Service) FollowAll(ctx context.Context, urls []string, b worker.Batch) 
 // harvest).
 func (s *Service) HarvestSites(ctx context.Context, sites []db.Site, b worker.Batch) error {
 	return worker.HarvestSites(ctx, s.h, sites, b)
+}
+
+// HarvestDue harvests the given sites, found due, as a batch (tidings
+// harvest): each only if it is still due once its host is held.
+func (s *Service) HarvestDue(ctx context.Context, sites []db.Site, b worker.Batch) error {
+	return worker.HarvestDueSites(ctx, s.store, s.h, sites, s.opts.Now, b)
 }
 
 // Sweep deletes the history retention r no longer keeps and measures

@@ -280,7 +280,7 @@ func TestHarvestNowOncePerInterval(t *testing.T) {
 		t.Errorf("again at once: %v", err)
 	}
 	s.Wait()
-	if s.Harvesting(site.ID) {
+	if s.Harvesting(t.Context(), site.ID) {
 		t.Error("still harvesting once done")
 	}
 }
@@ -375,5 +375,59 @@ func TestFollowAllFollowsSeveralSitesPolitely(t *testing.T) {
 		if n := site.Overlaps(); n != 0 {
 			t.Errorf("site %d got %d requests while answering another", i, n)
 		}
+	}
+}
+
+// TestNoBackgroundLeavesTheWorkInTheDatabase: a service that runs no
+// background work (serve --no-scheduler) stores a discovery for a worker
+// and makes a site asked for due; a service with a shared pool (a
+// worker) takes the discovery under its claim.
+func TestNoBackgroundLeavesTheWorkInTheDatabase(t *testing.T) {
+	store := openStore(t)
+	ann := user(t, store, "ann")
+	web := New(store, newFake(store), Options{NoBackground: true})
+	web.Start(t.Context())
+	added, err := web.Add(t.Context(), ann.ID, "https://new.example/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site, err := store.CreateSite(t.Context(), db.Site{URL: "https://known.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetNextHarvest(t.Context(), site.ID, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := web.HarvestNow(t.Context(), ann.ID, site); err != nil {
+		t.Fatal(err)
+	}
+	web.Wait()
+	if !web.Harvesting(t.Context(), site.ID) {
+		t.Error("a site asked for is not shown waiting for a worker")
+	}
+	if due, _ := store.DueSites(t.Context(), time.Now()); len(due) != 1 || due[0].ID != site.ID {
+		t.Errorf("due sites %+v; want the one asked for", due)
+	}
+	pending, _ := store.ClaimableDiscoveries(t.Context(), time.Now())
+	if len(pending) != 1 {
+		t.Fatalf("discoveries left for a worker: %+v (added %+v)", pending, added)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	f := newFake(store)
+	w := New(store, f, Options{Pool: worker.NewSharedPool(store, worker.Sharing{}), PollEvery: 10 * time.Millisecond})
+	w.Start(ctx)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if x, _ := store.DiscoveryByID(t.Context(), pending[0].ID); x.Status != db.DiscoveryPending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the worker did not take the discovery")
+		}
+	}
+	cancel()
+	w.Wait()
+	if got := fmt.Sprint(f.follows); got != "[https://new.example/]" {
+		t.Errorf("followed %s", got)
 	}
 }

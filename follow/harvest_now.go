@@ -17,6 +17,10 @@ func (s *Service) HarvestNow(ctx context.Context, userID int64, site db.Site) er
 	if err := s.allowHarvest(ctx, userID, site.ID); err != nil {
 		return err
 	}
+	if s.opts.NoBackground {
+		// The workers' schedulers take it at their next look.
+		return s.store.SetNextHarvest(ctx, site.ID, s.opts.Now())
+	}
 	s.mu.Lock()
 	s.harvesting[site.ID] = true
 	s.mu.Unlock()
@@ -37,8 +41,14 @@ func (s *Service) HarvestNow(ctx context.Context, userID int64, site db.Site) er
 }
 
 // Harvesting reports whether a harvest asked for is waiting or running
-// for a site.
-func (s *Service) Harvesting(siteID int64) bool {
+// for a site. With NoBackground, the workers' harvests are not known
+// here: a site still due is taken for one waiting for a worker, or being
+// harvested by one.
+func (s *Service) Harvesting(ctx context.Context, siteID int64) bool {
+	if s.opts.NoBackground {
+		site, err := s.store.SiteByID(ctx, siteID)
+		return err == nil && site.UnfollowedAt == nil && (site.NextHarvestAt == nil || !site.NextHarvestAt.After(s.opts.Now()))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.harvesting[siteID]

@@ -159,7 +159,7 @@ func siteName(site db.Site) string {
 // siteNotice says what the action that led to the site page did.
 func (s *Server) siteNotice(c echo.Context, site db.Site) (notice string, harvesting bool) {
 	switch {
-	case c.QueryParam("harvest") == "started" && s.follow.Harvesting(site.ID):
+	case c.QueryParam("harvest") == "started" && s.follow.Harvesting(c.Request().Context(), site.ID):
 		return "Harvesting now… This page refreshes itself when the harvest is done.", true
 	case c.QueryParam("harvest") == "started":
 		return "The harvest you asked for is done: what it found is below.", false

@@ -2,7 +2,9 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"time"
 
 	"tidings/db"
 	"tidings/harvest"
@@ -20,6 +22,9 @@ type Batch struct {
 	// Done, when set, hears how each site went. Calls to Started and Done
 	// never overlap, so they may print without a lock of their own.
 	Done func(url string, rep *harvest.SiteReport, err error)
+	// Pool, when set, is the pool whose hosts the batch shares (one
+	// shared with other processes, say); else it has one of its own.
+	Pool *Pool
 }
 
 // Item is one site of a batch.
@@ -44,7 +49,11 @@ type Harvester interface {
 // completed.
 func (b Batch) Run(ctx context.Context, items []Item) error {
 	started, done := b.serialized()
-	newHostPool(b.Workers).each(ctx, len(items), func(i int) string { return items[i].Host }, func(i int) {
+	l := newHostPool(b.Workers)
+	if b.Pool != nil {
+		l = b.Pool.lane(b.Workers)
+	}
+	l.each(ctx, len(items), func(i int) string { return items[i].Host }, func(i int) {
 		if ctx.Err() != nil {
 			return
 		}
@@ -81,6 +90,30 @@ func HarvestSites(ctx context.Context, h Harvester, sites []db.Site, b Batch) er
 	for i, site := range sites {
 		items[i] = Item{URL: site.URL, Host: HostOf(site.URL), Do: func(ctx context.Context) (*harvest.SiteReport, error) {
 			return h.HarvestSite(ctx, site)
+		}}
+	}
+	return b.Run(ctx, items)
+}
+
+// HarvestDueSites harvests, as a batch, the sites found due at now, each
+// only if it still is once its host is held: another process (a worker,
+// another harvest) may have harvested it since the list was read. A site
+// no longer due is reported to b.Done with neither report nor error.
+func HarvestDueSites(ctx context.Context, store *db.DB, h Harvester, sites []db.Site, now func() time.Time, b Batch) error {
+	items := make([]Item, len(sites))
+	for i, site := range sites {
+		items[i] = Item{URL: site.URL, Host: HostOf(site.URL), Do: func(ctx context.Context) (*harvest.SiteReport, error) {
+			fresh, err := store.SiteByID(ctx, site.ID)
+			if errors.Is(err, db.ErrNotFound) {
+				return nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			if !due(fresh, now()) {
+				return nil, nil
+			}
+			return h.HarvestSite(ctx, fresh)
 		}}
 	}
 	return b.Run(ctx, items)

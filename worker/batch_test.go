@@ -153,3 +153,45 @@ func TestHarvestSitesHarvestsEverySite(t *testing.T) {
 		}
 	}
 }
+
+// TestHarvestDueSitesSkipsWhatIsNoLongerDue: a site listed as due that
+// another process harvested meanwhile is not harvested again.
+func TestHarvestDueSitesSkipsWhatIsNoLongerDue(t *testing.T) {
+	ctx := t.Context()
+	store, h := testHarvester(t, harvest.Options{})
+	done, again := fixturesite.New(time.Now()), fixturesite.New(time.Now())
+	t.Cleanup(done.Close)
+	t.Cleanup(again.Close)
+	followSite(t, h, done)
+	followSite(t, h, again)
+	later := time.Now().Add(48 * time.Hour)
+	sites, err := store.DueSites(ctx, later)
+	if err != nil || len(sites) != 2 {
+		t.Fatalf("due: %v, %v", sites, err)
+	}
+	for _, s := range sites {
+		if s.URL == done.URL+"/" {
+			if err := store.SetNextHarvest(ctx, s.ID, later.Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	before := len(done.Log())
+	var harvested []string
+	err = HarvestDueSites(ctx, store, h, sites, func() time.Time { return later }, Batch{
+		Done: func(u string, rep *harvest.SiteReport, err error) {
+			if err != nil {
+				t.Errorf("%s: %v", u, err)
+			}
+			if rep != nil {
+				harvested = append(harvested, u)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(harvested) != 1 || harvested[0] != again.URL+"/" || len(done.Log()) != before {
+		t.Errorf("harvested %v, %d requests to the site no longer due; want only %s", harvested, len(done.Log())-before, again.URL)
+	}
+}

@@ -29,9 +29,12 @@ type Pool struct {
 	mu    sync.Mutex
 	hosts map[string]bool
 	lanes []*lane
+	// shared, when set, takes a host's lease in the database too, so
+	// that the rule holds across processes (see NewSharedPool).
+	shared *sharing
 }
 
-// NewPool returns an empty pool.
+// NewPool returns an empty pool, for one process alone.
 func NewPool() *Pool { return &Pool{hosts: map[string]bool{}} }
 
 // lane is one user's share of a pool: its own workers, the hosts of the
@@ -70,23 +73,45 @@ const (
 
 // tryGo runs fn on a free worker of the lane unless the host is busy or
 // no worker is free; it never waits.
+//
+// In a shared pool, the host's lease is taken once the host and a worker
+// are reserved here, outside the pool's lock, and the reservation undone
+// when another process holds the host.
 func (l *lane) tryGo(host string, fn func()) startResult {
 	p := l.pool
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.hosts[host] {
+		p.mu.Unlock()
 		return hostBusy
 	}
 	select {
 	case l.sem <- struct{}{}:
 	default:
+		p.mu.Unlock()
 		return poolFull
 	}
 	p.hosts[host] = true
-	l.wg.Go(func() {
+	l.wg.Add(1)
+	p.mu.Unlock()
+	if p.shared != nil && !p.shared.take(host) {
+		p.mu.Lock()
+		delete(p.hosts, host)
+		p.mu.Unlock()
+		<-l.sem
+		l.wg.Done()
+		p.retryLater()
+		return hostBusy
+	}
+	go func() {
+		defer l.wg.Done()
 		defer l.end(host)
+		if p.shared != nil {
+			defer p.shared.release(host)
+			stop := p.shared.keep(host)
+			defer stop()
+		}
 		fn()
-	})
+	}()
 	return started
 }
 
@@ -96,9 +121,16 @@ func (l *lane) end(host string) {
 	p := l.pool
 	p.mu.Lock()
 	delete(p.hosts, host)
-	lanes := p.lanes
 	p.mu.Unlock()
 	<-l.sem
+	p.wake()
+}
+
+// wake tells every lane that work may start.
+func (p *Pool) wake() {
+	p.mu.Lock()
+	lanes := p.lanes
+	p.mu.Unlock()
 	for _, o := range lanes {
 		select {
 		case o.freed <- struct{}{}:

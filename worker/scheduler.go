@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -122,7 +123,17 @@ func (s *Scheduler) sweepDue(ctx context.Context, wg *sync.WaitGroup) {
 
 // Sweep deletes the history the retention no longer keeps, and measures
 // what each site stores (see the function Sweep), logging what it did.
+//
+// Of several processes sharing the database, one sweeps in each
+// SweepEvery: the others would only delete what it deletes, and measure
+// again what it measured.
 func (s *Scheduler) Sweep(ctx context.Context) {
+	if !s.takeSweep(ctx) {
+		return
+	}
+	if err := s.store.PruneHostLeases(ctx); err != nil && ctx.Err() == nil {
+		s.opts.Logger.Error("scheduler: prune host leases", "error", err)
+	}
 	r := s.opts.Retention.withDefaults()
 	sw, err := Sweep(ctx, s.store, s.opts.Now(), r)
 	if err != nil {
@@ -138,6 +149,25 @@ func (s *Scheduler) Sweep(ctx context.Context) {
 		s.opts.Logger.Info("scheduler: deleted history past its retention", "changes", sw.Changes, "collections", sw.Collections,
 			"runs", sw.Runs, "snapshots", sw.Snapshots, "keep_changes_for", r.KeepChangesFor, "keep_changes", r.KeepChanges)
 	}
+}
+
+// sweepLease is the sweep's lease among the hosts' (no host is named
+// so): its holder is the process that sweeps, until SweepEvery from when
+// it took it.
+const sweepLease = "(sweep)"
+
+// takeSweep reports whether this process sweeps now: always when its
+// pool is its own; else when it takes the sweep's lease (or has it).
+func (s *Scheduler) takeSweep(ctx context.Context) bool {
+	holder := s.opts.Pool.Holder()
+	if holder == "" {
+		return true
+	}
+	ok, err := s.store.TakeHost(ctx, sweepLease, holder, s.opts.SweepEvery)
+	if err != nil && ctx.Err() == nil {
+		s.opts.Logger.Error("scheduler: take the sweep's turn", "error", err)
+	}
+	return ok
 }
 
 // Dispatch starts harvests of the due sites that a free worker and a free
@@ -159,11 +189,30 @@ func (s *Scheduler) Dispatch(ctx context.Context) {
 	}
 }
 
+// harvest harvests a site found due, once its host is held, if it still
+// is: another process, or a harvest asked for here, may have harvested
+// it since the list of due sites was read. With the host held, none can
+// meanwhile, so the host's lease is the site's claim too.
 func (s *Scheduler) harvest(ctx context.Context, site db.Site) {
-	rep, err := s.h.HarvestSite(ctx, site)
+	fresh, err := s.store.SiteByID(ctx, site.ID)
+	if err != nil {
+		if ctx.Err() == nil && !errors.Is(err, db.ErrNotFound) {
+			s.opts.Logger.Error("scheduler: read a due site again", "site", site.URL, "error", err)
+		}
+		return
+	}
+	if !due(fresh, s.opts.Now()) {
+		return
+	}
+	rep, err := s.h.HarvestSite(ctx, fresh)
 	if s.opts.Report != nil && ctx.Err() == nil {
 		s.opts.Report(rep, err)
 	}
+}
+
+// due is DueSites' rule for one site.
+func due(site db.Site, now time.Time) bool {
+	return site.UnfollowedAt == nil && (site.NextHarvestAt == nil || !site.NextHarvestAt.After(now))
 }
 
 // Wait returns when every harvest the scheduler started has ended.

@@ -116,3 +116,27 @@ func TestSchedulerLeavesUnfollowedSites(t *testing.T) {
 		t.Error("followed again, the site's first harvest stored no changes")
 	}
 }
+
+// TestOneProcessSweeps: of two schedulers sharing a database, the one
+// that swept first keeps the turn for SweepEvery; the other does not
+// sweep meanwhile.
+func TestOneProcessSweeps(t *testing.T) {
+	ctx := t.Context()
+	store, h := testHarvester(t, harvest.Options{})
+	first := NewScheduler(store, h, SchedulerOptions{Pool: NewSharedPool(store, Sharing{Holder: "first"})})
+	second := NewScheduler(store, h, SchedulerOptions{Pool: NewSharedPool(store, Sharing{Holder: "second"})})
+	if !first.takeSweep(ctx) {
+		t.Fatal("the first to sweep did not take the turn")
+	}
+	if second.takeSweep(ctx) {
+		t.Error("a second process took the sweep's turn within SweepEvery")
+	}
+	if !first.takeSweep(ctx) {
+		t.Error("the process whose turn it is lost it")
+	}
+	first.Sweep(ctx)
+	leases, err := store.HostLeases(ctx)
+	if err != nil || len(leases) != 1 || leases[0].Holder != "first" {
+		t.Errorf("leases %+v, %v", leases, err)
+	}
+}

@@ -25,6 +25,10 @@ type Fleet struct {
 
 	mu    sync.Mutex
 	stats Stats
+	// politeness is the least time between the starts of two requests to
+	// one site that does not count as too close (--politeness); 0 counts
+	// none.
+	politeness time.Duration
 }
 
 type site struct {
@@ -39,6 +43,11 @@ type site struct {
 	docs     map[string]doc
 	revs     []revision
 	versions map[pageKey]int // how many times each revised page was
+
+	// Under the fleet's mu: when the last request to the site began, and
+	// how many are being answered.
+	lastStart time.Time
+	inFlight  int
 }
 
 type doc struct {
@@ -155,6 +164,8 @@ func (f *Fleet) Close() {
 
 func (f *Fleet) handler(s *site, i int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.arrived(s)
+		defer f.left(s)
 		cw := &countingWriter{ResponseWriter: w, status: http.StatusOK}
 		var isPage, isSitemap bool
 		if s.plain != nil {

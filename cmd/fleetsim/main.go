@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	sitePages := fs.String("site-pages", "30-200", "MIN-MAX HTML pages of each sitemap or pages site, drawn from the seed")
 	fs.Float64Var(&sh.NoValidators, "no-validators", 0.1, "fraction of sitemap and pages sites whose server sends no ETag or Last-Modified")
 	recent := fs.Bool("recent", false, "date the change lists, and the first build of the other sites, in the days before today rather than from 2026-01-01, so that a first harvest takes them as new; each revise then dates a build a day later")
+	politeness := fs.Duration("politeness", 0, "count the requests to a site that begin sooner than this after the one before (stats' too_close); 0 counts none")
 	verbose := fs.Bool("log", false, "print every request (site, method, path, status, bytes) on standard error")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -94,6 +95,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer f.Close()
+	f.SetPoliteness(*politeness)
 	for _, line := range f.Lines() {
 		fmt.Fprintln(stdout, line)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"time"
 )
 
 // Stats counts the requests a fleet answered.
@@ -16,6 +17,15 @@ type Stats struct {
 	Conditional int         `json:"conditional"` // requests with If-None-Match or If-Modified-Since
 	// Kinds splits the counts by the kind of site asked (see site.label).
 	Kinds map[string]KindStats `json:"kinds"`
+	// Overlapping counts the requests that came while another to the same
+	// site was being answered; TooClose those that came sooner than
+	// --politeness after the start of the one before: a polite client,
+	// or several sharing their politeness, makes neither.
+	Overlapping int `json:"overlapping"`
+	TooClose    int `json:"too_close"`
+	// ClosestMS is the shortest time between the starts of two requests
+	// to one site, in milliseconds; 0 when no site had two.
+	ClosestMS float64 `json:"closest_ms"`
 }
 
 // KindStats counts the requests to the sites of one kind.
@@ -90,4 +100,41 @@ func (s *site) label() string {
 		return string(s.kind) + "-novalidators"
 	}
 	return string(s.kind)
+}
+
+// arrived counts a request to s as it begins: whether it overlaps another
+// or comes too soon after the one before.
+func (f *Fleet) arrived(s *site) {
+	now := time.Now()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if s.inFlight > 0 {
+		f.stats.Overlapping++
+	}
+	if !s.lastStart.IsZero() {
+		gap := now.Sub(s.lastStart)
+		if f.politeness > 0 && gap < f.politeness {
+			f.stats.TooClose++
+		}
+		if ms := float64(gap) / float64(time.Millisecond); f.stats.ClosestMS == 0 || ms < f.stats.ClosestMS {
+			f.stats.ClosestMS = ms
+		}
+	}
+	s.lastStart = now
+	s.inFlight++
+}
+
+// left ends what arrived began.
+func (f *Fleet) left(s *site) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s.inFlight--
+}
+
+// SetPoliteness sets the least time between two requests to a site that
+// is not counted as too close; 0 counts none.
+func (f *Fleet) SetPoliteness(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.politeness = d
 }

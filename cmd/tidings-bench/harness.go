@@ -55,7 +55,7 @@ type scenarios []int
 
 // allScenarios are the scenarios the harness runs; 1 and 10 are Go
 // benchmarks.
-var allScenarios = scenarios{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+var allScenarios = scenarios{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 
 // selectScenarios reads --only and --skip: comma-separated scenario
 // numbers. Scenarios 2 and 3 are picked or left out together.

@@ -23,7 +23,10 @@
 // harvests it unchanged and after 2 % of its pages changed. Scenario 10
 // runs the worker package's retention benchmarks: a site whose pages are
 // rewritten whole every day, harvested and swept six times, and a 256 KB
-// page replaced.
+// page replaced. Scenario 11 follows a fleet into a PostgreSQL database
+// (--postgres), changes every site, and times one and then three
+// `tidings worker` processes harvesting it, counting the requests to a
+// host closer than the host delay.
 // --only and --skip pick scenarios: --only 4,6; BENCHMARKS.md then keeps
 // the other scenarios' rows from its last full run.
 package main
@@ -40,6 +43,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -63,6 +67,9 @@ type stats struct {
 	Pages       int                  `json:"pages"`
 	Conditional int                  `json:"conditional"`
 	Kinds       map[string]kindStats `json:"kinds"`
+	Overlapping int                  `json:"overlapping"`
+	TooClose    int                  `json:"too_close"`
+	ClosestMS   float64              `json:"closest_ms"`
 }
 
 // kindStats are fleetsim's counts for the sites of one kind; its key in
@@ -89,12 +96,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&l.connections, "connections", 64, "wrk's connections")
 	fs.DurationVar(&l.duration, "duration", 20*time.Second, "how long wrk loads each server in scenarios 4 and 6")
 	rounds := fs.Int("rounds", 4, "turns scenario 4's servers take, sharing --duration")
+	postgres := fs.String("postgres", "", "PostgreSQL server for scenario 11, as the URL of a database from which the user may create others (default $TIDINGS_BENCH_POSTGRES); without it scenario 11 is left out")
+	workerSites := fs.Int("worker-sites", 120, "sites in scenario 11's fleet")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	sel, err := selectScenarios(*only, *skip)
 	if err != nil {
 		return err
+	}
+	if *postgres == "" {
+		// Not the flag's default: --help would print its password.
+		*postgres = os.Getenv("TIDINGS_BENCH_POSTGRES")
+	}
+	if sel.has(11) && *postgres == "" {
+		fmt.Fprintln(stderr, "scenario 11 left out: it needs a PostgreSQL server (--postgres or TIDINGS_BENCH_POSTGRES)")
+		sel = slices.DeleteFunc(sel, func(n int) bool { return n == 11 })
 	}
 	if err := checkTools(sel); err != nil {
 		return err
@@ -182,11 +199,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, more...)
 	}
+	if sel.has(11) {
+		more, err := h.workerScenario(ctx, *postgres, *seed, *workerSites)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+	}
 	command := "go run ./cmd/tidings-bench"
 	fs.Visit(func(f *flag.Flag) {
 		v := f.Value.String()
 		if v == "" || strings.ContainsAny(v, " \t") {
 			v = strconv.Quote(v)
+		}
+		if f.Name == "postgres" {
+			v = "URL" // its password stays out of the record
 		}
 		command += " --" + f.Name + " " + v
 	})

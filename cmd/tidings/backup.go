@@ -13,12 +13,15 @@ import (
 	"tidings/db"
 )
 
-// lockFile is taken by serve for as long as it runs, so that restore can
-// tell that a server holds the database.
+// lockFile is taken by serve and worker for as long as they run, so
+// that restore can tell that a process works on the database.
 func lockFile(dbPath string) string { return dbPath + ".lock" }
 
-// lockDB takes the server's lock on the database, or says who holds it.
-func lockDB(dbPath string) (release func(), err error) {
+// lockDB takes the lock on an SQLite database: shared, as serve and
+// worker take it, for any number of processes that share the database;
+// exclusive, as restore takes it, for one that replaces it under no
+// other. It says who holds it when it cannot.
+func lockDB(dbPath string, shared bool) (release func(), err error) {
 	if db.IsPostgres(dbPath) {
 		// Shared by design: several serve processes may use one
 		// PostgreSQL database, and restore refuses it.
@@ -28,9 +31,16 @@ func lockDB(dbPath string) (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s: %w", lockFile(dbPath), err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
+	if err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("a tidings server is using %s (it holds %s); stop it first", dbPath, lockFile(dbPath))
+		if shared {
+			return nil, fmt.Errorf("%s is being restored (its restore holds %s); wait for it", dbPath, lockFile(dbPath))
+		}
+		return nil, fmt.Errorf("a tidings server or worker is using %s (it holds %s); stop it first", dbPath, lockFile(dbPath))
 	}
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
@@ -83,7 +93,7 @@ func cmdRestore(ctx context.Context, args []string, getenv func(string) string, 
 	if _, err := db.Check(ctx, src); err != nil {
 		return fmt.Errorf("refusing to restore: %w", err)
 	}
-	release, err := lockDB(cfg.DB)
+	release, err := lockDB(cfg.DB, false)
 	if err != nil {
 		return fmt.Errorf("refusing to restore: %w", err)
 	}

@@ -45,13 +45,13 @@ func TestRestoreRefusesWhileServing(t *testing.T) {
 	createDB(t, env)
 	copyPath := filepath.Join(t.TempDir(), "copy.db")
 	mustSucceed(t, tidings(t, env, "backup", copyPath))
-	release, err := lockDB(env["TIDINGS_DB"])
+	release, err := lockDB(env["TIDINGS_DB"], true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := tidings(t, env, "restore", copyPath)
 	release()
-	if r.code == 0 || !strings.Contains(r.stderr, "a tidings server is using") {
+	if r.code == 0 || !strings.Contains(r.stderr, "a tidings server or worker is using") {
 		t.Errorf("restore while locked: code %d, %q", r.code, r.stderr)
 	}
 }

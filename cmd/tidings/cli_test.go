@@ -534,6 +534,7 @@ func TestSubcommandHelp(t *testing.T) {
 		own   []string
 	}{
 		{[]string{"serve"}, "serve", append([]string{"no-scheduler", "registration", "workers", "feed-entries"}, harvesting...)},
+		{[]string{"worker"}, "worker", append([]string{"workers", "feed-entries", "websub-hub", "smtp-url", "mail-from", "keep-changes"}, harvesting...)},
 		{[]string{"follow"}, "follow [--user NAME] [--workers N] [--from FILE] URL...", append([]string{"user", "workers", "from"}, harvesting...)},
 		{[]string{"harvest"}, "harvest [--all | --site URL] [--workers N]", append([]string{"all", "site", "workers", "websub-hub"}, harvesting...)},
 		{[]string{"feeds"}, "feeds [--json]", []string{"db", "addr", "base-url", "json"}},

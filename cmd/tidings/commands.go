@@ -144,8 +144,16 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	failed, done := 0, 0
 	prog := newProgress(stdout, len(sites), isTerminal(stdout))
-	err = a.follow.HarvestSites(ctx, sites, worker.Batch{
+	harvestSites := a.follow.HarvestSites
+	if !*all && *siteURL == "" {
+		// What a worker harvests meanwhile is no longer due.
+		harvestSites = a.follow.HarvestDue
+	}
+	err = harvestSites(ctx, sites, worker.Batch{
 		Workers: *workers,
+		// Leased in the database: serve and worker processes may
+		// harvest the same hosts meanwhile.
+		Pool:    a.sharedPool(nil),
 		Started: prog.start,
 		Done: func(_ string, rep *harvest.SiteReport, herr error) {
 			done++

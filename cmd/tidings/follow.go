@@ -122,6 +122,9 @@ func (a *app) followAll(ctx context.Context, urls []string, user db.User, worker
 	done := 0
 	err := a.follow.FollowAll(ctx, urls, worker.Batch{
 		Workers: workers,
+		// Leased in the database: serve and worker processes may
+		// harvest the same hosts meanwhile.
+		Pool:    a.sharedPool(nil),
 		Started: prog.start,
 		Done: func(u string, rep *harvest.SiteReport, err error) {
 			done++

@@ -86,7 +86,10 @@ Usage: tidings <command> [flags]
 
 Commands:
   demo                  try tidings: sample sites on loopback, followed and changing every minute
-  serve                 run the web server (feeds and the web UI) and the scheduler
+  serve                 run the web server (feeds and the web UI) and the background work:
+                        the scheduler, discoveries and notifications (--no-scheduler: only the web server)
+  worker                run only the background work, with no listener; any number of
+                        serve, worker and harvest processes may share one database
   follow URL... [--from FILE]
                         discover sites, record them and harvest them now
   harvest [--all | --site URL]
@@ -108,7 +111,7 @@ Commands:
   publish DIR --base-url URL
                         write a static site's ResourceSync change lists into it
   backup FILE           write a consistent copy of the database, also while serve runs
-  restore FILE          replace the database with a backup (refused while serve runs)
+  restore FILE          replace the database with a backup (refused while serve or worker runs)
   copy-db --to URL_OR_PATH
                         copy the whole database into a new SQLite file or an empty PostgreSQL database
   version               print the version
@@ -142,6 +145,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return cmdDemo(ctx, d, getenv, stdout, stderr)
 		}
 		return cmdServe(ctx, rest, getenv, stdout, stderr)
+	case "worker":
+		return cmdWorker(ctx, rest, getenv, stdout, stderr)
 	case "demo":
 		return cmdDemo(ctx, rest, getenv, stdout, stderr)
 	case "follow":

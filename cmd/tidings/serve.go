@@ -33,7 +33,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	feedFlags(fs, &cfg)
 	retentionFlag(fs, &cfg)
 	notifyFlags(fs, &cfg)
-	noScheduler := fs.Bool("no-scheduler", false, "serve feeds without harvesting on schedule")
+	noScheduler := fs.Bool("no-scheduler", false, "run only the web server: no scheduler, discoveries, harvests or notifications (tidings worker runs them)")
 	workers := workersFlag(fs)
 	metricsToken := fs.String("metrics-token", "", "bearer token /metrics requires (default: /metrics is open)")
 	registration := fs.String("registration", accounts.RegistrationInvite, "who may sign up: open, invite (the first account, then invite links) or closed (tidings user add only)")
@@ -115,7 +115,8 @@ type serveOptions struct {
 	listening func(addr net.Addr)
 }
 
-// serve runs the web server and the scheduler until ctx ends.
+// serve runs the web server and, unless noScheduler, the background
+// work (see work) until ctx ends.
 func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) error {
 	// One client and one harvester for everything serve fetches, so the
 	// metrics see every fetch and every harvest.
@@ -134,10 +135,12 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		ho.AfterHarvest = afterHarvests(ho.AfterHarvest, p.afterHarvest)
 	}
 	// One host pool for the scheduler and the discoveries people ask
-	// for: never two of them on one host at once.
-	pool := worker.NewPool()
+	// for, shared through the database with every other process: never
+	// two of them on one host at once. Without the scheduler, what
+	// people ask for is left in the database for the workers.
+	pool := a.sharedPool(client)
 	fo := so.quotas.options()
-	fo.MaxPendingDiscoveries, fo.Pool = so.maxPending, pool
+	fo.MaxPendingDiscoveries, fo.Pool, fo.NoBackground = so.maxPending, pool, so.noScheduler
 	a.setHarvester(harvest.New(client, a.store, ho), fo)
 	var sched *worker.Scheduler
 	opts := web.Options{
@@ -166,7 +169,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		return fmt.Errorf("cannot listen on %s: %w", a.cfg.Addr, err)
 	}
 	fmt.Fprintf(stdout, "tidings %s serving on http://%s/ (public URL %s)\n", versionName(), ln.Addr(), a.cfg.BaseURL)
-	release, err := lockDB(a.cfg.DB)
+	release, err := lockDB(a.cfg.DB, true)
 	if err != nil {
 		ln.Close()
 		return err
@@ -181,8 +184,12 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	if sched != nil {
 		wg.Go(func() { sched.Run(ctx) })
 	}
-	// Beside the harvests, never inside one: it reads what they stored.
-	wg.Go(func() { notifier.Loop(ctx, notifyTick) })
+	if !so.noScheduler {
+		// Beside the harvests, never inside one: it reads what they
+		// stored. It belongs with the scheduler: a web process alone
+		// sends nothing, the workers do.
+		wg.Go(func() { notifier.Loop(ctx, notifyTick) })
+	}
 	stopped := make(chan struct{})
 	wg.Go(func() {
 		select {

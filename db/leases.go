@@ -1,0 +1,130 @@
+package db
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Host leases let several processes share one database without two of
+// them working on one host at once: a process takes a host's lease before
+// its first request there, renews it while it works, and on release keeps
+// it held a host delay longer, so that whoever takes the host next waits
+// that long after its last request. A process that dies holding a lease
+// loses it when it expires.
+//
+// Lease times are microseconds since 1970 on one clock: PostgreSQL's
+// server's, so that processes on machines whose clocks differ still agree
+// on when a lease ends; on SQLite, whose processes share one machine, the
+// process's own.
+
+// leaseNow is the SQL for the lease clock; on SQLite it is the parameter
+// ?4, which leaseArgs appends.
+func (d *DB) leaseNow() string {
+	return d.eng.pick(`?4`, `CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS BIGINT)`)
+}
+
+// leaseArgs are host, holder and a duration, and on SQLite the time now.
+func (d *DB) leaseArgs(host, holder string, dur time.Duration) []any {
+	args := []any{host, holder, dur.Microseconds()}
+	if d.eng == sqliteEngine {
+		args = append(args, time.Now().UnixMicro())
+	}
+	return args
+}
+
+// TakeHost takes host's lease for holder, for ttl, unless another holder
+// has it; it reports whether holder has it now. A holder may take again a
+// lease it holds: within one process, the host pool keeps its own work
+// on a host apart, and its client paces its requests.
+func (d *DB) TakeHost(ctx context.Context, host, holder string, ttl time.Duration) (bool, error) {
+	now := d.leaseNow()
+	res, err := d.w.ExecContext(ctx, `INSERT INTO host_leases (host, holder, held_until) VALUES (?1, ?2, `+now+` + ?3)
+ON CONFLICT (host) DO UPDATE SET holder = excluded.holder, held_until = excluded.held_until
+WHERE host_leases.held_until <= `+now+` OR host_leases.holder = ?2`, d.leaseArgs(host, holder, ttl)...)
+	if err != nil {
+		return false, fmt.Errorf("db: take the lease of %s: %w", host, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("db: take the lease of %s: %w", host, err)
+	}
+	return n == 1, nil
+}
+
+// HoldHost keeps holder's lease of host for d from now: to renew it while
+// working (d the lease's time to live), or to release it (d the host
+// delay). It reports false when holder no longer has the lease: it
+// expired and another holder took it.
+func (d *DB) HoldHost(ctx context.Context, host, holder string, dur time.Duration) (bool, error) {
+	res, err := d.w.ExecContext(ctx, `UPDATE host_leases SET held_until = `+d.leaseNow()+` + ?3 WHERE host = ?1 AND holder = ?2`,
+		d.leaseArgs(host, holder, dur)...)
+	if err != nil {
+		return false, fmt.Errorf("db: keep the lease of %s: %w", host, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("db: keep the lease of %s: %w", host, err)
+	}
+	return n == 1, nil
+}
+
+// HostLease is who holds a host's lease, until when.
+type HostLease struct {
+	Host   string
+	Holder string
+	Until  time.Time
+}
+
+// HostLeases lists the leases stored, expired ones included, by host.
+func (d *DB) HostLeases(ctx context.Context) ([]HostLease, error) {
+	return queryAll(ctx, d, "list host leases", `SELECT host, holder, held_until FROM host_leases ORDER BY host`,
+		func(row scanner) (HostLease, error) {
+			var l HostLease
+			var us int64
+			err := row.Scan(&l.Host, &l.Holder, &us)
+			l.Until = time.UnixMicro(us).UTC()
+			return l, err
+		})
+}
+
+// PruneHostLeases deletes the leases that ended more than an hour ago: a
+// host no longer harvested should not keep a row for ever.
+func (d *DB) PruneHostLeases(ctx context.Context) error {
+	args := []any{time.Hour.Microseconds()}
+	now := d.eng.pick(`?2`, `CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS BIGINT)`)
+	if d.eng == sqliteEngine {
+		args = append(args, time.Now().UnixMicro())
+	}
+	if _, err := d.w.ExecContext(ctx, `DELETE FROM host_leases WHERE held_until < `+now+` - ?1`, args...); err != nil {
+		return fmt.Errorf("db: delete old host leases: %w", err)
+	}
+	return nil
+}
+
+// ClaimDiscovery claims a pending discovery for holder until the given
+// time, unless another holder's claim runs yet; it reports whether holder
+// has it. Renewing is claiming again. The claim is one conditional
+// UPDATE of the discovery's row: PostgreSQL re-reads the row a concurrent
+// claim changed before it decides, and SQLite has one writer, so of two
+// processes claiming at once one wins.
+func (d *DB) ClaimDiscovery(ctx context.Context, id int64, holder string, now, until time.Time) (bool, error) {
+	res, err := d.w.ExecContext(ctx, `UPDATE discoveries SET claimed_by = ?, claimed_until = ?
+WHERE id = ? AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?)`,
+		holder, fmtTime(until), id, fmtTime(now), holder)
+	if err != nil {
+		return false, fmt.Errorf("db: claim discovery %d: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("db: claim discovery %d: %w", id, err)
+	}
+	return n == 1, nil
+}
+
+// ClaimableDiscoveries lists the pending discoveries no process has a
+// claim on at now, oldest first: those a process may start.
+func (d *DB) ClaimableDiscoveries(ctx context.Context, now time.Time) ([]Discovery, error) {
+	return queryAll(ctx, d, "list discoveries to claim", `SELECT `+discoveryCols+` FROM discoveries
+WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ?) ORDER BY id`, scanDiscovery, fmtTime(now))
+}
