@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/internal/pgtest"
 )
 
 // benchEntries is the sitemap protocol's limit of entries in one list.
@@ -95,9 +95,12 @@ func bigChangeList(base string, n int, now time.Time) []byte {
 	return buf.Bytes()
 }
 
-func benchHarvester(b *testing.B, dir string) (*harvest.Harvester, *db.DB) {
+// benchHarvester is a harvester over a fresh database: a SQLite file, or
+// with TIDINGS_TEST_ENGINE=postgres a database of its own on
+// TIDINGS_TEST_POSTGRES's server, for the PostgreSQL figure.
+func benchHarvester(b *testing.B) (*harvest.Harvester, *db.DB) {
 	b.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(dir, "tidings.db"))
+	store, err := db.Open(context.Background(), pgtest.Target(b))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -116,7 +119,7 @@ func BenchmarkBigChangeList(b *testing.B) {
 	var peak peakMeter
 	for b.Loop() {
 		b.StopTimer()
-		h, store := benchHarvester(b, b.TempDir())
+		h, store := benchHarvester(b)
 		runtime.GC()
 		peak.start()
 		b.StartTimer()
@@ -152,7 +155,7 @@ func BenchmarkBigChangeListRepublished(b *testing.B) {
 func benchNothingNew(b *testing.B, republish bool) {
 	now := time.Now().UTC()
 	srv, size := bigListSite(b, benchEntries, now, republish)
-	h, store := benchHarvester(b, b.TempDir())
+	h, store := benchHarvester(b)
 	defer store.Close()
 	if _, err := h.Follow(context.Background(), srv.URL+"/big/"); err != nil {
 		b.Fatalf("follow: %v", err)

@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&l.connections, "connections", 64, "wrk's connections")
 	fs.DurationVar(&l.duration, "duration", 20*time.Second, "how long wrk loads each server in scenarios 4 and 6")
 	rounds := fs.Int("rounds", 4, "turns scenario 4's servers take, sharing --duration")
-	postgres := fs.String("postgres", "", "PostgreSQL server for scenario 11, as the URL of a database from which the user may create others (default $TIDINGS_BENCH_POSTGRES); without it scenario 11 is left out")
+	postgres := fs.String("postgres", "", "PostgreSQL server for scenario 11 and scenario 1's PostgreSQL figure, as the URL of a database from which the user may create others (default $TIDINGS_BENCH_POSTGRES); without it scenario 11 is left out")
 	workerSites := fs.Int("worker-sites", 120, "sites in scenario 11's fleet")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -139,7 +139,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var rows []Row
 	if sel.has(1) {
 		fmt.Fprintln(stderr, "scenario 1: a 50,000-entry change list (go test -bench BigChangeList ./harvest/)")
-		more, err := bigListRows(ctx, 5, stderr)
+		more, err := bigListRows(ctx, 5, *postgres, stderr)
 		if err != nil {
 			return err
 		}
