@@ -20,6 +20,9 @@ type harness struct {
 	workers  int        // tidings' --workers when following
 	load     load
 	rounds   int // wrk runs per target in scenario 4, taking turns
+	// postgres is a PostgreSQL server (--postgres), "" for none:
+	// scenario 4 then also serves the feed from a database there.
+	postgres string
 	stderr   io.Writer
 }
 

@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&l.connections, "connections", 64, "wrk's connections")
 	fs.DurationVar(&l.duration, "duration", 20*time.Second, "how long wrk loads each server in scenarios 4 and 6")
 	rounds := fs.Int("rounds", 4, "turns scenario 4's servers take, sharing --duration")
-	postgres := fs.String("postgres", "", "PostgreSQL server for scenario 11 and scenario 1's PostgreSQL figure, as the URL of a database from which the user may create others (default $TIDINGS_BENCH_POSTGRES); without it scenario 11 is left out")
+	postgres := fs.String("postgres", "", "PostgreSQL server for scenario 11 and the PostgreSQL figures of scenarios 1 and 4, as the URL of a database from which the user may create others (default $TIDINGS_BENCH_POSTGRES); without it scenario 11 is left out")
 	workerSites := fs.Int("worker-sites", 120, "sites in scenario 11's fleet")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -129,7 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	h := &harness{dir: dir, bin: filepath.Join(dir, "tidings"), fleetsim: filepath.Join(dir, "fleetsim"),
-		workers: *workers, load: l, rounds: max(*rounds, 1), stderr: stderr}
+		workers: *workers, load: l, rounds: max(*rounds, 1), postgres: *postgres, stderr: stderr}
 	if sel.has(2) || sel.has(4) || sel.has(5) {
 		if h.fleet, err = startFleet(ctx, h.fleetsim, *seed, *sites); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
@@ -54,7 +55,16 @@ func (h *harness) servingScenarios(ctx context.Context, sel scenarios) ([]Row, e
 			return nil, fmt.Errorf("GET %s with If-None-Match: %v, %v; want 304", feedURL, nm, err)
 		}
 		same := bareResponse{ok: fieldsOf(resp.Header), notModified: fieldsOf(nm.Header)}
-		r, err := h.feedServing(ctx, feedURL, body, etag, same)
+		var pg *target
+		if h.postgres != "" {
+			t, stop, err := h.postgresFeed(ctx, len(body))
+			if err != nil {
+				return nil, err
+			}
+			defer stop()
+			pg = &t
+		}
+		r, err := h.feedServing(ctx, feedURL, body, etag, same, pg)
 		if err != nil {
 			return nil, err
 		}
@@ -87,7 +97,8 @@ type target struct{ name, url, etag string }
 // own answer, header fields and all: the Go ceiling for serving it, the
 // target's measure. The other sends only ETag, type and length: what
 // those header fields cost on their own.
-func (h *harness) feedServing(ctx context.Context, feedURL string, body []byte, etag string, same bareResponse) ([]Row, error) {
+// pg, when set, is the same feed served by tidings from PostgreSQL.
+func (h *harness) feedServing(ctx context.Context, feedURL string, body []byte, etag string, same bareResponse, pg *target) ([]Row, error) {
 	ngx, err := startNginx(ctx, map[string][]byte{"feed.atom": body})
 	if err != nil {
 		return nil, err
@@ -110,6 +121,9 @@ func (h *harness) feedServing(ctx context.Context, feedURL string, body []byte, 
 	}
 	targets := []target{{"nginx", ngxURL, resp.Header.Get("ETag")}, {"net/http, ETag and type only", leastURL, etag},
 		{"net/http, tidings' header", bareURL, etag}, {"tidings", feedURL, etag}}
+	if pg != nil {
+		targets = append(targets, *pg)
+	}
 	rows := []Row{{"4. feed serving", fmt.Sprintf("a %d-entry Atom feed, %.1f kB; wrk, %d connections, %d × %s a server, the servers in turn",
 		feedEntries, float64(len(body))/1000, h.load.connections, h.rounds, secs(h.load.duration/time.Duration(h.rounds))), "", nil}}
 	for _, revalidate := range []bool{false, true} {
@@ -122,6 +136,9 @@ func (h *harness) feedServing(ctx context.Context, feedURL string, body []byte, 
 			scenario += ", If-None-Match (304)"
 		}
 		rows = append(rows, comparisonRows(scenario, res[0], res[1], res[2], res[3])...)
+		if pg != nil {
+			rows = append(rows, postgresRow(scenario, res[2], res[3], res[4]))
+		}
 	}
 	return rows, nil
 }
@@ -166,6 +183,51 @@ func comparisonRows(scenario string, nginx, least, bare, tidings wrkResult) []Ro
 		{scenario, fmt.Sprintf("tidings: %s (%.2f × bare with tidings' header, %.2f × ETag and type only)", tidings, ratio, tidings.PerSecond()/least.PerSecond()),
 			"≥ 0.9 × bare", check(ratio >= 0.9 && tidings.Errors == 0)},
 	}
+}
+
+// postgresRow holds tidings serving the feed from PostgreSQL against
+// serving it from SQLite: a cached feed should not touch the database, so
+// the engine should not show (issue 26: within 5 %).
+func postgresRow(scenario string, bare, sqlite, pg wrkResult) Row {
+	ratio := pg.PerSecond() / sqlite.PerSecond()
+	return Row{scenario, fmt.Sprintf("tidings on PostgreSQL: %s (%.2f × tidings on SQLite, %.2f × bare with tidings' header)",
+		pg, ratio, pg.PerSecond()/bare.PerSecond()), "≥ 0.95 × tidings on SQLite", check(ratio >= 0.95 && pg.Errors == 0)}
+}
+
+// postgresFeed follows the fleet's first site into a database of its own
+// on h.postgres, as servingScenarios does into SQLite, and serves it: the
+// feed's target, and what stops its server and drops the database.
+func (h *harness) postgresFeed(ctx context.Context, size int) (target, func(), error) {
+	dbURL, drop, err := createDatabase(ctx, h.postgres, fmt.Sprintf("tidings_bench_serve_%d", os.Getpid()))
+	if err != nil {
+		return target{}, nil, err
+	}
+	wide := h.env(dbURL, "TIDINGS_INITIAL_WINDOW=876000h")
+	cmd := exec.CommandContext(ctx, h.bin, "follow", h.fleet.urls[0])
+	cmd.Env = wide
+	if b, err := cmd.CombinedOutput(); err != nil {
+		drop()
+		return target{}, nil, fmt.Errorf("follow %s into PostgreSQL: %w\n%s", h.fleet.urls[0], err, b)
+	}
+	path, err := firstFeedPath(ctx, h.bin, wide)
+	if err != nil {
+		drop()
+		return target{}, nil, err
+	}
+	srv, err := startServe(ctx, h.bin, h.env(dbURL), filepath.Join(h.dir, "serve-postgres.log"))
+	if err != nil {
+		drop()
+		return target{}, nil, err
+	}
+	stop := func() { srv.close(); drop() }
+	u := srv.url(path + "?entries=page")
+	resp, body, err := fetch(u, "")
+	if err != nil || resp.StatusCode != http.StatusOK || bytes.Count(body, []byte("<entry>")) != feedEntries {
+		stop()
+		return target{}, nil, fmt.Errorf("GET %s from PostgreSQL: %v, %v; want %d entries", u, resp, err, feedEntries)
+	}
+	fmt.Fprintf(h.stderr, "scenario 4: the feed from PostgreSQL is %d bytes, from SQLite %d\n", len(body), size)
+	return target{"tidings on PostgreSQL", u, resp.Header.Get("ETag")}, stop, nil
 }
 
 // servingWhileHarvesting is scenario 5: wrk loads the feed as long as in
