@@ -3,9 +3,12 @@ package main
 import (
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"tidings/db"
+	"tidings/internal/harvesttest"
 	"tidings/internal/pgtest"
 )
 
@@ -24,6 +27,10 @@ func TestCopyDBAndBack(t *testing.T) {
 	}
 	feeds := tidings(t, env, "feeds", "--json")
 	mustSucceed(t, feeds)
+	ids := entryIDs(t, env["TIDINGS_DB"])
+	if len(ids) < 6 {
+		t.Fatalf("the feeds hold too few entries to compare: %q", ids)
+	}
 	hops := []string{filepath.Join(t.TempDir(), "copy.db")}
 	if server, _ := pgtest.Server(); server != "" {
 		hops = []string{pgtest.NewDatabase(t), filepath.Join(t.TempDir(), "back.db")}
@@ -45,8 +52,37 @@ func TestCopyDBAndBack(t *testing.T) {
 		if got := tidings(t, env, "feeds", "--json", "--db", to); got.stdout != feeds.stdout {
 			t.Errorf("feeds of %s:\n%s\nwant:\n%s", to, got.stdout, feeds.stdout)
 		}
+		// A reader subscribed before the move sees no entry twice: the
+		// copy's feeds list the same entry ids, digests and pages alike.
+		if got := entryIDs(t, to); !slices.Equal(got, ids) {
+			t.Errorf("entry ids of %s:\n%q\nwant:\n%q", to, got, ids)
+		}
 		from = to
 	}
+}
+
+// entryIDs lists the entry ids of every collection's Atom feed in the
+// database at target, its digests' then its pages'.
+func entryIDs(t *testing.T, target string) []string {
+	t.Helper()
+	store, err := db.Open(t.Context(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	cols, err := store.Collections(t.Context(), db.CollectionFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, perPage := range []bool{false, true} {
+		for _, c := range cols {
+			for _, m := range regexp.MustCompile(`<id>([^<]+)</id>`).FindAllStringSubmatch(harvesttest.CollectionAtom(t, store, c.ID, perPage), -1) {
+				out = append(out, m[1])
+			}
+		}
+	}
+	return out
 }
 
 // TestFollowOnEachEngine: the fixture site followed and harvested again
