@@ -9,12 +9,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
 // feedEntries is how many entries scenario 4's feed carries: serve's
 // default --feed-entries.
 const feedEntries = 50
+
+// smallFeed is how many entries the small feed of scenario 4 carries: a
+// few kB, where what every answer costs besides its bytes weighs most.
+const smallFeed = 3
 
 // servingScenarios runs scenarios 4 and 5 on one database: the fleet's
 // first site followed with its whole change lists in its feeds, so that a
@@ -44,31 +49,75 @@ func (h *harness) servingScenarios(ctx context.Context, sel scenarios) ([]Row, e
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %v, %v", feedURL, resp, err)
 	}
-	etag := resp.Header.Get("ETag")
 	if n := bytes.Count(body, []byte("<entry>")); n != feedEntries {
 		return nil, fmt.Errorf("GET %s: %d entries, want %d", feedURL, n, feedEntries)
 	}
 	var rows []Row
 	if sel.has(4) {
-		nm, _, err := fetch(feedURL, etag)
-		if err != nil || nm.StatusCode != http.StatusNotModified {
-			return nil, fmt.Errorf("GET %s with If-None-Match: %v, %v; want 304", feedURL, nm, err)
-		}
-		same := bareResponse{ok: fieldsOf(resp.Header), notModified: fieldsOf(nm.Header)}
 		var pg *target
+		var pgDB, pgPath string
 		if h.postgres != "" {
-			t, stop, err := h.postgresFeed(ctx, len(body))
+			t, db, p, stop, err := h.postgresFeed(ctx, len(body))
 			if err != nil {
 				return nil, err
 			}
 			defer stop()
-			pg = &t
+			pg, pgDB, pgPath = &t, db, p
 		}
-		r, err := h.feedServing(ctx, feedURL, body, etag, same, pg)
-		if err != nil {
-			return nil, err
+		// The per-page feed of serve's default 50 entries, then one of
+		// smallFeed entries from a serve told so, a few kB, where the
+		// answer's fixed costs weigh most: issue 26 asks for both sizes.
+		for _, f := range []struct {
+			name    string
+			entries int
+		}{{"4. feed serving", feedEntries}, {"4. feed serving, small", smallFeed}} {
+			srvURL, pgURL := srv.url, func(p string) string { return "" }
+			if f.entries != feedEntries {
+				small, err := startServe(ctx, h.bin, h.env(dbPath), filepath.Join(h.dir, "serve-small.log"), "--feed-entries", strconv.Itoa(f.entries))
+				if err != nil {
+					return nil, err
+				}
+				defer small.close()
+				srvURL = small.url
+				if pg != nil {
+					smallPG, err := startServe(ctx, h.bin, h.env(pgDB), filepath.Join(h.dir, "serve-small-postgres.log"), "--feed-entries", strconv.Itoa(f.entries))
+					if err != nil {
+						return nil, err
+					}
+					defer smallPG.close()
+					pgURL = smallPG.url
+				}
+			}
+			u := srvURL(path + "?entries=page")
+			resp, body, err := fetch(u, "")
+			if err != nil || resp.StatusCode != http.StatusOK || bytes.Count(body, []byte("<entry>")) != f.entries {
+				return nil, fmt.Errorf("GET %s: %v, %v; want %d entries", u, resp, err, f.entries)
+			}
+			etag := resp.Header.Get("ETag")
+			nm, _, err := fetch(u, etag)
+			if err != nil || nm.StatusCode != http.StatusNotModified {
+				return nil, fmt.Errorf("GET %s with If-None-Match: %v, %v; want 304", u, nm, err)
+			}
+			same := bareResponse{ok: fieldsOf(resp.Header), notModified: fieldsOf(nm.Header)}
+			var other *target
+			if pg != nil {
+				t := *pg
+				if f.entries != feedEntries {
+					t.url = pgURL(pgPath + "?entries=page")
+					r, _, err := fetch(t.url, "")
+					if err != nil || r.StatusCode != http.StatusOK {
+						return nil, fmt.Errorf("GET %s from PostgreSQL: %v, %v", t.url, r, err)
+					}
+					t.etag = r.Header.Get("ETag")
+				}
+				other = &t
+			}
+			r, err := h.feedServing(ctx, f.name, u, body, etag, same, other)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r...)
 		}
-		rows = append(rows, r...)
 	}
 	if sel.has(5) {
 		rows = append(rows, h.servingWhileHarvesting(ctx, feedURL, dbPath)...)
@@ -98,7 +147,7 @@ type target struct{ name, url, etag string }
 // target's measure. The other sends only ETag, type and length: what
 // those header fields cost on their own.
 // pg, when set, is the same feed served by tidings from PostgreSQL.
-func (h *harness) feedServing(ctx context.Context, feedURL string, body []byte, etag string, same bareResponse, pg *target) ([]Row, error) {
+func (h *harness) feedServing(ctx context.Context, name, feedURL string, body []byte, etag string, same bareResponse, pg *target) ([]Row, error) {
 	ngx, err := startNginx(ctx, map[string][]byte{"feed.atom": body})
 	if err != nil {
 		return nil, err
@@ -124,14 +173,14 @@ func (h *harness) feedServing(ctx context.Context, feedURL string, body []byte, 
 	if pg != nil {
 		targets = append(targets, *pg)
 	}
-	rows := []Row{{"4. feed serving", fmt.Sprintf("a %d-entry Atom feed, %.1f kB; wrk, %d connections, %d × %s a server, the servers in turn",
-		feedEntries, float64(len(body))/1000, h.load.connections, h.rounds, secs(h.load.duration/time.Duration(h.rounds))), "", nil}}
+	rows := []Row{{name, fmt.Sprintf("a %d-entry Atom feed, %.1f kB; wrk, %d connections, %d × %s a server, the servers in turn",
+		bytes.Count(body, []byte("<entry>")), float64(len(body))/1000, h.load.connections, h.rounds, secs(h.load.duration/time.Duration(h.rounds))), "", nil}}
 	for _, revalidate := range []bool{false, true} {
 		res, err := h.compare(ctx, targets, revalidate)
 		if err != nil {
 			return nil, err
 		}
-		scenario := "4. feed serving"
+		scenario := name
 		if revalidate {
 			scenario += ", If-None-Match (304)"
 		}
@@ -197,37 +246,36 @@ func postgresRow(scenario string, bare, sqlite, pg wrkResult) Row {
 // postgresFeed follows the fleet's first site into a database of its own
 // on h.postgres, as servingScenarios does into SQLite, and serves it: the
 // feed's target, and what stops its server and drops the database.
-func (h *harness) postgresFeed(ctx context.Context, size int) (target, func(), error) {
+func (h *harness) postgresFeed(ctx context.Context, size int) (t target, dbURL, path string, stop func(), err error) {
 	dbURL, drop, err := createDatabase(ctx, h.postgres, fmt.Sprintf("tidings_bench_serve_%d", os.Getpid()))
 	if err != nil {
-		return target{}, nil, err
+		return target{}, "", "", nil, err
 	}
 	wide := h.env(dbURL, "TIDINGS_INITIAL_WINDOW=876000h")
 	cmd := exec.CommandContext(ctx, h.bin, "follow", h.fleet.urls[0])
 	cmd.Env = wide
 	if b, err := cmd.CombinedOutput(); err != nil {
 		drop()
-		return target{}, nil, fmt.Errorf("follow %s into PostgreSQL: %w\n%s", h.fleet.urls[0], err, b)
+		return target{}, "", "", nil, fmt.Errorf("follow %s into PostgreSQL: %w\n%s", h.fleet.urls[0], err, b)
 	}
-	path, err := firstFeedPath(ctx, h.bin, wide)
-	if err != nil {
+	if path, err = firstFeedPath(ctx, h.bin, wide); err != nil {
 		drop()
-		return target{}, nil, err
+		return target{}, "", "", nil, err
 	}
 	srv, err := startServe(ctx, h.bin, h.env(dbURL), filepath.Join(h.dir, "serve-postgres.log"))
 	if err != nil {
 		drop()
-		return target{}, nil, err
+		return target{}, "", "", nil, err
 	}
-	stop := func() { srv.close(); drop() }
+	stop = func() { srv.close(); drop() }
 	u := srv.url(path + "?entries=page")
 	resp, body, err := fetch(u, "")
 	if err != nil || resp.StatusCode != http.StatusOK || bytes.Count(body, []byte("<entry>")) != feedEntries {
 		stop()
-		return target{}, nil, fmt.Errorf("GET %s from PostgreSQL: %v, %v; want %d entries", u, resp, err, feedEntries)
+		return target{}, "", "", nil, fmt.Errorf("GET %s from PostgreSQL: %v, %v; want %d entries", u, resp, err, feedEntries)
 	}
 	fmt.Fprintf(h.stderr, "scenario 4: the feed from PostgreSQL is %d bytes, from SQLite %d\n", len(body), size)
-	return target{"tidings on PostgreSQL", u, resp.Header.Get("ETag")}, stop, nil
+	return target{"tidings on PostgreSQL", u, resp.Header.Get("ETag")}, dbURL, path, stop, nil
 }
 
 // servingWhileHarvesting is scenario 5: wrk loads the feed as long as in
