@@ -125,17 +125,7 @@ func (n *Noise) Drop(text string) string {
 	if text == "" {
 		return text
 	}
-	lines := strings.Split(text, "\n")
-	kept := lines[:0:0]
-	for _, l := range lines {
-		if l == "" || !n.Ignores(l) {
-			kept = append(kept, l)
-		}
-	}
-	if len(kept) == len(lines) {
-		return text
-	}
-	return strings.Join(kept, "\n")
+	return dropIf(text, func(l string) bool { return l != "" && n.Ignores(l) })
 }
 
 // AddTitles records the titles of the site's pages: a line that is only

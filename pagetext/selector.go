@@ -126,15 +126,12 @@ func wordsOf(line string) map[string]bool {
 
 // dropLines returns text without the lines in any of sets.
 func dropLines(text string, sets ...map[string]bool) string {
-	var out []string
-lines:
-	for _, l := range strings.Split(text, "\n") {
+	return dropIf(text, func(l string) bool {
 		for _, set := range sets {
 			if set[l] {
-				continue lines
+				return true
 			}
 		}
-		out = append(out, l)
-	}
-	return strings.Join(out, "\n")
+		return false
+	})
 }

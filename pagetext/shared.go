@@ -110,11 +110,21 @@ func (l LineSet) Drop(text string) string {
 	if len(l.set) == 0 {
 		return text
 	}
-	var kept []string
-	for _, line := range strings.Split(text, "\n") {
-		if !l.Has(line) {
-			kept = append(kept, line)
+	return dropIf(text, l.Has)
+}
+
+// dropIf returns text without the lines drop says to leave out; the text
+// itself when it leaves out none.
+func dropIf(text string, drop func(line string) bool) string {
+	lines := strings.Split(text, "\n")
+	kept := lines[:0:0]
+	for _, l := range lines {
+		if !drop(l) {
+			kept = append(kept, l)
 		}
+	}
+	if len(kept) == len(lines) {
+		return text
 	}
 	return strings.Join(kept, "\n")
 }
