@@ -47,8 +47,10 @@ type PageRead struct {
 	// Resp is the answer, its body included (a crawl reads its links).
 	Resp *fetch.Response
 	// NotModified: the page answered 304 to the previous snapshot's
-	// validators. SameBytes: it sent the previous snapshot's very bytes.
-	NotModified, SameBytes bool
+	// validators. Resent: it sent the previous snapshot's very bytes
+	// (a server without validators). SameBytes: Resent, and so not
+	// extracted again (not asked to).
+	NotModified, Resent, SameBytes bool
 	// Skipped: Accept refused the answer; nothing was read of it.
 	Skipped bool
 	// TimedOut: the page took longer than the read's time limit.
@@ -94,7 +96,8 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 		return r, nil
 	}
 	bodyHash := pageDigest(resp.Body)
-	if !o.Extract && had && !rebase && prev.ContentHash == bodyHash {
+	r.Resent = had && prev.ContentHash == bodyHash
+	if !o.Extract && r.Resent && !rebase {
 		// The very same bytes, from a server without validators: nothing
 		// to extract.
 		again := prev

@@ -39,7 +39,7 @@ const (
 func (s *SnapshotSettings) RegisterFlags(fs *flag.FlagSet) {
 	d := SnapshotSettings{}.withDefaults()
 	fs.BoolVar(&s.Off, "no-snapshots", false, "take no page snapshots: changes carry no title from the page and no text diff, and no page is fetched")
-	fs.IntVar(&s.PageFetches, "page-fetches", d.PageFetches, "most pages one site's harvest fetches whole to compare their text, newest changes first (an answer 304 gives its fetch back)")
+	fs.IntVar(&s.PageFetches, "page-fetches", d.PageFetches, "most pages one site's harvest fetches whole to compare their text, newest changes first (an answer 304, or the same bytes as before, gives its fetch back)")
 	fs.IntVar(&s.MaxText, "snapshot-max-text", d.MaxText, "most text kept of one page, in bytes")
 	fs.IntVar(&s.MaxBody, "snapshot-max-body", d.MaxBody, "largest page read for its text, in bytes")
 	fs.DurationVar(&s.PageTimeout, "page-timeout", d.PageTimeout, "longest one page may take to read; a watched page that was slow gets a third of it")

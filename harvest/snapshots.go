@@ -18,13 +18,15 @@ import (
 // fetched once, and they share one budget of page fetches.
 type pageReading struct {
 	left int
-	// refunds are the page fetches given back for answers that sent no
-	// page (304), up to maxRefunds: a conditional read costs the site
-	// little (a page sent whole again, by a server without validators,
-	// does not), so every page whose change
-	// information moved, or whose turn to be checked came, can be read
-	// in one harvest, while the requests of one stay bounded.
+	// refunds are the page fetches given back for answers that said the
+	// page had not changed, up to maxRefunds: a 304, or the very bytes
+	// read last time from a server without validators, while those come
+	// to no more than resentBytesPerFetch a fetch (resent counts them).
+	// So every page whose change information moved, or whose turn to be
+	// checked came, can be read in one harvest, while the requests and
+	// bytes of one stay bounded.
 	refunds, maxRefunds int
+	resent, maxResent   int64
 	taken               map[string]*pageNote // by URL, every page fetched or tried
 	// stop: the site asked for a pause (429, 503); no page is asked for
 	// until the next harvest.
@@ -48,7 +50,8 @@ type pageNote struct {
 }
 
 func (h *Harvester) newPageReading() *pageReading {
-	return &pageReading{left: h.opts.Snapshots.PageFetches, maxRefunds: refundsPerFetch * h.opts.Snapshots.PageFetches, taken: map[string]*pageNote{}, queues: map[int64]*db.SnapshotQueue{},
+	n := h.opts.Snapshots.PageFetches
+	return &pageReading{left: n, maxRefunds: refundsPerFetch * n, maxResent: resentBytesPerFetch * int64(n), taken: map[string]*pageNote{}, queues: map[int64]*db.SnapshotQueue{},
 		age: harvestAge.Add(1)}
 }
 
@@ -57,12 +60,28 @@ func (h *Harvester) newPageReading() *pageReading {
 // reads.
 const refundsPerFetch = 9
 
-// refund gives back the page fetch of a read that sent no page.
+// resentBytesPerFetch bounds what the pages a server without validators
+// sends again unchanged may add up to, for their fetches to be given
+// back: with the default --page-fetches, 16 MiB a site harvest, so a
+// site of small pages is read whole every harvest, and one of big pages
+// cannot make a harvest download without end.
+const resentBytesPerFetch = 160 << 10
+
+// refund gives back the page fetch of a read that found the page as it
+// was.
 func (ps *pageReading) refund(r PageRead) {
-	if r.NotModified && ps.refunds < ps.maxRefunds {
-		ps.refunds++
-		ps.left++
+	if ps.refunds >= ps.maxRefunds {
+		return
 	}
+	switch {
+	case r.NotModified:
+	case r.Resent && ps.resent+int64(len(r.Resp.Body)) <= ps.maxResent:
+		ps.resent += int64(len(r.Resp.Body))
+	default:
+		return
+	}
+	ps.refunds++
+	ps.left++
 }
 
 // queue is what the harvest of collection id changes of the site's pending

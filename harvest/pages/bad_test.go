@@ -285,6 +285,59 @@ func TestPagesReadInOneHarvest(t *testing.T) {
 	}
 }
 
+// TestPagesReadInOneHarvestWithoutValidators: a server that sends no
+// validators answers every read whole; a page sent again byte for byte
+// gives its fetch back as a 304 does, so one harvest still reads every
+// page and finds the one that changed.
+func TestPagesReadInOneHarvestWithoutValidators(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{Snapshots: harvest.SnapshotSettings{PageFetches: 2}})
+	e.site.bare = true
+	var links []string
+	for i := range 5 {
+		p := fmt.Sprintf("/p%d.html", i)
+		links = append(links, `<a href="`+p+`">`+p+`</a>`)
+		e.site.set(p, page(p, "<p>Page "+p+".</p>"))
+	}
+	e.site.set("/", page("Home", links...))
+	e.follow("/")
+	e.site.set("/p4.html", page("/p4.html", "<p>Page four, rewritten.</p>"))
+	before := e.site.hit("/p4.html")
+	rep := e.harvest()
+	if run := rep.Collections[0].Run; run.Documents != 6 || run.NotModified != 0 {
+		t.Errorf("a harvest asked for %d pages, %d answered 304; want 6 and 0", run.Documents, run.NotModified)
+	}
+	if e.site.hit("/p4.html") != before+1 {
+		t.Errorf("the changed page was read %d times in the harvest, want once", e.site.hit("/p4.html")-before)
+	}
+	if got := e.changes(); !slices.Contains(got, "updated /p4.html") {
+		t.Errorf("changes %q, want the update found in the first harvest after it", got)
+	}
+}
+
+// TestResentPagesAreBoundedByTheirBytes: pages sent again whole give
+// their fetches back only up to a bound in bytes, so a site of big pages
+// without validators does not turn each harvest into a download of all
+// of them.
+func TestResentPagesAreBoundedByTheirBytes(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{Snapshots: harvest.SnapshotSettings{PageFetches: 2}})
+	e.site.bare = true
+	var links []string
+	filler := "<p>" + strings.Repeat("Lorem ipsum dolor sit amet. ", 7000) + "</p>" // about 200 kB
+	for i := range 5 {
+		p := fmt.Sprintf("/p%d.html", i)
+		links = append(links, `<a href="`+p+`">`+p+`</a>`)
+		e.site.set(p, page(p, "<p>Page "+p+".</p>"+filler))
+	}
+	e.site.set("/", page("Home", links...))
+	e.follow("/")
+	rep := e.harvest()
+	// The home page and one big page fit the bound of 2 × 160 KiB; the
+	// next big page does not, and it and one more spend the two fetches.
+	if run := rep.Collections[0].Run; run.Documents != 4 {
+		t.Errorf("a harvest asked for %d pages, want 4", run.Documents)
+	}
+}
+
 // TestPagesFailuresKeepPages: a page that fails to answer (500, 429) is
 // kept and read again; only 404 and 410 delete one.
 func TestPagesFailuresKeepPages(t *testing.T) {

@@ -27,6 +27,8 @@ type watchSite struct {
 	codes map[string]int    // path → the status it answers with, no page
 	hits  map[string]int
 	log   []string // path and query of every request, in order
+	// bare: the server sends no validators, so every read is whole.
+	bare bool
 }
 
 func newWatchSite(t testing.TB) *watchSite {
@@ -56,9 +58,11 @@ func (s *watchSite) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	etag := fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(body)))
-	w.Header().Set("ETag", etag)
+	if !s.bare {
+		w.Header().Set("ETag", etag)
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if r.Header.Get("If-None-Match") == etag {
+	if !s.bare && r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
