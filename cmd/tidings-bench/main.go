@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tidings-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	sites := fs.Int("sites", 2000, "sites in the fleet")
-	workers := fs.Int("workers", defaultWorkers, "sites tidings harvests at once in scenarios 2 and 3 (its --workers)")
+	workers := fs.Int("workers", defaultWorkers, "sites tidings harvests at once in scenarios 2, 3, 5 and 8 (its --workers); scenario 9 takes 512")
 	seed := fs.Int64("seed", 1, "the fleet's seed")
 	out := fs.String("out", "BENCHMARKS.md", "file the table is written to; empty for none")
 	only := fs.String("only", "", "comma-separated scenarios to run (default: all)")
