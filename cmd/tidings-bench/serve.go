@@ -17,9 +17,11 @@ import (
 // default --feed-entries.
 const feedEntries = 50
 
-// smallFeed is how many entries the small feed of scenario 4 carries: a
-// few kB, where what every answer costs besides its bytes weighs most.
-const smallFeed = 3
+// smallSiteEntries is how many changes the site of scenario 4's small
+// feed has: its feed, their entries and the "now following" one that
+// lists them, is a few kB, where what every answer costs besides its
+// bytes weighs most.
+const smallSiteEntries = 3
 
 // servingScenarios runs scenarios 4 and 5 on one database: the fleet's
 // first site followed with its whole change lists in its feeds, so that a
@@ -27,92 +29,56 @@ const smallFeed = 3
 // while that feed is served.
 func (h *harness) servingScenarios(ctx context.Context, sel scenarios) ([]Row, error) {
 	dbPath := filepath.Join(h.dir, "serve.db")
-	// The fleet's changes are dated early in 2026: a wide first-harvest
-	// window puts them in the feed rather than in its history.
-	wide := h.env(dbPath, "TIDINGS_INITIAL_WINDOW=876000h")
-	cmd := exec.CommandContext(ctx, h.bin, "follow", h.fleet.urls[0])
-	cmd.Env = wide
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("follow %s: %w\n%s", h.fleet.urls[0], err, b)
-	}
-	path, err := firstFeedPath(ctx, h.bin, wide)
+	big, err := h.followAndServe(ctx, h.fleet.urls[0], dbPath, "serve", feedEntries)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := startServe(ctx, h.bin, h.env(dbPath), filepath.Join(h.dir, "serve.log"))
-	if err != nil {
-		return nil, err
-	}
-	defer srv.close()
-	feedURL := srv.url(path + "?entries=page")
-	resp, body, err := fetch(feedURL, "")
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %v, %v", feedURL, resp, err)
-	}
-	if n := bytes.Count(body, []byte("<entry>")); n != feedEntries {
-		return nil, fmt.Errorf("GET %s: %d entries, want %d", feedURL, n, feedEntries)
-	}
+	defer big.stop()
 	var rows []Row
 	if sel.has(4) {
-		var pg *target
-		var pgDB, pgPath string
-		if h.postgres != "" {
-			t, db, p, stop, err := h.postgresFeed(ctx, len(body))
-			if err != nil {
-				return nil, err
-			}
-			defer stop()
-			pg, pgDB, pgPath = &t, db, p
+		small, err := startFleet(ctx, h.fleetsim, 1, 1, "--collections", "1", "--lists", "1", "--entries", strconv.Itoa(smallSiteEntries))
+		if err != nil {
+			return nil, err
 		}
-		// The per-page feed of serve's default 50 entries, then one of
-		// smallFeed entries from a serve told so, a few kB, where the
-		// answer's fixed costs weigh most: issue 26 asks for both sizes.
+		defer small.close()
+		// The per-page feed of serve's default 50 entries, then that of a
+		// site of a few changes: issue 26 asks for both sizes.
 		for _, f := range []struct {
-			name    string
-			entries int
-		}{{"4. feed serving", feedEntries}, {"4. feed serving, small", smallFeed}} {
-			srvURL, pgURL := srv.url, func(p string) string { return "" }
-			if f.entries != feedEntries {
-				small, err := startServe(ctx, h.bin, h.env(dbPath), filepath.Join(h.dir, "serve-small.log"), "--feed-entries", strconv.Itoa(f.entries))
+			name, site, db string
+			entries        int
+		}{
+			{"4. feed serving", h.fleet.urls[0], "", feedEntries},
+			{"4. feed serving, small", small.urls[0], filepath.Join(h.dir, "serve-small.db"), smallSiteEntries + 1},
+		} {
+			sq := big
+			if f.db != "" {
+				if sq, err = h.followAndServe(ctx, f.site, f.db, "serve-small", f.entries); err != nil {
+					return nil, err
+				}
+				defer sq.stop()
+			}
+			var pg *target
+			if h.postgres != "" {
+				dbURL, drop, err := createDatabase(ctx, h.postgres, fmt.Sprintf("tidings_bench_serve_%d_%d", os.Getpid(), f.entries))
 				if err != nil {
 					return nil, err
 				}
-				defer small.close()
-				srvURL = small.url
-				if pg != nil {
-					smallPG, err := startServe(ctx, h.bin, h.env(pgDB), filepath.Join(h.dir, "serve-small-postgres.log"), "--feed-entries", strconv.Itoa(f.entries))
-					if err != nil {
-						return nil, err
-					}
-					defer smallPG.close()
-					pgURL = smallPG.url
+				defer drop()
+				on, err := h.followAndServe(ctx, f.site, dbURL, "serve-postgres", f.entries)
+				if err != nil {
+					return nil, err
 				}
+				defer on.stop()
+				fmt.Fprintf(h.stderr, "scenario 4: the feed from PostgreSQL is %d bytes, from SQLite %d\n", len(on.body), len(sq.body))
+				on.name = "tidings on PostgreSQL"
+				pg = &on.target
 			}
-			u := srvURL(path + "?entries=page")
-			resp, body, err := fetch(u, "")
-			if err != nil || resp.StatusCode != http.StatusOK || bytes.Count(body, []byte("<entry>")) != f.entries {
-				return nil, fmt.Errorf("GET %s: %v, %v; want %d entries", u, resp, err, f.entries)
-			}
-			etag := resp.Header.Get("ETag")
-			nm, _, err := fetch(u, etag)
+			nm, _, err := fetch(sq.url, sq.etag)
 			if err != nil || nm.StatusCode != http.StatusNotModified {
-				return nil, fmt.Errorf("GET %s with If-None-Match: %v, %v; want 304", u, nm, err)
+				return nil, fmt.Errorf("GET %s with If-None-Match: %v, %v; want 304", sq.url, nm, err)
 			}
-			same := bareResponse{ok: fieldsOf(resp.Header), notModified: fieldsOf(nm.Header)}
-			var other *target
-			if pg != nil {
-				t := *pg
-				if f.entries != feedEntries {
-					t.url = pgURL(pgPath + "?entries=page")
-					r, _, err := fetch(t.url, "")
-					if err != nil || r.StatusCode != http.StatusOK {
-						return nil, fmt.Errorf("GET %s from PostgreSQL: %v, %v", t.url, r, err)
-					}
-					t.etag = r.Header.Get("ETag")
-				}
-				other = &t
-			}
-			r, err := h.feedServing(ctx, f.name, u, body, etag, same, other)
+			same := bareResponse{ok: fieldsOf(sq.header), notModified: fieldsOf(nm.Header)}
+			r, err := h.feedServing(ctx, f.name, sq.url, sq.body, sq.etag, same, pg)
 			if err != nil {
 				return nil, err
 			}
@@ -120,9 +86,47 @@ func (h *harness) servingScenarios(ctx context.Context, sel scenarios) ([]Row, e
 		}
 	}
 	if sel.has(5) {
-		rows = append(rows, h.servingWhileHarvesting(ctx, feedURL, dbPath)...)
+		rows = append(rows, h.servingWhileHarvesting(ctx, big.url, dbPath)...)
 	}
 	return rows, nil
+}
+
+// servedFeed is a site's per-page feed as tidings serves it, with the
+// answer's header and body.
+type servedFeed struct {
+	target
+	header http.Header
+	body   []byte
+	stop   func()
+}
+
+// followAndServe follows site into the database db (a SQLite file or a
+// PostgreSQL URL) and serves it: the per-page feed of its first
+// collection, which must hold n entries.
+func (h *harness) followAndServe(ctx context.Context, site, db, logName string, n int) (servedFeed, error) {
+	// The fleet's changes are dated early in 2026: a wide first-harvest
+	// window puts them in the feed rather than in its history.
+	wide := h.env(db, "TIDINGS_INITIAL_WINDOW=876000h")
+	cmd := exec.CommandContext(ctx, h.bin, "follow", site)
+	cmd.Env = wide
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return servedFeed{}, fmt.Errorf("follow %s: %w\n%s", site, err, b)
+	}
+	path, err := firstFeedPath(ctx, h.bin, wide)
+	if err != nil {
+		return servedFeed{}, err
+	}
+	srv, err := startServe(ctx, h.bin, h.env(db), filepath.Join(h.dir, logName+".log"))
+	if err != nil {
+		return servedFeed{}, err
+	}
+	u := srv.url(path + "?entries=page")
+	resp, body, err := fetch(u, "")
+	if err != nil || resp.StatusCode != http.StatusOK || bytes.Count(body, []byte("<entry>")) != n {
+		srv.close()
+		return servedFeed{}, fmt.Errorf("GET %s: %v, %v; want %d entries", u, resp, err, n)
+	}
+	return servedFeed{target{"tidings", u, resp.Header.Get("ETag")}, resp.Header, body, srv.close}, nil
 }
 
 // firstFeedPath is the path of the first feed `tidings feeds` lists.
@@ -241,41 +245,6 @@ func postgresRow(scenario string, bare, sqlite, pg wrkResult) Row {
 	ratio := pg.PerSecond() / sqlite.PerSecond()
 	return Row{scenario, fmt.Sprintf("tidings on PostgreSQL: %s (%.2f × tidings on SQLite, %.2f × bare with tidings' header)",
 		pg, ratio, pg.PerSecond()/bare.PerSecond()), "≥ 0.95 × tidings on SQLite", check(ratio >= 0.95 && pg.Errors == 0)}
-}
-
-// postgresFeed follows the fleet's first site into a database of its own
-// on h.postgres, as servingScenarios does into SQLite, and serves it: the
-// feed's target, and what stops its server and drops the database.
-func (h *harness) postgresFeed(ctx context.Context, size int) (t target, dbURL, path string, stop func(), err error) {
-	dbURL, drop, err := createDatabase(ctx, h.postgres, fmt.Sprintf("tidings_bench_serve_%d", os.Getpid()))
-	if err != nil {
-		return target{}, "", "", nil, err
-	}
-	wide := h.env(dbURL, "TIDINGS_INITIAL_WINDOW=876000h")
-	cmd := exec.CommandContext(ctx, h.bin, "follow", h.fleet.urls[0])
-	cmd.Env = wide
-	if b, err := cmd.CombinedOutput(); err != nil {
-		drop()
-		return target{}, "", "", nil, fmt.Errorf("follow %s into PostgreSQL: %w\n%s", h.fleet.urls[0], err, b)
-	}
-	if path, err = firstFeedPath(ctx, h.bin, wide); err != nil {
-		drop()
-		return target{}, "", "", nil, err
-	}
-	srv, err := startServe(ctx, h.bin, h.env(dbURL), filepath.Join(h.dir, "serve-postgres.log"))
-	if err != nil {
-		drop()
-		return target{}, "", "", nil, err
-	}
-	stop = func() { srv.close(); drop() }
-	u := srv.url(path + "?entries=page")
-	resp, body, err := fetch(u, "")
-	if err != nil || resp.StatusCode != http.StatusOK || bytes.Count(body, []byte("<entry>")) != feedEntries {
-		stop()
-		return target{}, "", "", nil, fmt.Errorf("GET %s from PostgreSQL: %v, %v; want %d entries", u, resp, err, feedEntries)
-	}
-	fmt.Fprintf(h.stderr, "scenario 4: the feed from PostgreSQL is %d bytes, from SQLite %d\n", len(body), size)
-	return target{"tidings on PostgreSQL", u, resp.Header.Get("ETag")}, dbURL, path, stop, nil
 }
 
 // servingWhileHarvesting is scenario 5: wrk loads the feed as long as in
