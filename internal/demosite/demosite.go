@@ -147,13 +147,15 @@ func start(k Kind, now time.Time) (*Site, error) {
 }
 
 // Change rewrites the next n pages of the site: a new title and a changed
-// line, which a text diff shows.
-func (s *Site) Change(n int, now time.Time) {
+// line, which a text diff shows. It returns their URLs.
+func (s *Site) Change(n int, now time.Time) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now = now.UTC().Truncate(time.Second)
+	var edited []string
 	for range n {
 		p := s.pages[s.next%len(s.pages)]
+		edited = append(edited, s.URL+p.path)
 		s.next++
 		p.edits++
 		p.title = fmt.Sprintf("%s (edit %d)", strings.SplitN(p.title, " (edit ", 2)[0], p.edits)
@@ -165,6 +167,7 @@ func (s *Site) Change(n int, now time.Time) {
 	if len(s.list) > maxListed {
 		s.list = slices.Clone(s.list[len(s.list)-maxListed:])
 	}
+	return edited
 }
 
 // ServeHTTP answers the site's documents.
