@@ -53,12 +53,15 @@ func (b Batch) Run(ctx context.Context, items []Item) error {
 	if b.Pool != nil {
 		l = b.Pool.lane(b.Workers)
 	}
-	l.each(ctx, len(items), func(i int) string { return items[i].Host }, func(i int) {
-		if ctx.Err() != nil {
+	l.each(ctx, len(items), func(i int) string { return items[i].Host }, func(ictx context.Context, i int) {
+		if ictx.Err() != nil {
 			return
 		}
 		started(items[i].URL)
-		rep, err := items[i].Do(ctx)
+		rep, err := items[i].Do(ictx)
+		if err != nil && ctx.Err() == nil && errors.Is(context.Cause(ictx), ErrLeaseLost) {
+			err = ErrLeaseLost
+		}
 		done(items[i].URL, rep, err)
 	})
 	return ctx.Err()

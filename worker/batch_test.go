@@ -51,7 +51,7 @@ func TestHostPoolRunsHostsSideBySideOneAtATimeEach(t *testing.T) {
 	var once sync.Once
 	stuck, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	p.each(context.Background(), len(hosts), func(i int) string { return hosts[i] }, func(i int) {
+	p.each(context.Background(), len(hosts), func(i int) string { return hosts[i] }, func(_ context.Context, i int) {
 		mu.Lock()
 		ran++
 		running[hosts[i]]++
@@ -92,16 +92,16 @@ func TestLanesShareHosts(t *testing.T) {
 	pool := NewPool()
 	held, batch := pool.lane(1), pool.lane(2)
 	release := make(chan struct{})
-	if held.tryGo("a", func() { <-release }) != started {
+	if held.tryGo(context.Background(), "a", func(context.Context) { <-release }) != started {
 		t.Fatal("the first lane did not start")
 	}
-	if r := batch.tryGo("a", func() {}); r != hostBusy {
+	if r := batch.tryGo(context.Background(), "a", func(context.Context) {}); r != hostBusy {
 		t.Errorf("the other lane started work on a busy host: %v", r)
 	}
 	ran := make(chan string, 2)
 	done := make(chan struct{})
 	go func() {
-		batch.each(context.Background(), 2, func(i int) string { return []string{"a", "b"}[i] }, func(i int) {
+		batch.each(context.Background(), 2, func(i int) string { return []string{"a", "b"}[i] }, func(_ context.Context, i int) {
 			ran <- []string{"a", "b"}[i]
 		})
 		close(done)

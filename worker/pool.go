@@ -72,12 +72,13 @@ const (
 )
 
 // tryGo runs fn on a free worker of the lane unless the host is busy or
-// no worker is free; it never waits.
+// no worker is free; it never waits. fn's context is ctx, ended early
+// (with ErrLeaseLost) when another process takes the host.
 //
 // In a shared pool, the host's lease is taken once the host and a worker
 // are reserved here, outside the pool's lock, and the reservation undone
 // when another process holds the host.
-func (l *lane) tryGo(host string, fn func()) startResult {
+func (l *lane) tryGo(ctx context.Context, host string, fn func(ctx context.Context)) startResult {
 	p := l.pool
 	p.mu.Lock()
 	if p.hosts[host] {
@@ -105,12 +106,14 @@ func (l *lane) tryGo(host string, fn func()) startResult {
 	go func() {
 		defer l.wg.Done()
 		defer l.end(host)
+		wctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
 		if p.shared != nil {
 			defer p.shared.release(host)
-			stop := p.shared.keep(host)
+			stop := p.shared.keep(host, cancel)
 			defer stop()
 		}
-		fn()
+		fn(wctx)
 	}()
 	return started
 }
@@ -149,7 +152,7 @@ func (l *lane) wait() { l.wg.Wait() }
 // and hosts allow: an item whose host is busy waits for it, the items
 // after it go ahead. It returns when every item started has ended; once
 // ctx ends, no further item starts.
-func (l *lane) each(ctx context.Context, n int, host func(i int) string, fn func(i int)) {
+func (l *lane) each(ctx context.Context, n int, host func(i int) string, fn func(ctx context.Context, i int)) {
 	pending := make([]int, n)
 	for i := range pending {
 		pending[i] = i
@@ -159,7 +162,7 @@ func (l *lane) each(ctx context.Context, n int, host func(i int) string, fn func
 		full := false
 		for _, i := range pending {
 			if !full {
-				switch l.tryGo(host(i), func() { fn(i) }) {
+				switch l.tryGo(ctx, host(i), func(ctx context.Context) { fn(ctx, i) }) {
 				case started:
 					continue
 				case poolFull:

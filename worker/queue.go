@@ -133,7 +133,7 @@ func (q *Queue) startNext(ctx context.Context) bool {
 	for i, user := range q.turns {
 		line := q.lines[user]
 		for j, t := range line {
-			switch q.lane.tryGo(t.Host, func() { q.run(ctx, t) }) {
+			switch q.lane.tryGo(ctx, t.Host, func(ctx context.Context) { q.run(ctx, t) }) {
 			case poolFull:
 				return false
 			case hostBusy:

@@ -71,7 +71,7 @@ func TestQueueKeepsOneHostAtATime(t *testing.T) {
 	pool := NewPool()
 	other := pool.lane(1)
 	hold := make(chan struct{})
-	if other.tryGo("a.example", func() { <-hold }) != started {
+	if other.tryGo(context.Background(), "a.example", func(context.Context) { <-hold }) != started {
 		t.Fatal("the other lane did not start")
 	}
 	q := NewQueue(pool, 2)

@@ -183,7 +183,7 @@ func (s *Scheduler) Dispatch(ctx context.Context) {
 		return
 	}
 	for _, site := range sites {
-		if s.pool.tryGo(HostOf(site.URL), func() { s.harvest(ctx, site) }) == poolFull {
+		if s.pool.tryGo(ctx, HostOf(site.URL), func(ctx context.Context) { s.harvest(ctx, site) }) == poolFull {
 			return // every worker is busy; a finishing one calls again
 		}
 	}

@@ -32,7 +32,7 @@ func TestSchedulerWorkersAndHosts(t *testing.T) {
 	all, _ := store.Sites(context.Background())
 	// A host already being harvested is left alone; it takes one worker.
 	release := make(chan struct{})
-	sched.pool.tryGo(HostOf(all[0].URL), func() { <-release })
+	sched.pool.tryGo(context.Background(), HostOf(all[0].URL), func(context.Context) { <-release })
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		sched.Dispatch(context.Background())

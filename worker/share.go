@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -113,8 +114,18 @@ func (s *sharing) take(host string) bool {
 	return ok
 }
 
-// keep renews host's lease while the work on it goes on, until stop.
-func (s *sharing) keep(host string) (stop func()) {
+// ErrLeaseLost ends the work on a host when another process took its
+// lease: a renewal came too late (a process stalled past the lease's
+// time), and that process may be at the host already. The work stops
+// there, as at a shutdown: what it stored is kept, and the site is
+// harvested by the process that holds the host.
+var ErrLeaseLost = errors.New("worker: another process took the host's lease; the work on it stopped here")
+
+// keep renews host's lease while the work on it goes on, until stop; if
+// another process has taken it, it ends the work with lost. A renewal
+// the database did not answer is tried again at the next tick: the
+// lease may still be this process's.
+func (s *sharing) keep(host string, lost context.CancelCauseFunc) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -126,11 +137,10 @@ func (s *sharing) keep(host string) (stop func()) {
 				return
 			case <-t.C:
 			}
-			if !s.hold(host, s.o.TTL) {
-				// Nothing the work can undo: it stores what it read
-				// in its own transactions. Said, so that an operator
-				// sees a database too slow for its leases.
-				s.o.Logger.Warn("worker: lost a host's lease while working on it", "host", host)
+			if held, err := s.hold(host, s.o.TTL); err == nil && !held {
+				s.o.Logger.Warn("worker: lost a host's lease while working on it; stopping that work", "host", host)
+				lost(ErrLeaseLost)
+				return
 			}
 		}
 	})
@@ -143,14 +153,14 @@ func (s *sharing) release(host string) {
 	s.hold(host, s.o.Delay(host))
 }
 
-func (s *sharing) hold(host string, d time.Duration) bool {
+func (s *sharing) hold(host string, d time.Duration) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), leaseCall)
 	defer cancel()
 	ok, err := s.leases.HoldHost(ctx, host, s.o.Holder, d)
 	if err != nil {
 		s.o.Logger.Error("worker: keep a host's lease", "host", host, "error", err)
 	}
-	return ok
+	return ok, err
 }
 
 // retryLater wakes the lanes after a while, once: work that found its

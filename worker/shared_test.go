@@ -193,3 +193,73 @@ func TestWorkersShareOneDatabase(t *testing.T) {
 	}
 	t.Logf("harvested by: %v; took %s", harvested, time.Since(begun).Round(time.Millisecond))
 }
+
+// scriptedLeases grants every lease and answers each renewal as told,
+// counting them.
+type scriptedLeases struct {
+	renew   func() (bool, error)
+	renewed chan struct{}
+}
+
+func (l *scriptedLeases) TakeHost(context.Context, string, string, time.Duration) (bool, error) {
+	return true, nil
+}
+
+func (l *scriptedLeases) HoldHost(_ context.Context, _, _ string, d time.Duration) (bool, error) {
+	if d == 0 {
+		return true, nil // the release, with no delay
+	}
+	select {
+	case l.renewed <- struct{}{}:
+	default:
+	}
+	return l.renew()
+}
+
+// TestALostLeaseStopsTheWork: when another process has taken the host's
+// lease (a renewal came too late), the work on the host here is stopped,
+// so that two processes never work on one host at once; a renewal the
+// database did not answer stops nothing.
+func TestALostLeaseStopsTheWork(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		held  bool
+		err   error
+		stops bool
+	}{
+		{"another process took it", false, nil, true},
+		{"the database did not answer", false, errors.New("connection reset"), false},
+		{"renewed", true, nil, false},
+	} {
+		leases := &scriptedLeases{renew: func() (bool, error) { return c.held, c.err }, renewed: make(chan struct{})}
+		p := NewSharedPool(leases, Sharing{TTL: 30 * time.Millisecond})
+		l := p.lane(1)
+		ended := make(chan error, 1)
+		if l.tryGo(context.Background(), "a.example", func(ctx context.Context) {
+			for range 3 {
+				select {
+				case <-leases.renewed:
+				case <-ctx.Done():
+					ended <- context.Cause(ctx)
+					return
+				}
+			}
+			ended <- ctx.Err()
+		}) != started {
+			t.Fatalf("%s: the work did not start", c.name)
+		}
+		var err error
+		select {
+		case err = <-ended:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the work neither stopped nor saw three renewals", c.name)
+		}
+		l.wait()
+		switch {
+		case c.stops && !errors.Is(err, ErrLeaseLost):
+			t.Errorf("%s: the work ended with %v, want ErrLeaseLost", c.name, err)
+		case !c.stops && err != nil:
+			t.Errorf("%s: the work was stopped (%v)", c.name, err)
+		}
+	}
+}
