@@ -249,19 +249,25 @@ func TestPagesRobots(t *testing.T) {
 	}
 }
 
+// fivePages serves a home page linking /p0.html to /p4.html, each a line
+// of its own and then extra.
+func (e *watchEnv) fivePages(extra string) {
+	var links []string
+	for i := range 5 {
+		p := fmt.Sprintf("/p%d.html", i)
+		links = append(links, `<a href="`+p+`">`+p+`</a>`)
+		e.site.set(p, page(p, "<p>Page "+p+".</p>"+extra))
+	}
+	e.site.set("/", page("Home", links...))
+}
+
 // TestPagesReadInOneHarvest: --page-fetches bounds the pages read whole,
 // not those that answer 304: with fewer page fetches than pages, one
 // harvest still asks for every page, conditionally, and finds the page
 // that changed, whichever it is.
 func TestPagesReadInOneHarvest(t *testing.T) {
 	e := newWatchEnv(t, harvest.Options{Snapshots: harvest.SnapshotSettings{PageFetches: 2}})
-	var links []string
-	for i := range 5 {
-		p := fmt.Sprintf("/p%d.html", i)
-		links = append(links, `<a href="`+p+`">`+p+`</a>`)
-		e.site.set(p, page(p, "<p>Page "+p+".</p>"))
-	}
-	e.site.set("/", page("Home", links...))
+	e.fivePages("")
 	e.follow("/")
 	if got := e.watched(); len(got) != 6 {
 		t.Fatalf("watched %q: the first crawl is bounded by --watch-pages, not --page-fetches", got)
@@ -292,13 +298,7 @@ func TestPagesReadInOneHarvest(t *testing.T) {
 func TestPagesReadInOneHarvestWithoutValidators(t *testing.T) {
 	e := newWatchEnv(t, harvest.Options{Snapshots: harvest.SnapshotSettings{PageFetches: 2}})
 	e.site.bare = true
-	var links []string
-	for i := range 5 {
-		p := fmt.Sprintf("/p%d.html", i)
-		links = append(links, `<a href="`+p+`">`+p+`</a>`)
-		e.site.set(p, page(p, "<p>Page "+p+".</p>"))
-	}
-	e.site.set("/", page("Home", links...))
+	e.fivePages("")
 	e.follow("/")
 	e.site.set("/p4.html", page("/p4.html", "<p>Page four, rewritten.</p>"))
 	before := e.site.hit("/p4.html")
@@ -321,14 +321,7 @@ func TestPagesReadInOneHarvestWithoutValidators(t *testing.T) {
 func TestResentPagesAreBoundedByTheirBytes(t *testing.T) {
 	e := newWatchEnv(t, harvest.Options{Snapshots: harvest.SnapshotSettings{PageFetches: 2}})
 	e.site.bare = true
-	var links []string
-	filler := "<p>" + strings.Repeat("Lorem ipsum dolor sit amet. ", 7000) + "</p>" // about 200 kB
-	for i := range 5 {
-		p := fmt.Sprintf("/p%d.html", i)
-		links = append(links, `<a href="`+p+`">`+p+`</a>`)
-		e.site.set(p, page(p, "<p>Page "+p+".</p>"+filler))
-	}
-	e.site.set("/", page("Home", links...))
+	e.fivePages("<p>" + strings.Repeat("Lorem ipsum dolor sit amet. ", 7000) + "</p>") // about 200 kB a page
 	e.follow("/")
 	rep := e.harvest()
 	// The home page and one big page fit the bound of 2 × 160 KiB; the
