@@ -67,7 +67,7 @@ func (d *DB) FollowTitles(ctx context.Context, userID int64) (map[int64]string, 
 
 // FollowedSites lists the sites a user follows, by URL.
 func (d *DB) FollowedSites(ctx context.Context, userID int64) ([]Site, error) {
-	return d.sitesWhere(ctx, "id IN (SELECT site_id FROM follows WHERE user_id = ?)", byID, userID)
+	return d.sitesWhere(ctx, "id IN (SELECT site_id FROM follows WHERE user_id = ?)", userID)
 }
 
 // Followers counts the users following each site, by site id.

@@ -104,33 +104,23 @@ func (d *DB) siteWhere(ctx context.Context, where string, arg any) (Site, error)
 
 // Sites lists every site, oldest first.
 func (d *DB) Sites(ctx context.Context) ([]Site, error) {
-	return d.sitesWhere(ctx, "1 = 1", byID)
+	return d.sitesWhere(ctx, "1 = 1")
 }
 
 // HarvestedSites lists every site still harvested: all but those whose
-// last follower left; the most work first (byWork).
+// last follower left.
 func (d *DB) HarvestedSites(ctx context.Context) ([]Site, error) {
-	return d.sitesWhere(ctx, "unfollowed_at IS NULL", byWork)
+	return d.sitesWhere(ctx, "unfollowed_at IS NULL")
 }
 
 // DueSites lists the harvested sites whose next harvest is at or before
-// now, or that were never harvested; the most work first (byWork).
+// now, or that were never harvested.
 func (d *DB) DueSites(ctx context.Context, now time.Time) ([]Site, error) {
-	return d.sitesWhere(ctx, "unfollowed_at IS NULL AND (next_harvest_at IS NULL OR next_harvest_at <= ?)", byWork, fmtTime(now))
+	return d.sitesWhere(ctx, "unfollowed_at IS NULL AND (next_harvest_at IS NULL OR next_harvest_at <= ?)", fmtTime(now))
 }
 
-// byWork orders sites to harvest: those whose last harvest asked for the
-// most documents first, then the oldest. Many sites harvested at once
-// then end together, rather than waiting on a big site started last: in
-// scenario 9 of the benchmarks, 2,000 sites 512 at once, a harvest of
-// 200 pages takes 50 s of host delay alone.
-const byWork = `ORDER BY COALESCE((SELECT r.documents FROM runs r WHERE r.site_id = sites.id AND r.collection_id IS NULL
-	ORDER BY r.finished_at DESC, r.id DESC LIMIT 1), 0) DESC, id`
-
-const byID = `ORDER BY id`
-
-func (d *DB) sitesWhere(ctx context.Context, where, order string, args ...any) ([]Site, error) {
-	return queryAll(ctx, d, "list sites", `SELECT `+siteCols+` FROM sites WHERE `+where+` `+order, scanSite, args...)
+func (d *DB) sitesWhere(ctx context.Context, where string, args ...any) ([]Site, error) {
+	return queryAll(ctx, d, "list sites", `SELECT `+siteCols+` FROM sites WHERE `+where+` ORDER BY id`, scanSite, args...)
 }
 
 // UpdateSiteSource records where the site's Source Description was found and

@@ -33,23 +33,6 @@ func TestSiteDetailsAndDueSites(t *testing.T) {
 	if want := []string{"https://a.example/", "https://b.example/", "https://c.example/"}; err != nil || !slices.Equal(siteURLs(due), want) {
 		t.Errorf("due sites %q, %v; want %q", siteURLs(due), err, want)
 	}
-	// The site whose last harvest asked for the most documents comes
-	// first: c's last asked for 40 (an earlier one for 5), b's for 12; a
-	// was never harvested. Collection runs do not count.
-	for _, r := range []Run{
-		{SiteID: ids[2], Documents: 5, FinishedAt: now.Add(-2 * time.Hour)},
-		{SiteID: ids[1], Documents: 12, FinishedAt: now.Add(-time.Hour)},
-		{SiteID: ids[2], Documents: 40, FinishedAt: now.Add(-time.Hour)},
-	} {
-		r.StartedAt = r.FinishedAt
-		if _, err := d.SaveSiteHarvest(ctx, r, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	due, err = d.DueSites(ctx, now)
-	if want := []string{"https://c.example/", "https://b.example/", "https://a.example/"}; err != nil || !slices.Equal(siteURLs(due), want) {
-		t.Errorf("due sites %q, %v; want %q, the most work first", siteURLs(due), err, want)
-	}
 
 	if err := d.UpdateSiteSource(ctx, ids[0], "https://a.example/.well-known/resourcesync", "Site A"); err != nil {
 		t.Fatal(err)
