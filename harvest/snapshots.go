@@ -62,7 +62,7 @@ const refundsPerFetch = 9
 
 // resentBytesPerFetch bounds what the pages a server without validators
 // sends again unchanged may add up to, for their fetches to be given
-// back: with the default --page-fetches, 16 MiB a site harvest, so a
+// back: with the default --page-fetches, 15.6 MiB a site harvest, so a
 // site of small pages is read whole every harvest, and one of big pages
 // cannot make a harvest download without end.
 const resentBytesPerFetch = 160 << 10
