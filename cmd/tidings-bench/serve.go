@@ -64,7 +64,7 @@ func (h *harness) servingScenarios(ctx context.Context, sel scenarios) ([]Row, e
 					return nil, err
 				}
 				defer drop()
-				on, err := h.followAndServe(ctx, f.site, dbURL, "serve-postgres", f.entries)
+				on, err := h.followAndServe(ctx, f.site, dbURL, "serve-postgres-"+strconv.Itoa(f.entries), f.entries)
 				if err != nil {
 					return nil, err
 				}
