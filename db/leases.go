@@ -19,14 +19,13 @@ import (
 // process's own.
 
 // leaseNow is the SQL for the lease clock; on SQLite it is the parameter
-// ?4, which leaseArgs appends.
-func (d *DB) leaseNow() string {
-	return d.eng.pick(`?4`, `CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS BIGINT)`)
+// ?n, the time now, which withNow appends to the arguments.
+func (d *DB) leaseNow(n int) string {
+	return d.eng.pick(fmt.Sprintf("?%d", n), `CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS BIGINT)`)
 }
 
-// leaseArgs are host, holder and a duration, and on SQLite the time now.
-func (d *DB) leaseArgs(host, holder string, dur time.Duration) []any {
-	args := []any{host, holder, dur.Microseconds()}
+// withNow returns args, and on SQLite the time now after them.
+func (d *DB) withNow(args ...any) []any {
 	if d.eng == sqliteEngine {
 		args = append(args, time.Now().UnixMicro())
 	}
@@ -38,18 +37,10 @@ func (d *DB) leaseArgs(host, holder string, dur time.Duration) []any {
 // lease it holds: within one process, the host pool keeps its own work
 // on a host apart, and its client paces its requests.
 func (d *DB) TakeHost(ctx context.Context, host, holder string, ttl time.Duration) (bool, error) {
-	now := d.leaseNow()
-	res, err := d.w.ExecContext(ctx, `INSERT INTO host_leases (host, holder, held_until) VALUES (?1, ?2, `+now+` + ?3)
+	now := d.leaseNow(4)
+	return d.changesOne(ctx, "take the lease of "+host, `INSERT INTO host_leases (host, holder, held_until) VALUES (?1, ?2, `+now+` + ?3)
 ON CONFLICT (host) DO UPDATE SET holder = excluded.holder, held_until = excluded.held_until
-WHERE host_leases.held_until <= `+now+` OR host_leases.holder = ?2`, d.leaseArgs(host, holder, ttl)...)
-	if err != nil {
-		return false, fmt.Errorf("db: take the lease of %s: %w", host, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("db: take the lease of %s: %w", host, err)
-	}
-	return n == 1, nil
+WHERE host_leases.held_until <= `+now+` OR host_leases.holder = ?2`, d.withNow(host, holder, ttl.Microseconds())...)
 }
 
 // HoldHost keeps holder's lease of host for d from now: to renew it while
@@ -57,14 +48,20 @@ WHERE host_leases.held_until <= `+now+` OR host_leases.holder = ?2`, d.leaseArgs
 // delay). It reports false when holder no longer has the lease: it
 // expired and another holder took it.
 func (d *DB) HoldHost(ctx context.Context, host, holder string, dur time.Duration) (bool, error) {
-	res, err := d.w.ExecContext(ctx, `UPDATE host_leases SET held_until = `+d.leaseNow()+` + ?3 WHERE host = ?1 AND holder = ?2`,
-		d.leaseArgs(host, holder, dur)...)
+	return d.changesOne(ctx, "keep the lease of "+host, `UPDATE host_leases SET held_until = `+d.leaseNow(4)+` + ?3 WHERE host = ?1 AND holder = ?2`,
+		d.withNow(host, holder, dur.Microseconds())...)
+}
+
+// changesOne runs a statement that writes one row or none, and reports
+// whether it wrote one: a lease or a claim taken.
+func (d *DB) changesOne(ctx context.Context, what, query string, args ...any) (bool, error) {
+	res, err := d.w.ExecContext(ctx, query, args...)
 	if err != nil {
-		return false, fmt.Errorf("db: keep the lease of %s: %w", host, err)
+		return false, fmt.Errorf("db: %s: %w", what, err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, fmt.Errorf("db: keep the lease of %s: %w", host, err)
+		return false, fmt.Errorf("db: %s: %w", what, err)
 	}
 	return n == 1, nil
 }
@@ -91,12 +88,7 @@ func (d *DB) HostLeases(ctx context.Context) ([]HostLease, error) {
 // PruneHostLeases deletes the leases that ended more than an hour ago: a
 // host no longer harvested should not keep a row for ever.
 func (d *DB) PruneHostLeases(ctx context.Context) error {
-	args := []any{time.Hour.Microseconds()}
-	now := d.eng.pick(`?2`, `CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS BIGINT)`)
-	if d.eng == sqliteEngine {
-		args = append(args, time.Now().UnixMicro())
-	}
-	if _, err := d.w.ExecContext(ctx, `DELETE FROM host_leases WHERE held_until < `+now+` - ?1`, args...); err != nil {
+	if _, err := d.w.ExecContext(ctx, `DELETE FROM host_leases WHERE held_until < `+d.leaseNow(2)+` - ?1`, d.withNow(time.Hour.Microseconds())...); err != nil {
 		return fmt.Errorf("db: delete old host leases: %w", err)
 	}
 	return nil
@@ -109,17 +101,9 @@ func (d *DB) PruneHostLeases(ctx context.Context) error {
 // claim changed before it decides, and SQLite has one writer, so of two
 // processes claiming at once one wins.
 func (d *DB) ClaimDiscovery(ctx context.Context, id int64, holder string, now, until time.Time) (bool, error) {
-	res, err := d.w.ExecContext(ctx, `UPDATE discoveries SET claimed_by = ?, claimed_until = ?
+	return d.changesOne(ctx, fmt.Sprintf("claim discovery %d", id), `UPDATE discoveries SET claimed_by = ?, claimed_until = ?
 WHERE id = ? AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?)`,
 		holder, fmtTime(until), id, fmtTime(now), holder)
-	if err != nil {
-		return false, fmt.Errorf("db: claim discovery %d: %w", id, err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("db: claim discovery %d: %w", id, err)
-	}
-	return n == 1, nil
 }
 
 // ClaimableDiscoveries lists the pending discoveries no process has a
