@@ -149,10 +149,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		Metrics: m, MetricsToken: so.metricsToken, TrustedProxies: so.proxies,
 	}
 	if !so.noScheduler {
-		sched = worker.NewScheduler(a.store, a.harvester, worker.SchedulerOptions{
-			Workers: so.workers, Tick: so.tick, Report: a.reportHarvest, Retention: a.cfg.retention(),
-			Pool: pool, Logger: a.log,
-		})
+		sched = a.newScheduler(pool, so.workers, so.tick)
 		opts.SchedulerHeartbeat, opts.SchedulerStale = sched.Heartbeat, 5*so.tick
 	}
 	notifier, err := a.newNotifier(client)

@@ -78,10 +78,7 @@ func (a *app) work(ctx context.Context, wo workOptions, stdout io.Writer) error 
 	}
 	pool := a.sharedPool(client)
 	a.setHarvester(harvest.New(client, a.store, ho), follow.Options{Pool: pool})
-	sched := worker.NewScheduler(a.store, a.harvester, worker.SchedulerOptions{
-		Workers: wo.workers, Tick: wo.tick, Report: a.reportHarvest, Retention: a.cfg.retention(),
-		Pool: pool, Logger: a.log,
-	})
+	sched := a.newScheduler(pool, wo.workers, wo.tick)
 	notifier, err := a.newNotifier(client)
 	if err != nil {
 		return err
@@ -102,6 +99,15 @@ func (a *app) work(ctx context.Context, wo workOptions, stdout io.Writer) error 
 	a.follow.Wait()
 	a.log.Info("stopped")
 	return nil
+}
+
+// newScheduler is the scheduler of serve and worker: workers sites at
+// once on pool, looking for due ones every tick.
+func (a *app) newScheduler(pool *worker.Pool, workers int, tick time.Duration) *worker.Scheduler {
+	return worker.NewScheduler(a.store, a.harvester, worker.SchedulerOptions{
+		Workers: workers, Tick: tick, Report: a.reportHarvest, Retention: a.cfg.retention(),
+		Pool: pool, Logger: a.log,
+	})
 }
 
 // sharedPool is the host pool of a process that shares the database with
