@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 
 	"tidings/db"
@@ -130,35 +129,24 @@ func (s *Service) addsPage(ctx context.Context, siteID int64, input string) bool
 // claim claims a discovery for this process until worker.LeaseTTL from
 // now; false when another process has it, or it is pending no more.
 func (s *Service) claim(ctx context.Context, id int64) bool {
+	ok, err := s.claimOnce(ctx, id)
+	return ok && err == nil
+}
+
+func (s *Service) claimOnce(ctx context.Context, id int64) (bool, error) {
 	now := s.opts.Now()
 	ok, err := s.store.ClaimDiscovery(ctx, id, s.holder, now, now.Add(worker.LeaseTTL))
 	if err != nil && ctx.Err() == nil {
 		s.opts.Logger.Error("claim discovery", "id", id, "error", err)
 	}
-	return ok
+	return ok, err
 }
 
 // keepClaim renews a discovery's claim while it runs, until stop.
 func (s *Service) keepClaim(ctx context.Context, id int64) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(worker.LeaseTTL / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if !s.claim(ctx, id) {
-					s.opts.Logger.Warn("lost the claim of a discovery while running it", "id", id)
-				}
-			}
-		}
+	return worker.Renew(ctx, worker.LeaseTTL/3, func() (bool, error) { return s.claimOnce(ctx, id) }, func() {
+		s.opts.Logger.Warn("lost the claim of a discovery while running it", "id", id)
 	})
-	return func() { close(done); wg.Wait() }
 }
 
 // poll queues, every PollEvery until ctx ends, the discoveries no

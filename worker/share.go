@@ -122,24 +122,35 @@ func (s *sharing) take(host string) bool {
 var ErrLeaseLost = errors.New("worker: another process took the host's lease; the work on it stopped here")
 
 // keep renews host's lease while the work on it goes on, until stop; if
-// another process has taken it, it ends the work with lost. A renewal
-// the database did not answer is tried again at the next tick: the
-// lease may still be this process's.
+// another process has taken it, it ends the work with lost.
 func (s *sharing) keep(host string, lost context.CancelCauseFunc) (stop func()) {
+	return Renew(context.Background(), s.o.TTL/3, func() (bool, error) { return s.hold(host, s.o.TTL) }, func() {
+		s.o.Logger.Warn("worker: lost a host's lease while working on it; stopping that work", "host", host)
+		lost(ErrLeaseLost)
+	})
+}
+
+// Renew keeps a lease or a claim while the work under it goes on: it
+// calls renew every interval until stop is called or ctx ends. When renew
+// reports the lease another's (false, and no error), it calls lost and
+// renews no more; a renewal that failed (the database did not answer) is
+// tried again at the next tick, as the lease may still be this process's.
+func Renew(ctx context.Context, every time.Duration, renew func() (bool, error), lost func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(s.o.TTL / 3)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
 				return
+			case <-ctx.Done():
+				return
 			case <-t.C:
 			}
-			if held, err := s.hold(host, s.o.TTL); err == nil && !held {
-				s.o.Logger.Warn("worker: lost a host's lease while working on it; stopping that work", "host", host)
-				lost(ErrLeaseLost)
+			if held, err := renew(); err == nil && !held {
+				lost()
 				return
 			}
 		}
