@@ -94,20 +94,7 @@ func cmdIgnore(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	fmt.Fprintln(out, "; and:")
 	for _, r := range rules {
-		fmt.Fprintf(out, "%d\t%s\t%s\n", r.ID, ruleKind(r.Kind), r.Pattern)
+		fmt.Fprintf(out, "%d\t%s\t%s\n", r.ID, r.Kind, r.Pattern)
 	}
 	return nil
-}
-
-// ruleKind says what a rule of a kind does, in a word or two.
-func ruleKind(kind string) string {
-	switch kind {
-	case db.IgnoreText:
-		return "text"
-	case db.IgnoreCSS:
-		return "css"
-	case db.IgnoreLearned:
-		return "learned"
-	}
-	return kind
 }
