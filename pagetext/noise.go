@@ -1,8 +1,10 @@
 package pagetext
 
 import (
+	"fmt"
 	"maps"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strings"
 	"time"
@@ -52,28 +54,71 @@ func (n *Noise) Selectors() []Selector {
 type Rule struct {
 	Text    string
 	Pattern *regexp.Regexp
+	written string
+	cost    *cost
 }
 
+// MaxRuleProgram bounds a pattern's compiled program, in instructions:
+// RE2 matches in time linear in the text, but times the program's size,
+// which a repetition multiplies (/.{0,1000}/ is 2,002 instructions, 4 s
+// on a page of 250 KiB; /.{0,100}/ is 202).
+const MaxRuleProgram = 250
+
 // ParseRule reads a text rule as a person writes it: "/…/" is a regular
-// expression (RE2: no backtracking, so no page can make it slow), anything
-// else a piece of text a line must contain.
+// expression (RE2: no backtracking, and a program of at most
+// MaxRuleProgram instructions), anything else a piece of text a line must
+// contain.
 func ParseRule(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
 	if len(s) >= 2 && strings.HasPrefix(s, "/") && strings.HasSuffix(s, "/") {
-		re, err := regexp.Compile("(?i)" + s[1:len(s)-1])
+		expr := "(?i)" + s[1:len(s)-1]
+		size, err := programSize(expr)
 		if err != nil {
 			return Rule{}, err
 		}
-		return Rule{Pattern: re}, nil
+		if size > MaxRuleProgram {
+			return Rule{}, fmt.Errorf("the pattern would cost %d steps a character, more than the %d a rule may: write its repetitions smaller (such as {0,20} for {0,1000})", size, MaxRuleProgram)
+		}
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return Rule{}, err
+		}
+		return Rule{Pattern: re, written: s, cost: &cost{weight: int64(size)}}, nil
 	}
-	return Rule{Text: strings.ToLower(s)}, nil
+	return Rule{Text: strings.ToLower(s), written: s, cost: &cost{weight: 1}}, nil
 }
 
+// programSize is the number of instructions expr compiles to.
+func programSize(expr string) (int, error) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return 0, err
+	}
+	prog, err := syntax.Compile(re.Simplify())
+	if err != nil {
+		return 0, err
+	}
+	return len(prog.Inst), nil
+}
+
+// String is the rule as written.
+func (r Rule) String() string { return r.written }
+
 func (r Rule) matches(line, lower string) bool {
+	if !r.cost.charge(int64(len(line)) * r.weight()) {
+		return false
+	}
 	if r.Pattern != nil {
 		return r.Pattern.MatchString(line)
 	}
 	return r.Text != "" && strings.Contains(lower, r.Text)
+}
+
+func (r Rule) weight() int64 {
+	if r.cost == nil {
+		return 1
+	}
+	return r.cost.weight
 }
 
 // Clone returns a copy that can be added to without changing n.
