@@ -30,15 +30,18 @@ type IgnoreRule struct {
 	Kind      string
 	Pattern   string
 	CreatedAt time.Time
+	// OffReason, when set, says why a harvest switched the rule off: it
+	// applies no more, and is kept for the person who gave it to read.
+	OffReason string
 }
 
 // IgnoreRules lists a site's rules, oldest first.
 func (d *DB) IgnoreRules(ctx context.Context, siteID int64) ([]IgnoreRule, error) {
 	return queryAll(ctx, d, "ignore rules", `
-SELECT id, site_id, kind, pattern, created_at FROM ignore_rules WHERE site_id = ? ORDER BY id`,
+SELECT id, site_id, kind, pattern, created_at, off_reason FROM ignore_rules WHERE site_id = ? ORDER BY id`,
 		func(s scanner) (IgnoreRule, error) {
 			var r IgnoreRule
-			err := s.Scan(&r.ID, &r.SiteID, &r.Kind, &r.Pattern, timeCol{&r.CreatedAt})
+			err := s.Scan(&r.ID, &r.SiteID, &r.Kind, &r.Pattern, timeCol{&r.CreatedAt}, &r.OffReason)
 			return r, err
 		}, siteID)
 }
@@ -83,6 +86,17 @@ func (d *DB) DeleteIgnoreRule(ctx context.Context, siteID, id int64) error {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
+	}
+	return nil
+}
+
+// SwitchOffRule switches a site's rule off for good, saying why; a rule
+// already off keeps its first reason.
+func (d *DB) SwitchOffRule(ctx context.Context, siteID, id int64, reason string) error {
+	_, err := d.w.ExecContext(ctx, `UPDATE ignore_rules SET off_reason = ? WHERE site_id = ? AND id = ? AND off_reason = ''`,
+		reason, siteID, id)
+	if err != nil {
+		return fmt.Errorf("db: switch off ignore rule %d: %w", id, err)
 	}
 	return nil
 }

@@ -465,6 +465,12 @@ ALTER TABLE discoveries ADD COLUMN claimed_by TEXT NOT NULL DEFAULT '';
 ALTER TABLE discoveries ADD COLUMN claimed_until TEXT;
 CREATE INDEX discoveries_pending ON discoveries (id) WHERE status = 'pending';
 `},
+	// 22: a rule a harvest switched off (it cost more than a rule may,
+	// or a newer tidings no longer takes it), with the reason, for the
+	// person who gave it.
+	{sqlite: `
+ALTER TABLE ignore_rules ADD COLUMN off_reason TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // step is one migration. sqlite is its SQLite text. postgres is its

@@ -50,9 +50,13 @@ func TestPageChecks(t *testing.T) {
 // of later ones, for tests of earlier ones.
 var undoPageChecks = append(append(append(undoSharing, undoHandOver...), undoRetention...), "ALTER TABLE pages DROP COLUMN checked_at")
 
-// undoSharing rewinds migration 21, host leases and discovery claims.
-var undoSharing = []string{"DROP TABLE host_leases", "DROP INDEX discoveries_pending",
-	"ALTER TABLE discoveries DROP COLUMN claimed_by", "ALTER TABLE discoveries DROP COLUMN claimed_until"}
+// undoRulesOff rewinds migration 22, rules switched off.
+var undoRulesOff = []string{"ALTER TABLE ignore_rules DROP COLUMN off_reason"}
+
+// undoSharing rewinds migration 21, host leases and discovery claims, and
+// the later ones.
+var undoSharing = append(undoRulesOff[:len(undoRulesOff):len(undoRulesOff)], "DROP TABLE host_leases", "DROP INDEX discoveries_pending",
+	"ALTER TABLE discoveries DROP COLUMN claimed_by", "ALTER TABLE discoveries DROP COLUMN claimed_until")
 
 // undoHandOver rewinds migration 17, collections handed over.
 var undoHandOver = []string{"ALTER TABLE collections DROP COLUMN handed_over"}

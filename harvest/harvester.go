@@ -19,6 +19,7 @@ import (
 
 	"tidings/db"
 	"tidings/fetch"
+	"tidings/pagetext"
 	"tidings/source"
 )
 
@@ -54,6 +55,10 @@ type Options struct {
 	// applies to the protocols that go on from a watermark (ResourceSync).
 	// 0 = DefaultMaxChanges.
 	MaxChanges int
+	// RuleBudget is what each of a site's ignore rules may cost in one
+	// harvest (pagetext.Noise.Bound); a rule that spends it is switched
+	// off. 0 = pagetext.DefaultRuleBudget.
+	RuleBudget int64
 	// AfterHarvest, when set, is called after each site harvest has been
 	// stored, with what it found (for example to notify a WebSub hub).
 	AfterHarvest func(ctx context.Context, rep *SiteReport)
@@ -79,6 +84,9 @@ type Harvester struct {
 func New(client *fetch.Client, store *db.DB, o Options) *Harvester {
 	if o.InitialWindow <= 0 {
 		o.InitialWindow = DefaultInitialWindow
+	}
+	if o.RuleBudget <= 0 {
+		o.RuleBudget = pagetext.DefaultRuleBudget
 	}
 	if o.Interval <= 0 {
 		o.Interval = DefaultInterval

@@ -119,6 +119,11 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 	if xerr != nil {
 		return r, xerr
 	}
+	if err := ctx.Err(); err != nil && len(ex.Remove) > 0 {
+		// The harvest ended during the selectors' walk, which then stops
+		// short: the text may hold what they leave out.
+		return r, err
+	}
 	r.Text = snap
 	r.Snapshot = &db.Snapshot{
 		URL: url, FinalURL: resp.URL, ContentType: pagetext.Clip(snap.MediaType, maxContentType),

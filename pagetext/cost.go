@@ -17,8 +17,10 @@ type cost struct {
 	spent  atomic.Int64
 	limit  int64
 	over   atomic.Bool
-	// done ends matching with the harvest: a shutdown then waits for no
-	// page.
+	// done ends a selector's walk of a page with the harvest: a shutdown
+	// then waits for no page. (A text rule reads one line at a time, and
+	// goes on: a comparison made after the harvest's end must leave out
+	// the same lines as before it.)
 	done <-chan struct{}
 }
 
@@ -37,13 +39,15 @@ func (c *cost) charge(n int64) bool {
 	return true
 }
 
-// off reports whether the rule spent its budget or its harvest ended.
+// off reports whether the rule spent its budget.
 func (c *cost) off() bool {
+	return c != nil && c.over.Load()
+}
+
+// ended reports whether the harvest the rule is bounded for ended.
+func (c *cost) ended() bool {
 	if c == nil {
 		return false
-	}
-	if c.over.Load() {
-		return true
 	}
 	select {
 	case <-c.done:

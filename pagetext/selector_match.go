@@ -4,7 +4,8 @@ import "golang.org/x/net/html"
 
 // removeMatching takes out of doc every element a selector matches, with
 // what it holds. A selector whose rule has spent its budget is left out
-// (cost), and so is every one once the harvest is over.
+// (cost), and so is every one once its harvest is over: the caller then
+// drops the text (see harvest's readText).
 func removeMatching(doc *html.Node, remove []Selector) {
 	var gone []*html.Node
 	for _, s := range remove {
@@ -51,7 +52,7 @@ func (m *matcher) walk(n *html.Node, parent *prefixes) {
 			continue
 		}
 		m.walked++
-		if m.walked%chargeEvery == 0 && !m.sel.cost.charge(chargeEvery*m.sel.cost.weight) {
+		if m.walked%chargeEvery == 0 && (m.sel.cost.ended() || !m.sel.cost.charge(chargeEvery*m.sel.cost.weight)) {
 			m.stopped = true
 			return
 		}

@@ -15,6 +15,7 @@ import (
 	"tidings/feedbuild"
 	"tidings/fetch"
 	"tidings/harvest"
+	"tidings/pagetext"
 	"tidings/source"
 	"tidings/worker"
 )
@@ -41,6 +42,7 @@ type Config struct {
 	HostDelay     time.Duration
 	MaxDocuments  int
 	MaxChanges    int
+	RuleBudget    int64
 
 	// Feeds, set by serve's flags (see feedFlags); harvest has the
 	// WebSub ones (see websubFlags).
@@ -119,6 +121,7 @@ func harvestFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
 	fs.IntVar(&c.MaxChanges, "max-changes", harvest.DefaultMaxChanges, "most changes one harvest of a collection stores; the later ones wait for the next harvest")
+	fs.Int64Var(&c.RuleBudget, "rule-budget", pagetext.DefaultRuleBudget, "what one ignore rule may cost in one harvest of its site, in units (a pattern's program size per byte of text, a selector's parts per element); a rule that spends it is switched off")
 	c.Sources = source.DefaultSettings()
 	c.Sources.RegisterFlags(fs)
 	c.Snapshots.RegisterFlags(fs)
@@ -236,6 +239,7 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		SiteTimeout:       c.SiteTimeout,
 		MaxDocuments:      c.MaxDocuments,
 		MaxChanges:        c.MaxChanges,
+		RuleBudget:        c.RuleBudget,
 		Sources:           c.Sources,
 		Snapshots:         c.Snapshots,
 	}
