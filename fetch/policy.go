@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -87,10 +88,28 @@ var reserved = []struct {
 	{netip.MustParsePrefix("192.0.0.0/24"), "an IETF protocol assignment address"},
 	{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking address"},
 	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
+	// RFC 5737 and RFC 3849/9637 keep these for examples: no public host
+	// answers there, and a network that routes them is one's own.
+	{netip.MustParsePrefix("192.0.2.0/24"), "a documentation address"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "a documentation address"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "a documentation address"},
+	{netip.MustParsePrefix("2001:db8::/32"), "a documentation address"},
+	{netip.MustParsePrefix("3fff::/20"), "a documentation address"},
 	{netip.MustParsePrefix("64:ff9b::/96"), "a NAT64 address"},
 	{netip.MustParsePrefix("64:ff9b:1::/48"), "a NAT64 address"},
 	{netip.MustParsePrefix("2001::/32"), "a Teredo address"},
 	{netip.MustParsePrefix("fec0::/10"), "a site-local address"},
 	{netip.MustParsePrefix("100::/64"), "a discard-only address"},
 	{netip.MustParsePrefix("::/96"), "an IPv4-compatible address"},
+}
+
+// NewClientAllowing builds a client as NewClient does whose address
+// policy also lets through connections to the addresses listed (an IP
+// and port, as dialled), whatever they are. A test stands a loopback
+// server in for a public host with it, to see what the policy does on
+// the way from there to another address.
+func NewClientAllowing(o ClientOptions, addresses ...string) *Client {
+	c := NewClient(o)
+	c.allowAddr = func(a string) bool { return slices.Contains(addresses, a) }
+	return c
 }
