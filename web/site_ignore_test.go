@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"tidings/db"
 )
@@ -62,5 +63,44 @@ func TestIgnoreRulesOnTheSitePage(t *testing.T) {
 	}
 	if rules, _ := store.IgnoreRules(t.Context(), site.ID); len(rules) != 0 {
 		t.Errorf("rules left %+v", rules)
+	}
+}
+
+// TestCostlyRulesOnTheSitePage: a selector or a pattern that would cost
+// too much is refused from the form with why; a rule a harvest switched
+// off stays listed with its reason.
+func TestCostlyRulesOnTheSitePage(t *testing.T) {
+	store := openStore(t)
+	a := newUIApp(t, store, Options{})
+	ann := a.client(t, "192.0.2.1")
+	ann.signUp("ann", goodPassword, "")
+	site := storingSite(t, store, "https://moths.example/", 100, a.user(t, "ann"))
+	path := "/" + sitePath(site)
+	ann.get(path)
+	for _, bad := range []struct{ kind, pattern, why string }{
+		{db.IgnoreCSS, "x * * * * * * * * * * * * *", "has 14 parts; a rule's selector has at most 5"},
+		{db.IgnoreCSS, "div:has(.counter)", ":has costs too much on a big page"},
+		{db.IgnoreText, "/.{0,1000}visits/", "write its repetitions smaller"},
+	} {
+		rec := ann.post(path+"/ignore", url.Values{"kind": {bad.kind}, "pattern": {bad.pattern}})
+		if body := html.UnescapeString(rec.Body.String()); rec.Code != http.StatusUnprocessableEntity || !strings.Contains(body, bad.why) {
+			t.Errorf("%s: %d, want 422 saying %q\n%s", bad.pattern, rec.Code, bad.why, body)
+		}
+	}
+	if rules, _ := store.IgnoreRules(t.Context(), site.ID); len(rules) != 0 {
+		t.Fatalf("costly rules were stored: %+v", rules)
+	}
+
+	r, err := store.AddIgnoreRule(t.Context(), site.ID, db.IgnoreText, "/visits: .{0,100}x/", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const reason = "switched off at the harvest of 2026-11-28 12:00 UTC: matching it cost too much"
+	if err := store.SwitchOffRule(t.Context(), site.ID, r.ID, reason); err != nil {
+		t.Fatal(err)
+	}
+	page := html.UnescapeString(ann.get(path).Body.String())
+	if !strings.Contains(page, "<code>/visits: .{0,100}x/</code>") || !strings.Contains(page, "Switched off:</strong> "+reason) {
+		t.Errorf("the site's page does not show the rule switched off with its reason:\n%s", page)
 	}
 }
