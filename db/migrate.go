@@ -471,6 +471,20 @@ CREATE INDEX discoveries_pending ON discoveries (id) WHERE status = 'pending';
 	{sqlite: `
 ALTER TABLE ignore_rules ADD COLUMN off_reason TEXT NOT NULL DEFAULT '';
 `},
+	// 23: each attempt at sending a message, when, which the hourly
+	// limits count: a failed attempt or a retry opens a connection as a
+	// message sent does. Attempts outlive their message and push target
+	// (no foreign key to either), so that removing a target and adding
+	// it again does not start its person's hour afresh. IF NOT EXISTS,
+	// as in step 15.
+	{sqlite: `
+CREATE TABLE IF NOT EXISTS outbox_attempts (
+	user_id   INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	target_id INTEGER,
+	at        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS outbox_attempts_user ON outbox_attempts (user_id, at);
+`},
 }
 
 // step is one migration. sqlite is its SQLite text. postgres is its

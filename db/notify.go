@@ -196,28 +196,44 @@ func (d *DB) PushTargets(ctx context.Context, userID int64) ([]PushTarget, error
 	return queryAll(ctx, d, "load push targets", `SELECT `+pushCols+` FROM push_targets p WHERE p.user_id = ? ORDER BY p.id`, scanPush, userID)
 }
 
-// AddPushTarget adds a push target, told of the runs stored from now on.
-// The same URL for the same scope twice is ErrAlreadyExists.
+// ErrTooMany is a row refused because its owner has as many as they may.
+var ErrTooMany = errors.New("db: too many")
+
+// AddPushTarget adds a push target, however many the person has (see
+// AddPushTargetUpTo).
 func (d *DB) AddPushTarget(ctx context.Context, userID int64, url string, siteID int64, now time.Time) (PushTarget, error) {
+	return d.AddPushTargetUpTo(ctx, userID, url, siteID, 0, now)
+}
+
+// AddPushTargetUpTo adds a push target, told of the runs stored from
+// now on, unless the person has most already (most > 0): then it is
+// ErrTooMany. The same URL for the same scope twice is ErrAlreadyExists.
+func (d *DB) AddPushTargetUpTo(ctx context.Context, userID int64, url string, siteID int64, most int, now time.Time) (PushTarget, error) {
 	var site any
 	if siteID != 0 {
 		site = siteID
 	}
 	var id int64
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM push_targets WHERE user_id = ? AND url = ? AND COALESCE(site_id, 0) = ?`,
-			userID, url, siteID).Scan(&n); err != nil {
+		if err := d.lockUser(ctx, tx, userID); err != nil {
 			return err
 		}
-		if n > 0 {
+		var n, same int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(CASE WHEN url = ? AND COALESCE(site_id, 0) = ? THEN 1 ELSE 0 END), 0)
+FROM push_targets WHERE user_id = ?`, url, siteID, userID).Scan(&n, &same); err != nil {
+			return err
+		}
+		if same > 0 {
 			return ErrAlreadyExists
+		}
+		if most > 0 && n >= most {
+			return ErrTooMany
 		}
 		return tx.QueryRowContext(ctx, `INSERT INTO push_targets (user_id, url, site_id, after_run, created_at)
 VALUES (?, ?, ?, (SELECT COALESCE(max(id), 0) FROM runs), ?) RETURNING id`, userID, url, site, fmtTime(now)).Scan(&id)
 	})
-	if errors.Is(err, ErrAlreadyExists) {
-		return PushTarget{}, ErrAlreadyExists
+	if errors.Is(err, ErrAlreadyExists) || errors.Is(err, ErrTooMany) {
+		return PushTarget{}, err
 	}
 	if err != nil {
 		return PushTarget{}, fmt.Errorf("db: add push target of user %d: %w", userID, err)
@@ -519,8 +535,74 @@ func (d *DB) outboxSet(ctx context.Context, id int64, set string, args ...any) e
 	return nil
 }
 
+// lockUser holds a person's row until tx ends, so that two transactions
+// counting what the person has before adding to it take turns. SQLite's
+// one writer already makes them.
+func (d *DB) lockUser(ctx context.Context, tx *sql.Tx, userID int64) error {
+	if d.eng != postgresEngine {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT id FROM users WHERE id = ? FOR UPDATE`, userID)
+	return err
+}
+
+// TakeAttempt records an attempt at now at sending a message of a
+// person (to their push target targetID, when not 0), unless the
+// attempts of the hour before now already number perPerson for the
+// person, or perTarget for the target: then it records nothing and
+// says false. The count and the record are one transaction, so
+// processes sending at once cannot pass a limit together.
+func (d *DB) TakeAttempt(ctx context.Context, userID, targetID int64, now time.Time, perPerson, perTarget int) (bool, error) {
+	since := fmtTime(now.Add(-time.Hour))
+	took := false
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		if err := d.lockUser(ctx, tx, userID); err != nil {
+			return err
+		}
+		var all, target int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(CASE WHEN target_id = ? THEN 1 ELSE 0 END), 0)
+FROM outbox_attempts WHERE user_id = ? AND at > ?`, targetID, userID, since).Scan(&all, &target); err != nil {
+			return err
+		}
+		if all >= perPerson || (targetID != 0 && target >= perTarget) {
+			return nil
+		}
+		var t any
+		if targetID != 0 {
+			t = targetID
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox_attempts (user_id, target_id, at) VALUES (?, ?, ?)`, userID, t, fmtTime(now)); err != nil {
+			return err
+		}
+		took = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("db: record an attempt at sending to user %d: %w", userID, err)
+	}
+	return took, nil
+}
+
+// PruneAttempts forgets the attempts made before before.
+func (d *DB) PruneAttempts(ctx context.Context, before time.Time) (int, error) {
+	var n int
+	if err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM outbox_attempts WHERE at < ?`, fmtTime(before)).Scan(&n); err != nil || n == 0 {
+		if err != nil {
+			return 0, fmt.Errorf("db: count attempts at sending: %w", err)
+		}
+		return 0, nil
+	}
+	res, err := d.w.ExecContext(ctx, `DELETE FROM outbox_attempts WHERE at < ?`, fmtTime(before))
+	if err != nil {
+		return 0, fmt.Errorf("db: prune attempts at sending: %w", err)
+	}
+	k, err := res.RowsAffected()
+	return int(k), err
+}
+
 // SentSince counts the messages of a person (targetID 0), or of one of
-// their push targets, sent after since: what the rate limits weigh.
+// their push targets, sent after since. The rate limits weigh attempts
+// instead (TakeAttempt).
 func (d *DB) SentSince(ctx context.Context, userID, targetID int64, since time.Time) (int, error) {
 	q, arg := `SELECT count(*) FROM outbox WHERE user_id = ? AND sent_at > ?`, any(nil)
 	args := []any{userID, fmtTime(since)}
