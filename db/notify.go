@@ -554,18 +554,28 @@ func (d *DB) lockUser(ctx context.Context, tx *sql.Tx, userID int64) error {
 // processes sending at once cannot pass a limit together.
 func (d *DB) TakeAttempt(ctx context.Context, userID, targetID int64, now time.Time, perPerson, perTarget int) (bool, error) {
 	since := fmtTime(now.Add(-time.Hour))
+	full := func(q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) (bool, error) {
+		var all, target int
+		err := q.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(CASE WHEN target_id = ? THEN 1 ELSE 0 END), 0)
+FROM outbox_attempts WHERE user_id = ? AND at > ?`, targetID, userID, since).Scan(&all, &target)
+		return all >= perPerson || (targetID != 0 && target >= perTarget), err
+	}
+	// A read first: a message held back needs no write transaction.
+	if f, err := full(d.r); err != nil || f {
+		if err != nil {
+			return false, fmt.Errorf("db: count attempts at sending to user %d: %w", userID, err)
+		}
+		return false, nil
+	}
 	took := false
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
 		if err := d.lockUser(ctx, tx, userID); err != nil {
 			return err
 		}
-		var all, target int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(CASE WHEN target_id = ? THEN 1 ELSE 0 END), 0)
-FROM outbox_attempts WHERE user_id = ? AND at > ?`, targetID, userID, since).Scan(&all, &target); err != nil {
+		if f, err := full(tx); err != nil || f {
 			return err
-		}
-		if all >= perPerson || (targetID != 0 && target >= perTarget) {
-			return nil
 		}
 		var t any
 		if targetID != 0 {
