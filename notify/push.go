@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/nicholas-fedor/shoutrrr/pkg/router"
-	"github.com/nicholas-fedor/shoutrrr/pkg/types"
 
 	"tidings/db"
 	"tidings/fetch"
@@ -44,8 +44,9 @@ func pushKind(raw string) string {
 }
 
 // CheckPushURL tells, in a sentence for the person, what is wrong with a
-// notification URL: not one shoutrrr knows, or an address the policy
-// refuses. nil when it may be used.
+// notification URL: not one of a service tidings sends to, malformed, or
+// naming a host the address policy refuses. nil when it may be used. It
+// sends nothing and connects nowhere: only a host name is looked up.
 func (n *Notifier) CheckPushURL(ctx context.Context, raw string) error {
 	if len(raw) > maxPushURL {
 		return fmt.Errorf("the notification URL is longer than %d characters", maxPushURL)
@@ -53,52 +54,98 @@ func (n *Notifier) CheckPushURL(ctx context.Context, raw string) error {
 	if wh := webhookURL(raw); wh != "" {
 		u, err := url.Parse(wh)
 		if err != nil || u.Host == "" {
-			return fmt.Errorf("%s is not a webhook address: write generic+https://host/path", raw)
+			return fmt.Errorf("%s is not a webhook address: write generic+https://host/path", redactURL(raw))
 		}
 		return n.opts.Client.CheckAddress(ctx, wh)
 	}
-	if _, err := (&router.ServiceRouter{}).Locate(raw); err != nil {
-		return fmt.Errorf("%s is not a notification URL tidings can send to (ntfy://, gotify://, discord://, generic+https://…): %v", redactURL(raw), err)
-	}
-	return n.checkServiceHost(ctx, raw)
-}
-
-// fixedHosts are the services whose URL names an account, never a host:
-// they always reach the service's own public API.
-var fixedHosts = map[string]bool{
-	"discord": true, "slack": true, "telegram": true, "pushover": true, "pushbullet": true, "teams": true,
-	"googlechat": true, "ifttt": true, "join": true, "opsgenie": true, "pagerduty": true, "lark": true,
-	"wecom": true, "notifiarr": true, "dingding": true,
-}
-
-// checkServiceHost judges, by the address policy, the host a
-// self-hosted service's URL names (ntfy, Gotify, Matrix, …). shoutrrr
-// makes its own requests, mostly through clients of its own that tidings
-// cannot hand its dialer, so the host is resolved and judged before each
-// send; a DNS answer that changes between the check and shoutrrr's own
-// lookup is the gap this leaves.
-func (n *Notifier) checkServiceHost(ctx context.Context, raw string) error {
-	u, err := url.Parse(raw)
+	t, err := n.parseTarget(raw)
 	if err != nil {
-		return fmt.Errorf("%s is not a URL", redactURL(raw))
+		return err
 	}
-	scheme, _, _ := strings.Cut(u.Scheme, "+")
-	if fixedHosts[scheme] || u.Hostname() == "" {
+	return n.checkHost(ctx, t)
+}
+
+// target is a notification URL of a service tidings sends to, read.
+type target struct {
+	raw string
+	u   *url.URL
+	svc service
+	// host is where the URL connects, "" for a service's own API.
+	host string
+}
+
+// parseTarget reads a notification URL without any I/O. Its errors are
+// sentences for the person who wrote it.
+func (n *Notifier) parseTarget(raw string) (target, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return target{}, fmt.Errorf("%s is not a notification URL tidings can send to: it sends to %s", redactURL(raw), offered)
+	}
+	scheme := strings.ToLower(u.Scheme)
+	svc, ok := services[scheme]
+	switch {
+	case !ok && (scheme == "generic" || strings.HasPrefix(scheme, "generic+")):
+		return target{}, fmt.Errorf("%s is not a webhook address: write generic+https://host/path (or generic+http://)", redactURL(raw))
+	case !ok && slices.Contains((&router.ServiceRouter{}).ListServices(), scheme):
+		return target{}, fmt.Errorf("tidings does not send to %s:// URLs: that service could not be held to the address policy tidings keeps to for every connection. It sends to %s", scheme, offered)
+	case !ok:
+		return target{}, fmt.Errorf("%s is not a notification URL tidings can send to: it sends to %s", redactURL(raw), offered)
+	}
+	t := target{raw: raw, u: u, svc: svc}
+	if svc.own != nil {
+		r, err := svc.own(u, push{})
+		if err != nil {
+			return t, fmt.Errorf("%s is not a %s URL tidings can send to: %v", redactURL(raw), scheme, err)
+		}
+		if !svc.fixed {
+			t.host = r.URL
+		}
+		return t, nil
+	}
+	if _, err := svc.lib(u, n.opts.Client.HTTPClient()); err != nil {
+		return t, fmt.Errorf("%s is not a %s URL tidings can send to: %v", redactURL(raw), scheme, err)
+	}
+	if !svc.fixed && u.Hostname() != "" {
+		t.host = "https://" + u.Host + "/"
+	}
+	return t, nil
+}
+
+// checkHost judges, by the address policy, the host a target connects
+// to, so that a refusal reads beside the form and a message is given up
+// before it connects. The policy applied at connect time stays the one
+// that counts: DNS may answer differently by then.
+func (n *Notifier) checkHost(ctx context.Context, t target) error {
+	if t.host == "" {
 		return nil
 	}
-	return n.opts.Client.CheckAddress(ctx, "https://"+u.Host+"/")
+	err := n.opts.Client.CheckAddress(ctx, t.host)
+	var fe *fetch.FetchError
+	if errors.As(err, &fe) {
+		c := *fe
+		c.URL = redactURL(t.raw)
+		return &c
+	}
+	return err
 }
 
-// redactURL hides the credentials a notification URL carries.
+// redactURL names a notification URL without what it may carry of
+// secrets (a password, a token, a key, a topic): its scheme and host.
+// Errors show it; the URL itself is shown beside them only to its owner.
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
+	if err != nil || u.Scheme == "" {
 		return "(unreadable URL)"
 	}
+	s := u.Scheme + "://"
 	if u.User != nil {
-		u.User = url.User("…")
+		s += "…@"
 	}
-	return u.String()
+	s += u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Opaque != "" {
+		s += "/…"
+	}
+	return s
 }
 
 // push is a push as the outbox keeps it: a title and text for shoutrrr's
@@ -118,42 +165,44 @@ func (n *Notifier) sendWebhook(ctx context.Context, m db.OutboxMessage, p push, 
 		mac.Write([]byte(p.JSON))
 		h.Set(SignatureHeader, "sha256="+hex.EncodeToString(mac.Sum(nil)))
 	}
-	_, err := n.opts.Client.Post(ctx, webhookURL(m.Address), "application/json", []byte(p.JSON), h)
-	if err != nil && !fetch.Transient(err) {
-		var fe *fetch.FetchError
-		if !errors.As(err, &fe) || fe.Status != http.StatusRequestTimeout {
-			return permanent{err}
-		}
+	return n.post(ctx, m.Address, request{URL: webhookURL(m.Address), ContentType: "application/json", Body: []byte(p.JSON), Header: h})
+}
+
+// post sends r through fetch for the notification URL address. An
+// answer or refusal that will not change is permanent.
+func (n *Notifier) post(ctx context.Context, address string, r request) error {
+	_, err := n.opts.Client.Post(ctx, r.URL, r.ContentType, r.Body, r.Header)
+	if err == nil {
+		return nil
+	}
+	var fe *fetch.FetchError
+	if errors.As(err, &fe) {
+		c := *fe
+		c.URL = redactURL(address)
+		err = &c
+	}
+	if !fetch.Transient(err) && (fe == nil || fe.Status != http.StatusRequestTimeout) {
+		return permanent{err}
 	}
 	return err
 }
 
-// sendService sends through shoutrrr. Services that take an HTTP client
-// get fetch's, whose dialer applies the address policy at connect time;
-// the others have their host judged first (checkServiceHost).
+// sendService sends to a service: by a request tidings makes, or by
+// shoutrrr's service through tidings' client (sendLib).
 func (n *Notifier) sendService(ctx context.Context, m db.OutboxMessage, p push) error {
-	if err := n.checkServiceHost(ctx, m.Address); err != nil {
+	t, err := n.parseTarget(m.Address)
+	if err != nil {
 		return permanent{err}
 	}
-	svc, err := (&router.ServiceRouter{}).Locate(m.Address)
-	if err != nil {
-		return permanent{fmt.Errorf("%s is not a notification URL tidings can send to: %v", redactURL(m.Address), err)}
+	if err := n.checkHost(ctx, t); err != nil {
+		return permanent{err}
 	}
-	if hc, ok := svc.(interface{ SetHTTPClient(*http.Client) }); ok {
-		c := n.opts.Client.HTTPClient()
-		c.Timeout = n.opts.SendTimeout
-		hc.SetHTTPClient(c)
-	}
-	done := make(chan error, 1)
-	go func() { done <- svc.Send(p.Text, &types.Params{"title": p.Title}) }()
-	select {
-	case err := <-done:
+	if t.svc.own != nil {
+		r, err := t.svc.own(t.u, p)
 		if err != nil {
-			return fmt.Errorf("%s: %v", redactURL(m.Address), err)
+			return permanent{err}
 		}
-		return nil
-	case <-ctx.Done():
-		// shoutrrr takes no context: its own timeouts end the request.
-		return ctx.Err()
+		return n.post(ctx, m.Address, r)
 	}
+	return n.sendLib(ctx, t, p)
 }
