@@ -38,10 +38,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Now replaces the clock (tests).
 	Now func() time.Time
-	// PerTargetHour and PerPersonHour bound the messages sent in an
-	// hour to one push target and to one person; 0 = the defaults.
+	// PerTargetHour and PerPersonHour bound the attempts at sending made
+	// in an hour to one push target and to one person, whatever came of
+	// them; 0 = the defaults.
 	PerTargetHour int
 	PerPersonHour int
+	// MaxTargets bounds the push targets of one person; 0 = the default.
+	MaxTargets int
 	// SendTimeout bounds one message's sending; 0 = DefaultSendTimeout.
 	SendTimeout time.Duration
 }
@@ -50,6 +53,7 @@ type Options struct {
 const (
 	DefaultPerTargetHour = 30
 	DefaultPerPersonHour = 60
+	DefaultMaxTargets    = 20
 	DefaultSendTimeout   = 30 * time.Second
 	// lease is how long a process holds a message it is sending: past
 	// it, a process that died while sending is taken to have failed.
@@ -82,6 +86,9 @@ func New(store *db.DB, o Options) (*Notifier, error) {
 	}
 	if o.PerPersonHour <= 0 {
 		o.PerPersonHour = DefaultPerPersonHour
+	}
+	if o.MaxTargets <= 0 {
+		o.MaxTargets = DefaultMaxTargets
 	}
 	if o.SendTimeout <= 0 {
 		o.SendTimeout = DefaultSendTimeout
@@ -138,7 +145,11 @@ func (n *Notifier) Run(ctx context.Context, o RunOptions) (Report, error) {
 		return rep, ctx.Err()
 	}
 	errs = append(errs, n.sendDue(ctx, &rep))
-	if _, err := n.store.PruneOutbox(ctx, n.opts.Now().Add(-keepSent)); err != nil {
+	now := n.opts.Now()
+	if _, err := n.store.PruneOutbox(ctx, now.Add(-keepSent)); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := n.store.PruneAttempts(ctx, now.Add(-time.Hour)); err != nil {
 		errs = append(errs, err)
 	}
 	return rep, errors.Join(errs...)

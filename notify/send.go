@@ -43,7 +43,7 @@ func (n *Notifier) sendDue(ctx context.Context, rep *Report) error {
 // lease.
 func (n *Notifier) sendOne(ctx context.Context, m db.OutboxMessage, now time.Time, rep *Report) error {
 	rec := context.WithoutCancel(ctx)
-	if wait, err := n.limited(ctx, m, now); err != nil || wait {
+	if ok, err := n.store.TakeAttempt(ctx, m.UserID, m.TargetID, now, n.opts.PerPersonHour, n.opts.PerTargetHour); err != nil || !ok {
 		if err == nil {
 			rep.Waiting++
 			err = n.store.Postpone(rec, m.ID, now.Add(limitWait))
@@ -75,21 +75,6 @@ func (n *Notifier) sendOne(ctx context.Context, m db.OutboxMessage, now time.Tim
 	}
 	rep.Retried++
 	return n.store.MarkRetry(rec, m.ID, done.Add(wait), reason)
-}
-
-// limited tells whether a rate limit holds the message back: its
-// person's, or its push target's.
-func (n *Notifier) limited(ctx context.Context, m db.OutboxMessage, now time.Time) (bool, error) {
-	hour := now.Add(-time.Hour)
-	k, err := n.store.SentSince(ctx, m.UserID, 0, hour)
-	if err != nil || k >= n.opts.PerPersonHour {
-		return err == nil, err
-	}
-	if m.TargetID == 0 {
-		return false, nil
-	}
-	k, err = n.store.SentSince(ctx, m.UserID, m.TargetID, hour)
-	return err == nil && k >= n.opts.PerTargetHour, err
 }
 
 // errNotSubscribed is a digest whose person changed their address or

@@ -25,7 +25,9 @@ var (
 	ErrBadLink    = errors.New("this link is not valid, or no longer is: it may have expired, been used, or belong to an address since changed")
 	ErrBadEvery   = errors.New("the digest is sent daily, weekly or off")
 	ErrPushExists = errors.New("this notification URL is already set for the same sites")
-	ErrNotAddress = errors.New("that is not an e-mail address")
+	// ErrTooManyPushes is wrapped with the bound, and what to do.
+	ErrTooManyPushes = errors.New("you have as many notification URLs as one person may")
+	ErrNotAddress    = errors.New("that is not an e-mail address")
 )
 
 // confirmFor is how long a confirmation link works.
@@ -118,15 +120,19 @@ func (n *Notifier) ConfirmEmail(ctx context.Context, token string) (db.NotifySet
 }
 
 // AddPush adds a notification URL for everything a person follows
-// (siteID 0) or for one site, once it passes the address policy.
+// (siteID 0) or for one site, once it passes the address policy, unless
+// they have Options.MaxTargets already.
 func (n *Notifier) AddPush(ctx context.Context, userID int64, raw string, siteID int64) (db.PushTarget, error) {
 	raw = strings.TrimSpace(raw)
 	if err := n.CheckPushURL(ctx, raw); err != nil {
 		return db.PushTarget{}, err
 	}
-	t, err := n.store.AddPushTarget(ctx, userID, raw, siteID, n.opts.Now())
-	if errors.Is(err, db.ErrAlreadyExists) {
+	t, err := n.store.AddPushTargetUpTo(ctx, userID, raw, siteID, n.opts.MaxTargets, n.opts.Now())
+	switch {
+	case errors.Is(err, db.ErrAlreadyExists):
 		return t, ErrPushExists
+	case errors.Is(err, db.ErrTooMany):
+		return t, fmt.Errorf("%w (%d): remove one to add another", ErrTooManyPushes, n.opts.MaxTargets)
 	}
 	return t, err
 }
