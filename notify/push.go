@@ -195,7 +195,12 @@ func (n *Notifier) sendService(ctx context.Context, m db.OutboxMessage, p push) 
 		return permanent{err}
 	}
 	if err := n.checkHost(ctx, t); err != nil {
-		return permanent{err}
+		// A name that does not resolve now may tomorrow.
+		var ae *fetch.AddressError
+		if errors.As(err, &ae) {
+			return permanent{err}
+		}
+		return err
 	}
 	if t.svc.own != nil {
 		r, err := t.svc.own(t.u, p)

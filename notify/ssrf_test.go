@@ -161,3 +161,31 @@ func TestPushThroughTidingsClient(t *testing.T) {
 		t.Errorf("the server got %d connections, want 3", k)
 	}
 }
+
+// TestPushUnresolvedHostRetried: a host whose name does not resolve is
+// refused when given, but a message queued for it is tried again later,
+// as a webhook's is: names come and go, the address policy does not.
+func TestPushUnresolvedHostRetried(t *testing.T) {
+	e := newEnv(t)
+	var d dialLog
+	n, err := notify.New(e.store, notify.Options{BaseURL: "http://tidings.test/", Now: e.clock,
+		Client: fetch.NewClient(fetch.ClientOptions{UserAgent: "tidings/test", DialHook: d.hook})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := e.person("ann", demosite.ResourceSync)
+	u := "gotify://push.invalid/Aaa.bbb.ccc.ddd"
+	if _, err := n.AddPush(e.ctx, ann.ID, u, 0); err == nil || !strings.Contains(err.Error(), "no such host") {
+		t.Errorf("AddPush(%s) = %v, want the name not found", u, err)
+	}
+	if _, err := e.store.AddPushTarget(e.ctx, ann.ID, u, 0, e.clock()); err != nil {
+		t.Fatal(err)
+	}
+	e.change(demosite.ResourceSync)
+	if rep, err := n.Run(e.ctx, notify.RunOptions{}); err != nil || rep.Retried != 1 {
+		t.Errorf("Run = %+v, %v; want the message tried again later", rep, err)
+	}
+	if got := d.list(); len(got) != 0 {
+		t.Errorf("connections attempted: %q", got)
+	}
+}
