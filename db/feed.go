@@ -26,6 +26,16 @@ func (s Scope) where(col string) (string, any) {
 	return col + ".collection_id IN (SELECT id FROM collections WHERE site_id = ?)", s.SiteID
 }
 
+// shown is the condition that a change (alias col) is not one the
+// scope's person's own rules hide; "1 = 1" for the other scopes, whose
+// feeds are everyone's.
+func (s Scope) shown(col string) (string, []any) {
+	if s.UserID == 0 {
+		return "1 = 1", nil
+	}
+	return "NOT EXISTS (SELECT 1 FROM hidden_changes hc WHERE hc.change_id = " + col + ".id AND hc.user_id = ?)", []any{s.UserID}
+}
+
 // Digest is one harvest run that put changes into a feed, with those
 // changes: one digest entry of a feed.
 type Digest struct {
@@ -103,12 +113,19 @@ func (d *DB) digests(ctx context.Context, scope Scope, b Before, limit int, whic
 	page, pageArgs := b.cond("r.finished_at", "r.id")
 	var parts []string
 	var args []any
+	// A run whose changes the person's own rules all hide is no entry of
+	// theirs.
+	someShown, shownArgs := "", []any(nil)
+	if scope.UserID != 0 {
+		shown, a := scope.shown("x")
+		someShown, shownArgs = " AND (r.changes = 0 OR EXISTS (SELECT 1 FROM changes x WHERE x.run_id = r.id AND "+shown+"))", a
+	}
 	for _, w := range which {
 		parts = append(parts, `
 SELECT r.id AS run_id, r.site_id, r.collection_id, r.started_at, r.finished_at AS run_at, r.changes, r.following, r.pages, r.last_change_id, c.title, c.key
 FROM runs r JOIN collections c ON c.id = r.collection_id
-WHERE `+where+` AND `+w+` AND `+page)
-		args = append(append(args, arg), pageArgs...)
+WHERE `+where+` AND `+w+` AND `+page+someShown)
+		args = append(append(append(args, arg), pageArgs...), shownArgs...)
 	}
 	out, err := queryAll(ctx, d, "load digests", strings.Join(parts, "\nUNION ALL")+`
 ORDER BY run_at DESC, run_id DESC LIMIT ?`, scanDigest, append(args, limit)...)
@@ -132,10 +149,11 @@ ORDER BY run_at DESC, run_id DESC LIMIT ?`, scanDigest, append(args, limit)...)
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
 	// One more than DigestChanges per run tells which runs have more.
+	shown, shownArgs := scope.shown("x")
 	cs, err := d.changesWhere(ctx, `ch.id IN (SELECT id FROM (
 	SELECT id, row_number() OVER (PARTITION BY run_id ORDER BY datetime DESC, url) AS n
-	FROM changes WHERE run_id IN (`+marks+`)) AS ranked WHERE n <= ?)
-ORDER BY ch.datetime DESC, ch.url`, 0, append(ids, DigestChanges+1)...)
+	FROM changes x WHERE run_id IN (`+marks+`) AND `+shown+`) AS ranked WHERE n <= ?)
+ORDER BY ch.datetime DESC, ch.url`, 0, append(append(ids, shownArgs...), DigestChanges+1)...)
 	if err != nil {
 		return nil, err
 	}
@@ -148,27 +166,36 @@ ORDER BY ch.datetime DESC, ch.url`, 0, append(ids, DigestChanges+1)...)
 		}
 		g.Changes = append(g.Changes, c)
 	}
+	if scope.UserID != 0 {
+		// What the run found, less what the person's rules hide.
+		for i := range out {
+			if !out[i].Following && len(out[i].Changes) <= DigestChanges {
+				out[i].Run.Changes = len(out[i].Changes)
+			}
+		}
+	}
 	if len(over) == 0 {
 		return out, nil
 	}
-	return out, d.digestTotals(ctx, byRun, over)
+	return out, d.digestTotals(ctx, scope, byRun, over)
 }
 
 // digestTotals fills in what the changes left out of the digests of the
 // runs over would have said.
-func (d *DB) digestTotals(ctx context.Context, byRun map[int64]*Digest, over []any) error {
+func (d *DB) digestTotals(ctx context.Context, scope Scope, byRun map[int64]*Digest, over []any) error {
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(over)), ",")
+	shown, shownArgs := scope.shown("x")
 	type totals struct {
 		run, changes, pages, kinds int64
 		kind                       string
 	}
 	rows, err := queryAll(ctx, d, "count digest changes", `
 SELECT run_id, count(*), count(DISTINCT url), count(DISTINCT kind), min(kind)
-FROM changes WHERE run_id IN (`+marks+`) GROUP BY run_id`, func(row scanner) (totals, error) {
+FROM changes x WHERE run_id IN (`+marks+`) AND `+shown+` GROUP BY run_id`, func(row scanner) (totals, error) {
 		var t totals
 		err := row.Scan(&t.run, &t.changes, &t.pages, &t.kinds, &t.kind)
 		return t, err
-	}, over...)
+	}, append(over, shownArgs...)...)
 	if err != nil {
 		return err
 	}
@@ -228,8 +255,9 @@ func (d *DB) FeedChanges(ctx context.Context, scope Scope, limit int) ([]Change,
 func (d *DB) FeedChangesBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Change, error) {
 	where, arg := scope.where("ch")
 	page, args := b.cond("ch.datetime", "ch.id")
-	return d.changesWhere(ctx, where+" AND ch.run_id IS NOT NULL AND "+page+" ORDER BY ch.datetime DESC, ch.id DESC LIMIT ?",
-		limit, append([]any{arg}, args...)...)
+	shown, shownArgs := scope.shown("ch")
+	return d.changesWhere(ctx, where+" AND ch.run_id IS NOT NULL AND "+page+" AND "+shown+" ORDER BY ch.datetime DESC, ch.id DESC LIMIT ?",
+		limit, append(append([]any{arg}, args...), shownArgs...)...)
 }
 
 // FeedStamp tells whether what the feeds of a scope show may have changed.

@@ -52,6 +52,9 @@ type Change struct {
 	// snapshot, or none before), TextChanged or TextUnchanged (a protocol
 	// said the page changed, its readable text did not).
 	TextChange string
+	// HiddenFor are the people whose own ignore rules leave the change
+	// out of what they read (hidden_changes); everyone else sees it.
+	HiddenFor []int64
 	// Diff is the text the change added and removed, as the snapshot
 	// package encodes it; "" when unknown.
 	Diff string
@@ -127,6 +130,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE runs SET changes = ?, backfilled = ? WHERE id = ?`, run.Changes, run.Backfilled, id); err != nil {
+			return err
+		}
+		if err := markHidden(ctx, tx, run, h.Changes); err != nil {
 			return err
 		}
 		if err := recordOutage(ctx, tx, run); err != nil {

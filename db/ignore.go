@@ -15,9 +15,10 @@ const (
 	IgnoreLearned = "learned" // a shape of lines a harvest learned is noise
 )
 
-// MaxIgnoreRules bounds the rules people give a site, and MaxLearned the
-// shapes its harvests learn, each on its own: what is learned never keeps
-// a person from adding a rule.
+// MaxIgnoreRules bounds the rules one person gives a site (and those for
+// everyone), and MaxLearned the shapes its harvests learn, each on its
+// own: what is learned, or what another person gave, never keeps a person
+// from adding a rule.
 const (
 	MaxIgnoreRules = 50
 	MaxLearned     = 30
@@ -25,8 +26,12 @@ const (
 
 // IgnoreRule is one rule for what a site's pages hold that is no news.
 type IgnoreRule struct {
-	ID        int64
-	SiteID    int64
+	ID     int64
+	SiteID int64
+	// UserID is the person the rule is for: it changes only what they
+	// read. 0 is a rule for everyone (an admin's, the operator's, or a
+	// learned one), which the site's public feeds follow too.
+	UserID    int64
 	Kind      string
 	Pattern   string
 	CreatedAt time.Time
@@ -35,34 +40,49 @@ type IgnoreRule struct {
 	OffReason string
 }
 
-// IgnoreRules lists a site's rules, oldest first.
-func (d *DB) IgnoreRules(ctx context.Context, siteID int64) ([]IgnoreRule, error) {
-	return queryAll(ctx, d, "ignore rules", `
-SELECT id, site_id, kind, pattern, created_at, off_reason FROM ignore_rules WHERE site_id = ? ORDER BY id`,
-		func(s scanner) (IgnoreRule, error) {
-			var r IgnoreRule
-			err := s.Scan(&r.ID, &r.SiteID, &r.Kind, &r.Pattern, timeCol{&r.CreatedAt}, &r.OffReason)
-			return r, err
-		}, siteID)
+const ruleCols = `id, site_id, COALESCE(user_id, 0), kind, pattern, created_at, off_reason`
+
+func scanRule(s scanner) (IgnoreRule, error) {
+	var r IgnoreRule
+	err := s.Scan(&r.ID, &r.SiteID, &r.UserID, &r.Kind, &r.Pattern, timeCol{&r.CreatedAt}, &r.OffReason)
+	return r, err
 }
 
-// ErrTooManyRules: the site has MaxIgnoreRules already.
-var ErrTooManyRules = fmt.Errorf("db: a site has at most %d ignore rules", MaxIgnoreRules)
+// IgnoreRules lists all of a site's rules, everyone's and each person's,
+// oldest first: what its harvest applies.
+func (d *DB) IgnoreRules(ctx context.Context, siteID int64) ([]IgnoreRule, error) {
+	return queryAll(ctx, d, "ignore rules", `SELECT `+ruleCols+` FROM ignore_rules WHERE site_id = ? ORDER BY id`, scanRule, siteID)
+}
 
-// AddIgnoreRule adds a person's rule to a site. The same rule again is
-// ErrAlreadyExists; past MaxIgnoreRules, ErrTooManyRules.
-func (d *DB) AddIgnoreRule(ctx context.Context, siteID int64, kind, pattern string, now time.Time) (IgnoreRule, error) {
-	r := IgnoreRule{SiteID: siteID, Kind: kind, Pattern: pattern, CreatedAt: now.UTC()}
+// RulesFor lists the site's rules a person sees, oldest first: the rules
+// for everyone and their own, never another person's. userID 0 lists the
+// rules for everyone only.
+func (d *DB) RulesFor(ctx context.Context, siteID, userID int64) ([]IgnoreRule, error) {
+	return queryAll(ctx, d, "ignore rules", `SELECT `+ruleCols+` FROM ignore_rules
+WHERE site_id = ? AND (user_id IS NULL OR user_id = ?) ORDER BY id`, scanRule, siteID, userID)
+}
+
+// ErrTooManyRules: the person (or everyone) has MaxIgnoreRules for the
+// site already.
+var ErrTooManyRules = fmt.Errorf("db: a site has at most %d ignore rules a person", MaxIgnoreRules)
+
+// AddIgnoreRule adds a rule to a site for a person (userID), or for
+// everyone (0). The same rule again for the same person is
+// ErrAlreadyExists; past MaxIgnoreRules of theirs, ErrTooManyRules.
+func (d *DB) AddIgnoreRule(ctx context.Context, siteID, userID int64, kind, pattern string, now time.Time) (IgnoreRule, error) {
+	r := IgnoreRule{SiteID: siteID, UserID: userID, Kind: kind, Pattern: pattern, CreatedAt: now.UTC()}
+	owner := sql.NullInt64{Int64: userID, Valid: userID != 0}
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ignore_rules WHERE site_id = ? AND kind <> ?`, siteID, IgnoreLearned).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM ignore_rules WHERE site_id = ? AND COALESCE(user_id, 0) = ? AND kind <> ?`,
+			siteID, userID, IgnoreLearned).Scan(&n); err != nil {
 			return err
 		}
 		if n >= MaxIgnoreRules {
 			return ErrTooManyRules
 		}
-		err := tx.QueryRowContext(ctx, `INSERT INTO ignore_rules (site_id, kind, pattern, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
-			siteID, kind, pattern, fmtTime(r.CreatedAt)).Scan(&r.ID)
+		err := tx.QueryRowContext(ctx, `INSERT INTO ignore_rules (site_id, user_id, kind, pattern, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			siteID, owner, kind, pattern, fmtTime(r.CreatedAt)).Scan(&r.ID)
 		if isUnique(err) {
 			return ErrAlreadyExists
 		}
@@ -77,15 +97,33 @@ func (d *DB) AddIgnoreRule(ctx context.Context, siteID int64, kind, pattern stri
 	return r, nil
 }
 
-// DeleteIgnoreRule removes a site's rule; ErrNotFound when the site has
-// no rule of that id.
-func (d *DB) DeleteIgnoreRule(ctx context.Context, siteID, id int64) error {
-	res, err := d.w.ExecContext(ctx, `DELETE FROM ignore_rules WHERE site_id = ? AND id = ?`, siteID, id)
+// DeleteIgnoreRule removes a site's rule that is userID's (0: one for
+// everyone, learned ones included); ErrNotFound when there is no such
+// rule, whoever else's it may be.
+func (d *DB) DeleteIgnoreRule(ctx context.Context, siteID, userID, id int64) error {
+	res, err := d.w.ExecContext(ctx, `DELETE FROM ignore_rules WHERE site_id = ? AND id = ? AND COALESCE(user_id, 0) = ?`, siteID, id, userID)
 	if err != nil {
 		return fmt.Errorf("db: delete ignore rule %d: %w", id, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
+	}
+	return nil
+}
+
+// markHidden records, for the changes of a run just stored, the people
+// whose own rules leave them out. A change stored before (skipped as
+// already there) keeps what it had.
+func markHidden(ctx context.Context, tx *sql.Tx, run Run, changes []Change) error {
+	for _, c := range changes {
+		for _, u := range c.HiddenFor {
+			if _, err := tx.ExecContext(ctx, `
+INSERT INTO hidden_changes (change_id, user_id)
+SELECT id, ? FROM changes WHERE collection_id = ? AND url = ? AND kind = ? AND datetime = ? AND run_id = ?
+ON CONFLICT DO NOTHING`, u, run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), run.ID); err != nil {
+				return fmt.Errorf("mark change %s hidden: %w", c.URL, err)
+			}
+		}
 	}
 	return nil
 }
@@ -117,7 +155,7 @@ func saveLearned(ctx context.Context, tx *sql.Tx, siteID int64, shapes []string,
 		}
 		res, err := tx.ExecContext(ctx, `
 INSERT INTO ignore_rules (site_id, kind, pattern, created_at) VALUES (?, ?, ?, ?)
-ON CONFLICT (site_id, kind, pattern) DO NOTHING`, siteID, IgnoreLearned, s, fmtTime(now))
+ON CONFLICT DO NOTHING`, siteID, IgnoreLearned, s, fmtTime(now))
 		if err != nil {
 			return err
 		}

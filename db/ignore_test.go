@@ -17,14 +17,14 @@ func TestIgnoreRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := d.AddIgnoreRule(ctx, site.ID, IgnoreText, "visited", now)
+	text, err := d.AddIgnoreRule(ctx, site.ID, 0, IgnoreText, "visited", now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.AddIgnoreRule(ctx, site.ID, IgnoreCSS, "#counter", now); err != nil {
+	if _, err := d.AddIgnoreRule(ctx, site.ID, 0, IgnoreCSS, "#counter", now); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.AddIgnoreRule(ctx, site.ID, IgnoreText, "visited", now); !errors.Is(err, ErrAlreadyExists) {
+	if _, err := d.AddIgnoreRule(ctx, site.ID, 0, IgnoreText, "visited", now); !errors.Is(err, ErrAlreadyExists) {
 		t.Errorf("the same rule again: %v, want ErrAlreadyExists", err)
 	}
 	// A harvest's learned shapes, one twice: kept once each, within their
@@ -51,14 +51,14 @@ func TestIgnoreRules(t *testing.T) {
 	if rules[0].Pattern != "visited" || !rules[0].CreatedAt.Equal(now) {
 		t.Errorf("first rule %+v", rules[0])
 	}
-	if err := d.DeleteIgnoreRule(ctx, site.ID+1, text.ID); !errors.Is(err, ErrNotFound) {
+	if err := d.DeleteIgnoreRule(ctx, site.ID+1, 0, text.ID); !errors.Is(err, ErrNotFound) {
 		t.Errorf("another site's rule deleted: %v", err)
 	}
-	if err := d.DeleteIgnoreRule(ctx, site.ID, text.ID); err != nil {
+	if err := d.DeleteIgnoreRule(ctx, site.ID, 0, text.ID); err != nil {
 		t.Fatal(err)
 	}
 	for i := range MaxIgnoreRules {
-		_, err = d.AddIgnoreRule(ctx, site.ID, IgnoreText, fmt.Sprint("rule ", i), now)
+		_, err = d.AddIgnoreRule(ctx, site.ID, 0, IgnoreText, fmt.Sprint("rule ", i), now)
 	}
 	if !errors.Is(err, ErrTooManyRules) {
 		t.Errorf("rule %d past the cap: %v, want ErrTooManyRules", MaxIgnoreRules+1, err)

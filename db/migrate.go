@@ -485,6 +485,47 @@ CREATE TABLE IF NOT EXISTS outbox_attempts (
 );
 CREATE INDEX IF NOT EXISTS outbox_attempts_user ON outbox_attempts (user_id, at);
 `},
+	// 24: a person's own rules. A rule's user_id is the person it is for
+	// (their dashboard, all-in-one feed, digests and pushes); NULL is a
+	// rule for everyone, which an admin or the operator gave, or which a
+	// harvest learned, and which the site's public feeds follow. The
+	// rules from before were given for everyone, and stay so. Two people
+	// may each have the same rule, so the table is rebuilt without its
+	// UNIQUE (site_id, kind, pattern). hidden_changes are the changes a
+	// person's rules leave out of what they read. Written to run again
+	// over itself: tests of earlier steps rewind the version alone.
+	{sqlite: `
+CREATE TABLE ignore_rules_next (
+	id         INTEGER PRIMARY KEY,
+	site_id    INTEGER NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	user_id    INTEGER REFERENCES users(id) ON DELETE CASCADE,
+	kind       TEXT NOT NULL CHECK (kind IN ('text', 'css', 'learned')),
+	pattern    TEXT NOT NULL,
+	created_at TEXT NOT NULL,
+	off_reason TEXT NOT NULL DEFAULT ''
+);
+INSERT INTO ignore_rules_next (id, site_id, kind, pattern, created_at, off_reason)
+	SELECT id, site_id, kind, pattern, created_at, off_reason FROM ignore_rules;
+DROP TABLE ignore_rules;
+ALTER TABLE ignore_rules_next RENAME TO ignore_rules;
+CREATE UNIQUE INDEX ignore_rules_once ON ignore_rules (site_id, COALESCE(user_id, 0), kind, pattern);
+CREATE TABLE IF NOT EXISTS hidden_changes (
+	change_id INTEGER NOT NULL REFERENCES changes(id) ON DELETE CASCADE,
+	user_id   INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	PRIMARY KEY (change_id, user_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS hidden_changes_user ON hidden_changes (user_id, change_id);
+`, postgres: `
+ALTER TABLE ignore_rules ADD COLUMN IF NOT EXISTS user_id BIGINT REFERENCES users(id) ON DELETE CASCADE;
+ALTER TABLE ignore_rules DROP CONSTRAINT IF EXISTS ignore_rules_site_id_kind_pattern_key;
+CREATE UNIQUE INDEX IF NOT EXISTS ignore_rules_once ON ignore_rules (site_id, COALESCE(user_id, 0), kind, pattern);
+CREATE TABLE IF NOT EXISTS hidden_changes (
+	change_id BIGINT NOT NULL REFERENCES changes(id) ON DELETE CASCADE,
+	user_id   BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	PRIMARY KEY (change_id, user_id)
+);
+CREATE INDEX IF NOT EXISTS hidden_changes_user ON hidden_changes (user_id, change_id);
+`},
 }
 
 // step is one migration. sqlite is its SQLite text. postgres is its

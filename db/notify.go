@@ -292,8 +292,9 @@ type NotifyScope struct {
 }
 
 func (s NotifyScope) where() (string, []any) {
-	w := `ch.run_id > ? AND c.site_id IN (SELECT site_id FROM follows WHERE user_id = ?)`
-	args := []any{s.AfterRun, s.UserID}
+	w := `ch.run_id > ? AND c.site_id IN (SELECT site_id FROM follows WHERE user_id = ?)
+	AND NOT EXISTS (SELECT 1 FROM hidden_changes hc WHERE hc.change_id = ch.id AND hc.user_id = ?)`
+	args := []any{s.AfterRun, s.UserID, s.UserID}
 	if s.UpToRun > 0 {
 		w += ` AND ch.run_id <= ?`
 		args = append(args, s.UpToRun)
@@ -331,8 +332,10 @@ func (d *DB) NotifyChanges(ctx context.Context, scope NotifyScope, limit int) ([
 // NotifyRuns returns the ids of at most limit harvest runs that put
 // changes in scope (UpToRun ignored), oldest first.
 func (d *DB) NotifyRuns(ctx context.Context, scope NotifyScope, limit int) ([]int64, error) {
-	w := `r.id > ? AND r.changes > 0 AND c.site_id IN (SELECT site_id FROM follows WHERE user_id = ?)`
-	args := []any{scope.AfterRun, scope.UserID}
+	w := `r.id > ? AND r.changes > 0 AND c.site_id IN (SELECT site_id FROM follows WHERE user_id = ?)
+	AND EXISTS (SELECT 1 FROM changes x WHERE x.run_id = r.id
+		AND NOT EXISTS (SELECT 1 FROM hidden_changes hc WHERE hc.change_id = x.id AND hc.user_id = ?))`
+	args := []any{scope.AfterRun, scope.UserID, scope.UserID}
 	if scope.SiteID > 0 {
 		w += ` AND c.site_id = ?`
 		args = append(args, scope.SiteID)

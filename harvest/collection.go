@@ -23,7 +23,8 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	s.budget, s.bodies, s.pages, s.passed = siteSession.budget, siteSession.bodies, siteSession.pages, siteSession.passed
 	if siteSession.reading == nil {
 		siteSession.reading = h.newPageReading()
-		siteSession.reading.noise = h.siteNoise(ctx, site)
+		rules := h.siteRules(ctx, site)
+		siteSession.reading.noise, siteSession.reading.rules = rules.everyone, rules
 	}
 	s.reading = siteSession.reading
 	j := &CollectionRun{
@@ -44,6 +45,9 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	j.finishChanges()
 	j.finishDates()
 	snapshots := append(j.res.Snapshots, h.takeSnapshots(ctx, j, siteSession.reading)...)
+	// After the snapshots, which give the listed sources' changes their
+	// diffs.
+	j.reading.rules.hide(j.changes)
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()

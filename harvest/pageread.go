@@ -3,6 +3,8 @@ package harvest
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"time"
 
 	"tidings/db"
@@ -40,6 +42,10 @@ type ReadOptions struct {
 	// Noise holds the parts of the site's pages a person asked to leave
 	// out of their text (CollectionRun.ReadPage sets the site's).
 	Noise *pagetext.Noise
+	// Marks are each person's own selectors (siteRules.marks): a whole
+	// body read again is also read without what each person's match, to
+	// tell which of its lines they cover (PageRead.Covered).
+	Marks map[int64][]pagetext.Selector
 }
 
 // PageRead is one page read for its text.
@@ -60,6 +66,10 @@ type PageRead struct {
 	// Snapshot is what to store as the page's latest, the next read's
 	// baseline and validators; nil when nothing new was read.
 	Snapshot *db.Snapshot
+	// Covered are, for each person of ReadOptions.Marks, the lines of
+	// Text their selectors match: those the text read without them
+	// lacks.
+	Covered map[int64]map[string]bool
 }
 
 // errNoTurn: the harvest ended while waiting for its turn to extract.
@@ -125,6 +135,9 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 		return r, err
 	}
 	r.Text = snap
+	if o.WholeBody && had && snap.HasText() {
+		r.Covered = covered(ctx, ex, snap, resp, o.Marks)
+	}
 	r.Snapshot = &db.Snapshot{
 		URL: url, FinalURL: resp.URL, ContentType: pagetext.Clip(snap.MediaType, maxContentType),
 		Title: snap.Title, Size: int64(snap.Size), ContentHash: bodyHash,
@@ -134,6 +147,40 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 		r.Snapshot.Text = pagetext.Compress(snap.Text)
 	}
 	return r, nil
+}
+
+// covered reads a page's body once more for each person with selectors,
+// without what they match, and returns the lines of snap's text each
+// reading lacks. It is done only for a page read before whose body
+// changed, the one kind whose change a person's rules may hide.
+func covered(ctx context.Context, ex pagetext.Options, snap *pagetext.Snapshot, resp *fetch.Response, marks map[int64][]pagetext.Selector) map[int64]map[string]bool {
+	var out map[int64]map[string]bool
+	for u, sels := range marks {
+		if ctx.Err() != nil {
+			return nil
+		}
+		own := ex
+		own.Remove, own.KeepUnremoved = append(slices.Clone(ex.Remove), sels...), false
+		s, err := own.Extract(resp.Body, resp.ContentType, resp.URL)
+		if err != nil || s.Text == snap.Text {
+			continue
+		}
+		kept := map[string]bool{}
+		for _, l := range strings.Split(s.Text, "\n") {
+			kept[l] = true
+		}
+		lines := map[string]bool{}
+		for _, l := range strings.Split(snap.Text, "\n") {
+			if !kept[l] {
+				lines[l] = true
+			}
+		}
+		if out == nil {
+			out = map[int64]map[string]bool{}
+		}
+		out[u] = lines
+	}
+	return out
 }
 
 // getPage fetches a page within its time limit; timedOut says the limit,
@@ -170,7 +217,13 @@ func (j *CollectionRun) ReadPage(ctx context.Context, url string, prev *db.Snaps
 	if o.Noise == nil {
 		o.Noise = j.reading.noise
 	}
+	if o.WholeBody && o.Marks == nil {
+		o.Marks = j.reading.rules.marks()
+	}
 	r, err := j.h.readText(ctx, j.reading.age, j.now, url, p, prev != nil, o)
+	if err == nil {
+		j.reading.rules.cover(url, r.Covered)
+	}
 	if err == nil && !j.first {
 		// A first harvest spends a budget of its own (a crawl's).
 		j.reading.refund(r)

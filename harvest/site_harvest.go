@@ -51,7 +51,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, red
 	rep := &SiteReport{Site: site, Run: siteRun}
 	failed, wait, err := h.harvestCollections(ctx, rep, cols, known, st)
 	if st.s.reading != nil {
-		h.noteSpent(dbctx, site, st.s.reading.noise)
+		h.noteSpent(dbctx, site, st.s.reading.rules)
 	}
 	if err != nil {
 		return rep, err

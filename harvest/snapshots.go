@@ -37,9 +37,11 @@ type pageReading struct {
 	// age orders the site harvest among those under way (harvestAge).
 	age uint64
 	// noise is what the site's pages hold that changes without news:
-	// a person's ignore rules for the site, and what was learned of it
-	// (pagetext.Noise); texts are compared without it.
+	// the ignore rules for everyone, and what was learned of the site
+	// (pagetext.Noise); texts are compared without it. rules are those
+	// and each person's own.
 	noise *pagetext.Noise
+	rules *siteRules
 }
 
 // pageNote is what a page's snapshot says of its latest change.

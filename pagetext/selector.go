@@ -367,3 +367,33 @@ func dropLines(text string, sets ...map[string]bool) string {
 		return false
 	})
 }
+
+// OnlyNoise reports whether a diff holds nothing once a person's rules
+// are applied: each line it added is one n ignores or one covered holds
+// (the lines of the new text the person's selectors match), and each
+// line it removed is one n ignores or one such a covered line took the
+// place of (as Rebased judges it). A diff that kept only its counts, or
+// a created page's opening, is never only noise.
+func (d Diff) OnlyNoise(n *Noise, covered map[string]bool) bool {
+	if d.Replaced != "" || d.More > 0 || d.Unchanged() {
+		return false
+	}
+	for _, op := range d.Ops {
+		var gone []string
+		for _, l := range op.Ins {
+			switch {
+			case covered[l]:
+				gone = append(gone, l)
+			case !n.Ignores(l):
+				return false
+			}
+		}
+		for _, l := range op.Del {
+			if n.Ignores(l) || len(gone) > 0 && (len(gone) == len(op.Ins) || likeAny(l, gone)) {
+				continue
+			}
+			return false
+		}
+	}
+	return true
+}

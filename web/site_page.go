@@ -28,10 +28,21 @@ type sitePageData struct {
 	// Harvesting: a harvest asked for is running; the page reloads
 	// itself until it is done.
 	Harvesting bool
-	// Rules are the site's ignore rules; RuleForm the form to add one,
-	// as a person filled it when it was refused.
-	Rules    []db.IgnoreRule
+	// Rules are the site's ignore rules the reader sees: those for
+	// everyone and their own, never another person's; RuleForm the form
+	// to add one, as a person filled it when it was refused.
+	Rules    []ruleView
 	RuleForm ruleForm
+	// Admin may give rules for everyone.
+	Admin bool
+}
+
+// ruleView is one rule as the site page lists it.
+type ruleView struct {
+	db.IgnoreRule
+	// Mine: the reader's own rule. Removable: the reader may remove it
+	// (their own; for an admin, one for everyone too).
+	Mine, Removable bool
 }
 
 func (d sitePageData) refresh() int {
@@ -141,8 +152,17 @@ func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleFor
 		d.Harvests = append(d.Harvests, newHarvestView(h, names))
 	}
 	d.Notice, d.Harvesting = notice, harvesting
-	if d.Rules, err = s.store.IgnoreRules(ctx, site.ID); err != nil {
+	var me int64
+	if u := currentUser(c); u != nil {
+		me, d.Admin = u.ID, u.Admin
+	}
+	rules, err := s.store.RulesFor(ctx, site.ID, me)
+	if err != nil {
 		return err
+	}
+	for _, r := range rules {
+		mine := me != 0 && r.UserID == me
+		d.Rules = append(d.Rules, ruleView{IgnoreRule: r, Mine: mine, Removable: d.Following && (mine || d.Admin && r.UserID == 0)})
 	}
 	d.RuleForm = form
 	return s.render(c, status, "site", siteName(site), d)

@@ -65,7 +65,7 @@ func cmdIgnore(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	for _, id := range ids {
-		if err := follow.DropRule(ctx, a.store, 0, site.ID, id); errors.Is(err, db.ErrNotFound) {
+		if err := follow.DropRule(ctx, a.store, follow.Ruler{}, site.ID, id); errors.Is(err, db.ErrNotFound) {
 			return fmt.Errorf("%s has no rule %d; the list shows its rules with their ids: tidings ignore %s", root, id, root)
 		} else if err != nil {
 			return err
@@ -73,7 +73,7 @@ func cmdIgnore(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	add := func(kind string, patterns []string) error {
 		for _, p := range patterns {
-			if _, err := follow.IgnoreRule(ctx, a.store, 0, site.ID, kind, p, time.Now()); err != nil {
+			if _, err := follow.IgnoreRule(ctx, a.store, follow.Ruler{}, site.ID, kind, p, true, time.Now()); err != nil {
 				return err
 			}
 		}
@@ -82,7 +82,9 @@ func cmdIgnore(ctx context.Context, args []string, getenv func(string) string, s
 	if err := errors.Join(add(db.IgnoreText, texts), add(db.IgnoreCSS, selectors)); err != nil {
 		return err
 	}
-	rules, err := a.store.IgnoreRules(ctx, site.ID)
+	// The operator's rules are for everyone; each person's own stay
+	// theirs, unlisted here as on the site's page.
+	rules, err := a.store.RulesFor(ctx, site.ID, 0)
 	if err != nil {
 		return err
 	}
@@ -94,7 +96,11 @@ func cmdIgnore(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	fmt.Fprintln(out, "; and:")
 	for _, r := range rules {
-		fmt.Fprintf(out, "%d\t%s\t%s\n", r.ID, r.Kind, r.Pattern)
+		fmt.Fprintf(out, "%d\t%s\t%s", r.ID, r.Kind, r.Pattern)
+		if r.OffReason != "" {
+			fmt.Fprintf(out, "\tswitched off: %s", r.OffReason)
+		}
+		fmt.Fprintln(out)
 	}
 	return nil
 }

@@ -62,7 +62,7 @@ func TestServeSIGTERMDuringCostlyRules(t *testing.T) {
 	}
 	site, err := store.SiteByURL(ctx, srv.URL+"/")
 	if err == nil {
-		_, err = store.AddIgnoreRule(ctx, site.ID, db.IgnoreCSS, stale, time.Now())
+		_, err = store.AddIgnoreRule(ctx, site.ID, 0, db.IgnoreCSS, stale, time.Now())
 	}
 	store.Close()
 	if err != nil {

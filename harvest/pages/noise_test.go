@@ -144,7 +144,7 @@ func TestIgnoreRulesOfAPerson(t *testing.T) {
 		t.Fatal(err)
 	}
 	for kind, pattern := range map[string]string{db.IgnoreText: "mood:", db.IgnoreCSS: ".webring"} {
-		if _, err := e.store.AddIgnoreRule(context.Background(), site.ID, kind, pattern, time.Now()); err != nil {
+		if _, err := e.store.AddIgnoreRule(context.Background(), site.ID, 0, kind, pattern, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

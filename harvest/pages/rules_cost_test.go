@@ -68,7 +68,7 @@ func TestCostlyRulesAreSwitchedOff(t *testing.T) {
 		costly = append(costly, fmt.Sprintf("/.{0,100}%c/", "%@#&="[i]))
 	}
 	add := func(kind, pattern string) {
-		if _, err := e.store.AddIgnoreRule(ctx, site.ID, kind, pattern, time.Now()); err != nil {
+		if _, err := e.store.AddIgnoreRule(ctx, site.ID, 0, kind, pattern, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
