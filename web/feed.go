@@ -3,7 +3,6 @@ package web
 import (
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -23,23 +22,6 @@ func feedFile(c echo.Context) (string, feeds.Format, error) {
 	return name, format, nil
 }
 
-// feedName reads "<name>.<format>" from the path: name is either a
-// public id or, in addresses from before public ids, a number (numeric
-// is then > 0). One feed, one URL: "01.atom" and "+1.atom" are neither.
-func feedName(c echo.Context) (publicID string, numeric int64, format feeds.Format, err error) {
-	name, format, err := feedFile(c)
-	if err != nil {
-		return "", 0, 0, err
-	}
-	if id, err := strconv.ParseInt(name, 10, 64); err == nil {
-		if id <= 0 || strconv.FormatInt(id, 10) != name {
-			return "", 0, 0, errNoFeed
-		}
-		return "", id, format, nil
-	}
-	return name, 0, format, nil
-}
-
 var errNoFeed = echo.NewHTTPError(http.StatusNotFound, "No such feed.")
 
 func cutLast(s, sep string) (before, after string, found bool) {
@@ -49,43 +31,35 @@ func cutLast(s, sep string) (before, after string, found bool) {
 	return s, "", false
 }
 
+// collectionFeed serves a collection's feed by its public id. The
+// sequential numbers of before public ids name no feed: answered, they
+// would let anyone count and list what this tidings follows.
 func (s *Server) collectionFeed(c echo.Context) error {
-	publicID, numeric, format, err := feedName(c)
+	publicID, format, err := feedFile(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	gen := s.store.Generation(ctx)
-	var spec *feedbuild.Spec
-	if numeric > 0 {
-		spec, err = s.build.CollectionSpec(ctx, numeric)
-	} else {
-		spec, err = s.build.CollectionSpecByPublicID(ctx, publicID)
-	}
-	return s.answerFeed(c, gen, spec, err, format, numeric > 0)
+	spec, err := s.build.CollectionSpecByPublicID(ctx, publicID)
+	return s.answerFeed(c, gen, spec, err, format)
 }
 
+// siteFeed is collectionFeed for a site's feed.
 func (s *Server) siteFeed(c echo.Context) error {
-	publicID, numeric, format, err := feedName(c)
+	publicID, format, err := feedFile(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	gen := s.store.Generation(ctx)
-	var spec *feedbuild.Spec
-	if numeric > 0 {
-		spec, err = s.build.SiteSpec(ctx, numeric)
-	} else {
-		spec, err = s.build.SiteSpecByPublicID(ctx, publicID)
-	}
-	return s.answerFeed(c, gen, spec, err, format, numeric > 0)
+	spec, err := s.build.SiteSpecByPublicID(ctx, publicID)
+	return s.answerFeed(c, gen, spec, err, format)
 }
 
 // answerFeed serves a collection's or site's feed once its spec is
-// loaded: 404 and 410 as the error says, and under an old numeric address
-// a permanent redirect to the public one, so readers update what they
-// store. A gone feed answers 410 under both forms: it has nowhere to go.
-func (s *Server) answerFeed(c echo.Context, gen uint64, spec *feedbuild.Spec, err error, format feeds.Format, numeric bool) error {
+// loaded: 404 and 410 as the error says.
+func (s *Server) answerFeed(c echo.Context, gen uint64, spec *feedbuild.Spec, err error, format feeds.Format) error {
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
 	}
@@ -94,13 +68,6 @@ func (s *Server) answerFeed(c echo.Context, gen uint64, spec *feedbuild.Spec, er
 	}
 	if err != nil {
 		return err
-	}
-	if numeric {
-		to := s.abs(spec.Path + "." + format.Ext())
-		if q := c.Request().URL.RawQuery; q != "" {
-			to += "?" + q
-		}
-		return c.Redirect(http.StatusMovedPermanently, to)
 	}
 	return s.serveFeed(c, gen, spec, format, true)
 }

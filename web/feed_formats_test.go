@@ -220,7 +220,7 @@ func TestFormatsAgree(t *testing.T) {
 
 	// What the rich changes carry reaches every format.
 	for _, format := range feeds.Formats {
-		path := fmt.Sprintf("/feeds/%d.%s?entries=page", rich.ID, format.Ext())
+		path := public(t, fx.store, fmt.Sprintf("/feeds/%d.%s?entries=page", rich.ID, format.Ext()))
 		f := anyFeed(t, h, path)
 		// Beside the changes, the entry of the collection's first harvest.
 		var items []*gofeed.Item
@@ -355,7 +355,7 @@ func TestHostileChangeText(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := fx.server(t)
-	for _, path := range []string{fmt.Sprintf("/feeds/%d", col.ID), fmt.Sprintf("/sites/%d", col.SiteID)} {
+	for _, path := range []string{public(t, fx.store, fmt.Sprintf("/feeds/%d", col.ID)), public(t, fx.store, fmt.Sprintf("/sites/%d", col.SiteID))} {
 		for _, mode := range []string{"", "?entries=page"} {
 			var titles [][]string
 			for _, format := range feeds.Formats {

@@ -20,10 +20,8 @@ func TestFeedsOfUnfollowedSiteAreGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feeds := []string{"/feeds/1.atom", "/feeds/2.json", "/sites/1.rss", "/feeds/1.atom?entries=page"}
-	// A gone feed answers 410 under its public address and its old
-	// numeric one alike: there is nowhere to redirect to.
-	for _, p := range feeds {
+	var feeds []string
+	for _, p := range []string{"/feeds/1.atom", "/feeds/2.json", "/sites/1.rss", "/feeds/1.atom?entries=page"} {
 		feeds = append(feeds, public(t, fx.store, p))
 	}
 	for _, p := range feeds {
@@ -38,7 +36,7 @@ func TestFeedsOfUnfollowedSiteAreGone(t *testing.T) {
 	location(t, ann.post("/site/1/unfollow", nil))
 	gone := func(when string) {
 		t.Helper()
-		for _, p := range append(feeds, "/feeds/1.atom?before=x") {
+		for _, p := range append(feeds, public(t, fx.store, "/feeds/1.atom?before=x")) {
 			rec := serve(t, a.h, p)
 			body := rec.Body.String()
 			if rec.Code != http.StatusGone || !strings.Contains(body, "This feed has ended: nobody on this tidings has followed "+fx.site.URL+"/ since") {

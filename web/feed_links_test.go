@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,8 +44,8 @@ func TestFeedAddressesInEveryFormat(t *testing.T) {
 	siteFeed := testBase + feedbuild.SiteFeedPath(site)
 
 	pages := map[string][]string{
-		fmt.Sprintf("/collection/%d", cols[0].ID): {colFeed},
-		fmt.Sprintf("/site/%d", site.ID):          {siteFeed},
+		"/" + collectionPath(cols[0]): {colFeed},
+		"/" + sitePath(site):          {siteFeed},
 	}
 	for path, shown := range pages {
 		body := serveAs(t, h, path, "").Body.String()
@@ -71,7 +70,7 @@ func TestFeedAddressesInEveryFormat(t *testing.T) {
 		}
 	}
 	// The site page's collections offer their other formats too.
-	body := serveAs(t, h, fmt.Sprintf("/site/%d", site.ID), "").Body.String()
+	body := serveAs(t, h, "/"+sitePath(site), "").Body.String()
 	if !strings.Contains(body, `<a href="`+feedbuild.InFormat(colFeed, feeds.RSS)+`">RSS</a>`) || !strings.Contains(body, `<a href="`+feedbuild.InFormat(colFeed, feeds.JSON)+`">JSON Feed</a>`) {
 		t.Errorf("the site page's collection lacks its RSS and JSON Feed addresses")
 	}

@@ -134,7 +134,7 @@ func TestPagingReachesEveryEntryOnce(t *testing.T) {
 	}
 
 	for _, bad := range []string{"x", "1.0", "1.4.3", "01.0.1", "1.0.-1", "1.0.1.2", ""} {
-		path := fmt.Sprintf("/feeds/%d.atom?before=%s", col.ID, bad)
+		path := public(t, store, fmt.Sprintf("/feeds/%d.atom?before=%s", col.ID, bad))
 		if rec := serve(t, h, path); rec.Code != http.StatusBadRequest {
 			t.Errorf("%s: %d, want 400", path, rec.Code)
 		}

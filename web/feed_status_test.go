@@ -87,7 +87,7 @@ func TestStatusEntriesOverAWeek(t *testing.T) {
 			t.Fatalf("day %.2f: %v", d, err)
 		}
 		for _, p := range paths {
-			now := statusEntries(t, h, p)
+			now := statusEntries(t, h, public(t, fx.store, p))
 			for _, e := range seen[p] {
 				if !slices.Contains(now, e) {
 					t.Errorf("day %.2f: %s lost or changed status entry %+v", d, p, e)
@@ -127,7 +127,7 @@ func TestStatusEntriesOverAWeek(t *testing.T) {
 			}
 		}
 		for _, f := range []feeds.Format{feeds.RSS, feeds.JSON} {
-			other := statusEntries(t, h, withFormat(p, f))
+			other := statusEntries(t, h, public(t, fx.store, withFormat(p, f)))
 			if !slices.Equal(other, got) {
 				t.Errorf("%s as %s: status entries %+v, want %+v", p, f, other, got)
 			}
@@ -136,7 +136,7 @@ func TestStatusEntriesOverAWeek(t *testing.T) {
 	if e := seen["/feeds/1.atom"]; len(e) == 2 && !strings.HasSuffix(e[1].id, "/failing") {
 		t.Errorf("failing entry id %q", e[1].id)
 	}
-	body := serve(t, h, "/feeds/2.atom").Body.String()
+	body := serve(t, h, public(t, fx.store, "/feeds/2.atom")).Body.String()
 	if !strings.Contains(body, fmt.Sprintf("returned %d", http.StatusServiceUnavailable)) {
 		t.Errorf("the failing entry does not say what failed:\n%s", body)
 	}

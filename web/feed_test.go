@@ -217,7 +217,7 @@ func TestCollectionFeed(t *testing.T) {
 	fx := newFixture(t, nil)
 	h := fx.server(t)
 
-	f := feed(t, h, "/feeds/1.atom")
+	f := feed(t, h, public(t, fx.store, "/feeds/1.atom"))
 	if f.Title != "My Shrine & Co — changes" {
 		t.Errorf("title %q, want the describedby page's <title> %q", f.Title, "My Shrine & Co — changes")
 	}
@@ -256,7 +256,7 @@ func TestCollectionFeed(t *testing.T) {
 		t.Errorf("the first harvest's entry lists %d changes, want the latest of each of 4 pages:\n%s", n, e.Content)
 	}
 
-	g := feed(t, h, "/feeds/2.atom")
+	g := feed(t, h, public(t, fx.store, "/feeds/2.atom"))
 	if g.Title != fx.url("/gallery/")+" — changes" {
 		t.Errorf("gallery feed title %q, want its URL (no describedby)", g.Title)
 	}
@@ -275,7 +275,7 @@ func TestEntryIDsSurviveReopen(t *testing.T) {
 	before := map[string][]string{}
 	h := fx.server(t)
 	for _, p := range paths {
-		before[p] = feedIDs(t, h, p)
+		before[p] = feedIDs(t, h, public(t, fx.store, p))
 	}
 	if err := fx.store.Close(); err != nil {
 		t.Fatal(err)
@@ -283,7 +283,7 @@ func TestEntryIDsSurviveReopen(t *testing.T) {
 	fx.open(t)
 	h = fx.server(t)
 	for _, p := range paths {
-		after := feedIDs(t, h, p)
+		after := feedIDs(t, h, public(t, fx.store, p))
 		if len(after) < 2 {
 			t.Errorf("%s has no entries after reopening", p)
 		}
@@ -331,7 +331,7 @@ func TestHarvestingAgainAddsNothing(t *testing.T) {
 		t.Fatalf("first harvest stored %d changes, want 8", len(want))
 	}
 	wantKeys := keys(t, want)
-	wantIDs := feedIDs(t, h, "/sites/1.atom")
+	wantIDs := feedIDs(t, h, public(t, fx.store, "/sites/1.atom"))
 
 	check := func(step string) {
 		t.Helper()
@@ -344,7 +344,7 @@ func TestHarvestingAgainAddsNothing(t *testing.T) {
 				t.Errorf("%s: new change %+v", step, k)
 			}
 		}
-		if ids := feedIDs(t, h, "/sites/1.atom"); !slices.Equal(ids, wantIDs) {
+		if ids := feedIDs(t, h, public(t, fx.store, "/sites/1.atom")); !slices.Equal(ids, wantIDs) {
 			t.Errorf("%s: site feed entries changed:\n got %q\nwant %q", step, ids, wantIDs)
 		}
 	}
@@ -371,7 +371,7 @@ func TestHarvestingAgainAddsNothing(t *testing.T) {
 	if got := fx.changes(t); len(got) != len(want)+1 {
 		t.Errorf("after a new change: %d changes stored, want %d", len(got), len(want)+1)
 	}
-	f := feed(t, h, "/feeds/1.atom")
+	f := feed(t, h, public(t, fx.store, "/feeds/1.atom"))
 	if got := titles(f); !slices.Equal(got, []string{"/shrine/new.html created on My Shrine & Co", "Now following My Shrine & Co: 3 pages"}) {
 		t.Errorf("after a new change, entries %q", got)
 	}
@@ -409,7 +409,7 @@ func TestRereadListsAddNoDuplicates(t *testing.T) {
 	if len(got) != 8 {
 		t.Errorf("%d changes stored, want 8", len(got))
 	}
-	f := feed(t, h, "/feeds/1.atom")
+	f := feed(t, h, public(t, fx.store, "/feeds/1.atom"))
 	// The first harvest failed in part: a digest of what it found. The
 	// second, the first complete one, is the "now following" entry.
 	if got := titles(f); !slices.Equal(got, []string{"Now following My Shrine & Co: 3 pages", "/shrine/old-news.html and /shrine/index.html changed on My Shrine & Co"}) {
@@ -462,7 +462,7 @@ func TestPageEntries(t *testing.T) {
 		t.Errorf("%d changes are in feeds, want 5", inFeed)
 	}
 	for _, tt := range tests {
-		f := feed(t, h, tt.path)
+		f := feed(t, h, public(t, fx.store, tt.path))
 		if want := testBase + public(t, fx.store, strings.TrimPrefix(tt.path, "/")); f.FeedLink != want {
 			t.Errorf("%s: self link %q, want %q", tt.path, f.FeedLink, want)
 		}
@@ -515,7 +515,7 @@ func TestPageEntries(t *testing.T) {
 func TestSiteFeedMergesCollections(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
-	f := feed(t, fx.server(t), "/sites/1.atom")
+	f := feed(t, fx.server(t), public(t, fx.store, "/sites/1.atom"))
 	if f.FeedLink != testBase+public(t, fx.store, "sites/1.atom") || f.Link != fx.url("/") {
 		t.Errorf("links: self %q, alternate %q", f.FeedLink, f.Link)
 	}
@@ -538,12 +538,13 @@ func TestUnknownFeedsAre404(t *testing.T) {
 	t.Parallel()
 	fx := newFixture(t, nil)
 	h := fx.server(t)
-	if rec := serve(t, h, "/feeds/1.atom"); rec.Code != http.StatusOK {
-		t.Fatalf("/feeds/1.atom: %d, want 200", rec.Code)
+	known := public(t, fx.store, "/feeds/1")
+	if rec := serve(t, h, known+".atom"); rec.Code != http.StatusOK {
+		t.Fatalf("%s.atom: %d, want 200", known, rec.Code)
 	}
 	for _, p := range []string{
 		"/feeds/99.atom", "/sites/99.atom", "/feeds/abc.atom", "/sites/abc.atom",
-		"/feeds/0.atom", "/feeds/-1.atom", "/feeds/1", "/feeds/1.xml", "/feeds/1.rss2", "/feeds/.atom", "/feeds/.json", "/nowhere",
+		"/feeds/0.atom", "/feeds/-1.atom", known, known + ".xml", known + ".rss2", "/feeds/.atom", "/feeds/.json", "/nowhere",
 	} {
 		rec := serve(t, h, p)
 		if rec.Code != http.StatusNotFound {
@@ -618,11 +619,11 @@ func TestHostileTitleIsEscaped(t *testing.T) {
 		}
 	}
 
-	rec := serve(t, h, "/feeds/1.atom")
+	rec := serve(t, h, public(t, fx.store, "/feeds/1.atom"))
 	if strings.Contains(rec.Body.String(), "<script") {
 		t.Errorf("feed contains a raw <script>:\n%s", rec.Body)
 	}
-	f := feed(t, h, "/feeds/1.atom")
+	f := feed(t, h, public(t, fx.store, "/feeds/1.atom"))
 	if f.Title != hostile+" — changes" {
 		t.Errorf("feed title %q, want the page's title as text %q", f.Title, hostile)
 	}
@@ -664,7 +665,7 @@ func TestSitePageShowsAFailingStreak(t *testing.T) {
 	fx.site.Fail("/shrine/capabilitylist.xml", http.StatusInternalServerError)
 	fx.site.Fail("/gallery/caps.xml", http.StatusInternalServerError)
 	fx.harvestAgain(t)
-	page := serveAs(t, fx.server(t), "/site/1", session).Body.String()
+	page := serveAs(t, fx.server(t), public(t, fx.store, "/site/1"), session).Body.String()
 	if !strings.Contains(page, `id="failing">Failing since`) || !strings.Contains(page, "next try") {
 		t.Errorf("the site page does not say since when it fails and when it is tried next:\n%s", page)
 	}

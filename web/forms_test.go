@@ -369,7 +369,7 @@ func TestAddNewSite(t *testing.T) {
 	if n := len(site.Log()); n != requests {
 		t.Errorf("following a known site made %d requests: %q", n-requests, site.Log()[requests:])
 	}
-	if rec := bob.get("/site/1"); rec.Code != http.StatusOK {
+	if rec := bob.get(public(t, a.store, "/site/1")); rec.Code != http.StatusOK {
 		t.Errorf("bob's site page: %d", rec.Code)
 	}
 }
@@ -455,8 +455,8 @@ func TestHarvestNowOncePerInterval(t *testing.T) {
 	requests := len(fx.site.Log())
 
 	for _, c := range []*uiClient{ann, bob} {
-		c.get("/site/1")
-		rec := c.post("/site/1/harvest", nil)
+		c.get(public(t, fx.store, "/site/1"))
+		rec := c.post(public(t, fx.store, "/site/1/harvest"), nil)
 		loc := location(t, rec)
 		if loc != testBase+sitePathOf(t, fx.store, 1)+"?harvest=wait&in=60" {
 			t.Errorf("second harvest now: redirected to %q", loc)
@@ -503,6 +503,11 @@ func TestEveryPageRenders(t *testing.T) {
 	}
 	signedOut := []string{"/", "/?done=signed-out", "/signin", "/signin?next=%2Fadd", "/signup", "/static/style.css", "/feeds/2.atom", "/site/1", "/collection/1",
 		"/check", "/check?url=" + url.QueryEscape(other.URL)}
+	for _, paths := range [][]string{signedIn, signedOut} {
+		for i, p := range paths {
+			paths[i] = public(t, a.store, p)
+		}
+	}
 	anon := a.client(t, "192.0.2.60")
 	type result struct {
 		path string

@@ -20,8 +20,7 @@ func TestBaseURLWithPrefix(t *testing.T) {
 	}
 	h := s.Handler()
 	want := base + public(t, fx.store, "feeds/1.atom")
-	// The old numeric address redirects within the prefix.
-	for _, path := range []string{public(t, fx.store, "/tidings/feeds/1.atom"), public(t, fx.store, "/feeds/1.atom"), "/tidings/feeds/1.atom"} {
+	for _, path := range []string{public(t, fx.store, "/tidings/feeds/1.atom"), public(t, fx.store, "/feeds/1.atom")} {
 		f := feed(t, h, path)
 		if f.FeedLink != want {
 			t.Errorf("GET %s: self link %q, want %s", path, f.FeedLink, want)

@@ -30,14 +30,26 @@ func numericID(param string) (int64, bool) {
 	return id, err == nil && id > 0
 }
 
-// pathSite loads the site named in the path, by its public id or, as
-// addresses were before public ids, by its number. numeric says which.
+// mayUseNumericIDs says whether the request may name sites and collections
+// by their sequential ids: an admin's only. Answered to anyone, they would
+// let them count and list what this tidings follows.
+func mayUseNumericIDs(c echo.Context) bool {
+	u := currentUser(c)
+	return u != nil && u.Admin
+}
+
+// pathSite loads the site named in the path, by its public id or, for an
+// admin, as addresses were before public ids, by its number. numeric
+// says which.
 func (s *Server) pathSite(c echo.Context) (site db.Site, numeric bool, err error) {
 	ctx := c.Request().Context()
-	if id, ok := numericID(c.Param("id")); ok {
+	id, numeric := numericID(c.Param("id"))
+	switch {
+	case numeric && !mayUseNumericIDs(c):
+		err = db.ErrNotFound
+	case numeric:
 		site, err = s.store.SiteByID(ctx, id)
-		numeric = true
-	} else {
+	default:
 		site, err = s.store.SiteByPublicID(ctx, c.Param("id"))
 	}
 	if errors.Is(err, db.ErrNotFound) {
@@ -49,10 +61,13 @@ func (s *Server) pathSite(c echo.Context) (site db.Site, numeric bool, err error
 // pathCollection is pathSite for a collection.
 func (s *Server) pathCollection(c echo.Context) (col db.Collection, numeric bool, err error) {
 	ctx := c.Request().Context()
-	if id, ok := numericID(c.Param("id")); ok {
+	id, numeric := numericID(c.Param("id"))
+	switch {
+	case numeric && !mayUseNumericIDs(c):
+		err = db.ErrNotFound
+	case numeric:
 		col, err = s.store.CollectionByID(ctx, id)
-		numeric = true
-	} else {
+	default:
 		col, err = s.store.CollectionByPublicID(ctx, c.Param("id"))
 	}
 	if errors.Is(err, db.ErrNotFound) {
@@ -78,8 +93,8 @@ func (s *Server) followedSite(c echo.Context) (db.Site, error) {
 	return site, nil
 }
 
-// movedTo answers an old numeric page address with a permanent redirect
-// to its public one, keeping the query.
+// movedTo answers an admin's old numeric page address with a permanent
+// redirect to its public one, keeping the query.
 func (s *Server) movedTo(c echo.Context, path string) error {
 	to := s.abs(path)
 	if q := c.Request().URL.RawQuery; q != "" {

@@ -67,7 +67,7 @@ func TestDemo(t *testing.T) {
 	var f *gofeed.Feed
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		var err error
-		if f, err = gofeed.NewParser().ParseString(fetchBody(t, base+"feeds/1.atom")); err != nil {
+		if f, err = gofeed.NewParser().ParseString(fetchBody(t, base+public(t, dbPath, "feeds/1.atom"))); err != nil {
 			t.Fatal(err)
 		}
 		if len(f.Items) >= 3 || time.Now().After(deadline) {

@@ -164,8 +164,16 @@ func TestEndToEnd(t *testing.T) {
 		}
 	}
 
-	// The old numeric address still reaches it, by a redirect.
-	siteFeed := getFeed(t, base+"sites/1.atom")
+	// The sequential number of before public ids names no feed.
+	resp, err := http.Get(base + "sites/1.atom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET %ssites/1.atom: %s, want 404", base, resp.Status)
+	}
+	siteFeed := getFeed(t, sites1)
 	if siteFeed.FeedLink != sites1 {
 		t.Errorf("site feed self link %q, want %q", siteFeed.FeedLink, sites1)
 	}

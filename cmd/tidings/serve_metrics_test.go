@@ -111,12 +111,13 @@ func TestServeHealthMetricsBackupAndSIGTERM(t *testing.T) {
 	}
 
 	// A feed served, then served again as 304 to a reader with its ETag.
-	resp, err := http.Get(base + "feeds/1.atom")
+	feed := base + public(t, dbPath, "feeds/1.atom")
+	resp, err := http.Get(feed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"feeds/1.atom", nil)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, feed, nil)
 	req.Header.Set("If-None-Match", resp.Header.Get("ETag"))
 	again, err := http.DefaultClient.Do(req)
 	if err != nil {
