@@ -526,6 +526,19 @@ CREATE TABLE IF NOT EXISTS hidden_changes (
 );
 CREATE INDEX IF NOT EXISTS hidden_changes_user ON hidden_changes (user_id, change_id);
 `},
+	// 25: a site pruned to stay within its share of the disk: when, the
+	// share then, and up to when its changes went, for its page and the
+	// admin's to say so (the feeds read pruned_until). A table rather
+	// than columns of sites, so that the step runs again over itself, as
+	// step 24 does.
+	{sqlite: `
+CREATE TABLE IF NOT EXISTS share_cuts (
+	site_id      INTEGER NOT NULL PRIMARY KEY REFERENCES sites(id) ON DELETE CASCADE,
+	cut_at       TEXT NOT NULL,
+	share_bytes  INTEGER NOT NULL,
+	pruned_until TEXT NOT NULL
+);
+`},
 }
 
 // step is one migration. sqlite is its SQLite text. postgres is its

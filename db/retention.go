@@ -69,10 +69,7 @@ ORDER BY c.id`, scanID, cutoff)
 		if err != nil {
 			return p, fmt.Errorf("db: prune the changes of collection %d: %w", id, err)
 		}
-		k, err := d.pruneRuns(ctx, `collection_id = ?1 AND finished_at < ?2 AND changes = 0
-	AND id < (SELECT max(id) FROM runs WHERE collection_id = ?1)
-	AND NOT EXISTS (SELECT 1 FROM changes WHERE run_id = runs.id)
-	AND (following = 0 OR NOT EXISTS (SELECT 1 FROM changes WHERE collection_id = ?1 AND id <= runs.last_change_id))`, id, cutoff)
+		k, err := d.pruneRuns(ctx, collectionRunsGone, id, cutoff)
 		p.Runs += k
 		if err != nil {
 			return p, fmt.Errorf("db: prune the runs of collection %d: %w", id, err)
@@ -100,6 +97,15 @@ ORDER BY id`, scanID, cutoff)
 	}
 	return p, nil
 }
+
+// collectionRunsGone is pruneRuns' where of the runs of collection ?1
+// that go: finished before the cutoff ?2, left without changes (the
+// "now following" run once the changes it named are gone), but its
+// newest.
+const collectionRunsGone = `collection_id = ?1 AND finished_at < ?2 AND changes = 0
+	AND id < (SELECT max(id) FROM runs WHERE collection_id = ?1)
+	AND NOT EXISTS (SELECT 1 FROM changes WHERE run_id = runs.id)
+	AND (following = 0 OR NOT EXISTS (SELECT 1 FROM changes WHERE collection_id = ?1 AND id <= runs.last_change_id))`
 
 func scanID(row scanner) (int64, error) {
 	var id int64

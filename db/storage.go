@@ -14,8 +14,7 @@ import (
 // of each change twice for its unique index. It is the site's share of
 // the database file, less the free pages and the indexes' other columns.
 const siteBytes = `
-SELECT COALESCE((SELECT sum(2 * octet_length(url) + octet_length(source) + octet_length(title) + octet_length(summary)
-		+ octet_length(author) + octet_length(language) + octet_length(tags) + octet_length(diff) + 90)
+SELECT COALESCE((SELECT sum(` + changeBytes + `)
 	FROM changes WHERE collection_id IN (SELECT id FROM collections WHERE site_id = ?1)), 0)
 + COALESCE((SELECT sum(octet_length(url) + octet_length(final_url) + octet_length(content_type) + octet_length(title)
 		+ octet_length(content_hash) + COALESCE(octet_length(text), 0) + octet_length(method) + octet_length(etag)
@@ -33,6 +32,11 @@ SELECT COALESCE((SELECT sum(2 * octet_length(url) + octet_length(source) + octet
 		+ octet_length(digest) + 40)
 	FROM fetch_state WHERE site_id = ?1), 0)`
 
+// changeBytes is what one change row takes, as siteBytes counts it; the
+// share's pruning (PruneToShare) counts with it too.
+const changeBytes = `2 * octet_length(url) + octet_length(source) + octet_length(title) + octet_length(summary)
+		+ octet_length(author) + octet_length(language) + octet_length(tags) + octet_length(diff) + 90`
+
 // MeasureSites measures what each site harvested or pruned since it was
 // last measured stores (StoredBytes), at now, and returns how many it
 // measured. Each is measured in a transaction of the writer, so that no
@@ -44,19 +48,27 @@ func (d *DB) MeasureSites(ctx context.Context, now time.Time) (int, error) {
 		return 0, err
 	}
 	for k, id := range ids {
-		err := d.inTx(ctx, func(tx *sql.Tx) error {
-			var n int64
-			if err := tx.QueryRowContext(ctx, siteBytes, id).Scan(&n); err != nil {
-				return err
-			}
-			_, err := tx.ExecContext(ctx, `UPDATE sites SET stored_bytes = ?, measured_at = ? WHERE id = ?`, n, fmtTime(now), id)
-			return err
-		})
-		if err != nil {
-			return k, fmt.Errorf("db: measure site %d: %w", id, err)
+		if err := d.measureSite(ctx, id, now); err != nil {
+			return k, err
 		}
 	}
 	return len(ids), nil
+}
+
+// measureSite measures what one site stores, at now.
+func (d *DB) measureSite(ctx context.Context, id int64, now time.Time) error {
+	err := d.inTx(ctx, func(tx *sql.Tx) error {
+		var n int64
+		if err := tx.QueryRowContext(ctx, siteBytes, id).Scan(&n); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE sites SET stored_bytes = ?, measured_at = ? WHERE id = ?`, n, fmtTime(now), id)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("db: measure site %d: %w", id, err)
+	}
+	return nil
 }
 
 // SiteStorage is what one site stores, as the sweep last measured it.
