@@ -4,9 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"tidings/db"
 )
 
 type errorData struct {
@@ -28,19 +32,36 @@ var errorTitles = map[int]string{
 	http.StatusMethodNotAllowed:      "Not a page",
 	http.StatusRequestEntityTooLarge: "Too large",
 	http.StatusUnauthorized:          "Sign-in needed",
+	http.StatusServiceUnavailable:    "Not available just now",
 }
+
+// unavailableRetry is how long a person or a feed reader is asked to wait
+// while the database is unavailable: about what a database restart takes.
+const unavailableRetry = time.Minute
+
+// unavailableMessage is what a request is told while the database is
+// unavailable.
+const unavailableMessage = "tidings cannot reach its database just now, so it cannot answer this. Try again in a minute."
 
 func (s *Server) errorHandler(err error, c echo.Context) {
 	code, msg := http.StatusInternalServerError, "Something went wrong on our side."
 	var he *echo.HTTPError
-	if errors.As(err, &he) {
+	unavailable := db.IsUnavailable(err)
+	switch {
+	case unavailable:
+		// An outage of the database, not a fault of this request: the
+		// answer says when to come back rather than that something broke.
+		code, msg = http.StatusServiceUnavailable, unavailableMessage
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(unavailableRetry.Seconds())))
+		s.opts.Logger.Warn("request refused: the database is unavailable", "path", c.Request().URL.Path, "error", err)
+	case errors.As(err, &he):
 		code = he.Code
 		msg = fmt.Sprint(he.Message)
 		if code == http.StatusNotFound && msg == http.StatusText(http.StatusNotFound) {
 			msg = "There is nothing at this address. It may have been mistyped, or the page has moved."
 		}
 	}
-	if code >= 500 {
+	if code >= 500 && !unavailable {
 		s.opts.Logger.Error("request failed", "path", c.Request().URL.Path, "error", err)
 	}
 	if c.Response().Committed {
@@ -89,7 +110,7 @@ func (s *Server) nextSteps(c echo.Context, code int) []link {
 		if ref := c.Request().Referer(); strings.HasPrefix(ref, s.base.String()) {
 			out = append(out, link{"Back to the form", ref})
 		}
-	case http.StatusTooManyRequests:
+	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		out = append(out, link{"Try again in a minute", s.abs(strings.TrimPrefix(c.Request().URL.Path, "/"))})
 	}
 	if currentUser(c) != nil {

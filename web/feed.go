@@ -58,7 +58,9 @@ func (s *Server) siteFeed(c echo.Context) error {
 }
 
 // answerFeed serves a collection's or site's feed once its spec is
-// loaded: 404 and 410 as the error says.
+// loaded: 404 and 410 as the error says. While the database is
+// unavailable, the copy the cache holds is served as it is, if there is
+// one: a reader is better served by a feed that may lag than by an error.
 func (s *Server) answerFeed(c echo.Context, gen uint64, spec *feedbuild.Spec, err error, format feeds.Format) error {
 	if errors.Is(err, db.ErrNotFound) {
 		return errNoFeed
@@ -66,8 +68,12 @@ func (s *Server) answerFeed(c echo.Context, gen uint64, spec *feedbuild.Spec, er
 	if gone, ok := errors.AsType[*feedbuild.GoneError](err); ok {
 		return echo.NewHTTPError(http.StatusGone, gone.Message())
 	}
-	if err != nil {
-		return err
+	if err == nil {
+		err = s.serveFeed(c, gen, spec, format, true)
 	}
-	return s.serveFeed(c, gen, spec, format, true)
+	if db.IsUnavailable(err) && s.serveStale(c) {
+		s.opts.Logger.Warn("feed served from the cache: the database is unavailable", "path", c.Request().URL.Path, "error", err)
+		return nil
+	}
+	return err
 }

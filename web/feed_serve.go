@@ -66,6 +66,26 @@ func (s *Server) serveFeed(c echo.Context, gen uint64, spec *feedbuild.Spec, for
 	return nil
 }
 
+// serveStale answers with the newest page of the feed the request names
+// as the cache holds it, current or not, for when the database cannot say
+// what is current; the reader is asked back within minFeedMaxAge. It
+// reports whether the cache held the page.
+func (s *Server) serveStale(c echo.Context) bool {
+	req := c.Request()
+	q := req.URL.Query()
+	if _, paged := q["before"]; paged {
+		return false
+	}
+	e := s.feedCache.get(feedCacheKey(strings.TrimPrefix(req.URL.Path, "/"), q.Get("entries") == "page"))
+	if e == nil {
+		return false
+	}
+	stale := *e
+	stale.next = nil
+	s.writeFeed(c.Response(), req, &stale)
+	return true
+}
+
 // renderFeed builds one document of a feed and renders it, with its
 // validators.
 func (s *Server) renderFeed(c echo.Context, spec *feedbuild.Spec, format feeds.Format, pg feedbuild.Page, stamp db.FeedStamp) (*rendered, error) {
