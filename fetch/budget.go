@@ -35,6 +35,9 @@ func NewBudget(name string, max int64) *Budget {
 	return &Budget{name: name, max: max}
 }
 
+// Name is whose the budget is, as NewBudget was given it.
+func (b *Budget) Name() string { return b.name }
+
 // Max is the budget's size.
 func (b *Budget) Max() int64 { return b.max }
 
@@ -60,6 +63,10 @@ func budgetOf(ctx context.Context) *Budget {
 	b, _ := ctx.Value(budgetKey{}).(*Budget)
 	return b
 }
+
+// BudgetOf is the budget WithBudget gave ctx, nil when it has none: a
+// caller that would set one leaves a caller's own in place.
+func BudgetOf(ctx context.Context) *Budget { return budgetOf(ctx) }
 
 // budgetError says which budget stopped a request, and how.
 type budgetError struct {

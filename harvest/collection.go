@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/fetch"
 )
 
 // harvestCollection harvests one collection through its protocol, taking
@@ -41,6 +42,10 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 		if err != nil {
 			run.Error = err.Error()
 		}
+	}
+	if b := fetch.BudgetOf(ctx); b != nil && b.Name() == siteBytesBudget && b.Left() == 0 {
+		j.warn.add("this harvest stopped downloading from the site when it had read %s, the most one harvest of a site may (--site-bytes): what it did not read waits for the next harvest",
+			fetch.SizeString(b.Max()))
 	}
 	j.finishChanges()
 	j.finishDates()

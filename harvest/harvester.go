@@ -55,6 +55,16 @@ type Options struct {
 	// applies to the protocols that go on from a watermark (ResourceSync).
 	// 0 = DefaultMaxChanges.
 	MaxChanges int
+	// MaxSiteBytes bounds what one harvest of a site downloads, its
+	// discovery, crawl and page reads together (a site whose links are
+	// endless bodies); 0 = DefaultMaxSiteBytes: a document of the
+	// largest size (--max-body, 50 MiB) and more than a harvest's page
+	// fetches of the largest pages read whole. A caller's own budget
+	// (fetch.WithBudget, the site check's) takes its place.
+	MaxSiteBytes int64
+	// DiscoveryDocTimeout bounds each document of a site's discovery,
+	// robots.txt included; 0 = DefaultDiscoveryDocTimeout.
+	DiscoveryDocTimeout time.Duration
 	// RuleBudget is what each of a site's ignore rules may cost in one
 	// harvest (pagetext.Noise.Bound); a rule that spends it is switched
 	// off. 0 = pagetext.DefaultRuleBudget.
@@ -66,11 +76,16 @@ type Options struct {
 
 // Default option values.
 const (
-	DefaultSiteTimeout       = 15 * time.Minute
-	DefaultMaxDocuments      = 2000
-	DefaultInitialWindow     = 30 * 24 * time.Hour
-	DefaultInterval          = 24 * time.Hour
-	DefaultDiscoveryInterval = 7 * 24 * time.Hour
+	DefaultSiteTimeout  = 15 * time.Minute
+	DefaultMaxDocuments = 2000
+	DefaultMaxSiteBytes = 128 << 20
+	// DefaultDiscoveryDocTimeout: the documents a discovery reads are
+	// small (robots.txt, a home page, a sitemap index), and four
+	// discovery workers serve every new follow of an instance.
+	DefaultDiscoveryDocTimeout = 20 * time.Second
+	DefaultInitialWindow       = 30 * 24 * time.Hour
+	DefaultInterval            = 24 * time.Hour
+	DefaultDiscoveryInterval   = 7 * 24 * time.Hour
 )
 
 // Harvester discovers and harvests sites into the store.
@@ -84,6 +99,12 @@ type Harvester struct {
 func New(client *fetch.Client, store *db.DB, o Options) *Harvester {
 	if o.InitialWindow <= 0 {
 		o.InitialWindow = DefaultInitialWindow
+	}
+	if o.DiscoveryDocTimeout <= 0 {
+		o.DiscoveryDocTimeout = DefaultDiscoveryDocTimeout
+	}
+	if o.MaxSiteBytes <= 0 {
+		o.MaxSiteBytes = DefaultMaxSiteBytes
 	}
 	if o.RuleBudget <= 0 {
 		o.RuleBudget = pagetext.DefaultRuleBudget
@@ -178,9 +199,10 @@ func (h *Harvester) Refollow(ctx context.Context, site db.Site, input string) (*
 // The site check runs it on a throwaway store.
 func (h *Harvester) FollowNew(ctx context.Context, root, input string) (*SiteReport, *Discovery, error) {
 	started := h.opts.Now()
+	ctx = h.withSiteBytes(ctx)
 	defer h.client.HoldRobots(root)()
 	s := newSession(h.client, nil)
-	s.budget = h.newBudget()
+	s.budget, s.docTimeout = h.newBudget(), h.opts.DiscoveryDocTimeout
 	sd := newSiteDiscovery(s, root, input, db.Site{}, nil, true)
 	disc, err := sd.run(ctx)
 	if err != nil {
@@ -201,6 +223,18 @@ func (h *Harvester) FollowNew(ctx context.Context, root, input string) (*SiteRep
 	}
 	return rep, disc, err
 }
+
+// withSiteBytes gives a site harvest its download budget
+// (Options.MaxSiteBytes), unless its caller set one.
+func (h *Harvester) withSiteBytes(ctx context.Context) context.Context {
+	if fetch.BudgetOf(ctx) != nil {
+		return ctx
+	}
+	return fetch.WithBudget(ctx, fetch.NewBudget(siteBytesBudget, h.opts.MaxSiteBytes))
+}
+
+// siteBytesBudget names a site harvest's own download budget.
+const siteBytesBudget = "this site harvest's download budget"
 
 // Options returns the options the harvester runs with, defaults filled in.
 func (h *Harvester) Options() Options { return h.opts }

@@ -226,11 +226,40 @@ func (d *SiteDiscovery) get(ctx context.Context, u string) (*fetch.Response, err
 		d.cache[u] = cached{nil, err}
 		return nil, err
 	}
+	if d.stop != nil {
+		return nil, d.stop
+	}
 	d.s.documents++
-	resp, err := d.s.c.Get(ctx, u, fetch.Conditional{})
+	var resp *fetch.Response
+	err := d.timed(ctx, u, func(ctx context.Context) (err error) {
+		resp, err = d.s.c.Get(ctx, u, fetch.Conditional{})
+		return err
+	})
 	d.s.noteRetryAfter(err)
 	d.cache[u] = cached{resp, err}
 	return resp, err
+}
+
+// timed bounds one document of the discovery, robots.txt included, by
+// the session's docTimeout: a site that sends a byte now and then would
+// otherwise hold a discovery worker for the client's whole timeout per
+// document, several minutes a site. One document too slow stops the
+// discovery (d.stop): the site's others would be as slow.
+func (d *SiteDiscovery) timed(ctx context.Context, u string, get func(context.Context) error) error {
+	if d.s.docTimeout <= 0 {
+		return get(ctx)
+	}
+	dctx, cancel := context.WithTimeout(ctx, d.s.docTimeout)
+	defer cancel()
+	err := get(dctx)
+	if err != nil && dctx.Err() != nil && ctx.Err() == nil {
+		err = &Problem{Msg: fmt.Sprintf("%s took longer than %s to send (--discovery-document-timeout), so tidings asked this site for nothing more; it tries again at the next harvest",
+			u, d.s.docTimeout), Err: err}
+		if d.stop == nil {
+			d.stop = err
+		}
+	}
+	return err
 }
 
 // robotsSitemaps returns the Sitemap lines of robots.txt, read from the
@@ -242,10 +271,14 @@ func (d *SiteDiscovery) robotsSitemaps(ctx context.Context) []string {
 	}
 	d.robotsDone = true
 	u, ok := fetch.RobotsURL(d.root)
-	if !ok {
+	if !ok || d.stop != nil {
 		return nil
 	}
-	r, err := d.s.c.Robots(ctx, d.root)
+	var r fetch.RobotsCopy
+	err := d.timed(ctx, u, func(ctx context.Context) (err error) {
+		r, err = d.s.c.Robots(ctx, d.root)
+		return err
+	})
 	if err == nil && r.Status/100 != 2 {
 		err = &fetch.FetchError{URL: u, Status: r.Status, Reason: r.Reason}
 	}

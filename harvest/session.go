@@ -38,6 +38,9 @@ type session struct {
 	// passed, shared like bodies, holds what discovery passed on to the
 	// harvests by key (SiteDiscovery.Pass).
 	passed map[string]any
+	// docTimeout bounds each document of a discovery (SiteDiscovery's
+	// timed); 0 leaves the client's timeout alone.
+	docTimeout time.Duration
 	// againIfCut are the documents whose fetch state forgetCut drops
 	// (CollectionRun.ReadAgainIfCut).
 	againIfCut map[string]bool

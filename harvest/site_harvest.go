@@ -26,6 +26,9 @@ type siteStep struct {
 func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, rediscover bool) (*SiteReport, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, h.opts.SiteTimeout, ErrSiteTimeout)
 	defer cancel()
+	if st == nil {
+		ctx = h.withSiteBytes(ctx)
+	}
 	defer h.client.HoldRobots(site.URL)()
 	// What was read is stored even when the site ran out of time.
 	dbctx := context.WithoutCancel(ctx)
@@ -39,9 +42,11 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, red
 	}
 	if st == nil {
 		s := newSession(h.client, known)
-		s.budget = h.newBudget()
+		s.budget, s.docTimeout = h.newBudget(), h.opts.DiscoveryDocTimeout
 		st = &siteStep{s: s, started: h.opts.Now()}
-		loadRobots(ctx, h.client, site.URL, known)
+		rctx, cancel := context.WithTimeout(ctx, h.opts.DiscoveryDocTimeout)
+		loadRobots(rctx, h.client, site.URL, known)
+		cancel()
 		h.discover(ctx, st, site, stored, rediscover)
 	}
 	cols, siteRun, err := h.storeSite(dbctx, &site, stored, known, st)

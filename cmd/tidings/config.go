@@ -43,6 +43,8 @@ type Config struct {
 	MaxDocuments  int
 	MaxChanges    int
 	RuleBudget    int64
+	MaxSiteBytes  int64
+	DiscoveryDoc  time.Duration
 
 	// Feeds, set by serve's flags (see feedFlags); harvest has the
 	// WebSub ones (see websubFlags).
@@ -121,6 +123,8 @@ func harvestFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.SiteTimeout, "site-timeout", harvest.DefaultSiteTimeout, "longest one site's harvest may take")
 	fs.IntVar(&c.MaxDocuments, "max-documents", harvest.DefaultMaxDocuments, "most documents one site's harvest may fetch")
 	fs.IntVar(&c.MaxChanges, "max-changes", harvest.DefaultMaxChanges, "most changes one harvest of a collection stores; the later ones wait for the next harvest")
+	fs.DurationVar(&c.DiscoveryDoc, "discovery-document-timeout", harvest.DefaultDiscoveryDocTimeout, "longest one document of a site's discovery (robots.txt, the home page, a sitemap) may take to arrive; one slower stops the discovery")
+	fs.Int64Var(&c.MaxSiteBytes, "site-bytes", harvest.DefaultMaxSiteBytes, "most bytes one harvest of a site downloads, its discovery, crawl and page reads together; the rest waits for the next harvest")
 	fs.Int64Var(&c.RuleBudget, "rule-budget", pagetext.DefaultRuleBudget, "what one ignore rule may cost in one harvest of its site, in units (a pattern's program size per byte of text, a selector's parts per element); a rule that spends it is switched off")
 	c.Sources = source.DefaultSettings()
 	c.Sources.RegisterFlags(fs)
@@ -240,8 +244,11 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		MaxDocuments:      c.MaxDocuments,
 		MaxChanges:        c.MaxChanges,
 		RuleBudget:        c.RuleBudget,
-		Sources:           c.Sources,
-		Snapshots:         c.Snapshots,
+		MaxSiteBytes:      c.MaxSiteBytes,
+
+		DiscoveryDocTimeout: c.DiscoveryDoc,
+		Sources:             c.Sources,
+		Snapshots:           c.Snapshots,
 	}
 }
 

@@ -285,3 +285,43 @@ func TestCrawlOfAHomePageTitledWith404(t *testing.T) {
 		t.Fatalf("collections %+v", rep.Collections)
 	}
 }
+
+// TestDiscoveryOfADrippingSite: a site whose every document sends a byte
+// now and then, robots.txt first, costs a discovery one document's bound
+// (--discovery-document-timeout), not the client's minute per document:
+// the first too slow stops it, it asks the site for nothing more, and
+// says why.
+func TestDiscoveryOfADrippingSite(t *testing.T) {
+	var hits atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/html")
+		fl, _ := w.(http.Flusher)
+		for r.Context().Err() == nil {
+			w.Write([]byte("<p>x"))
+			fl.Flush()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(site.Close)
+	const limit = 500 * time.Millisecond
+	_, h := harvesttest.New(t, harvest.Options{DiscoveryDocTimeout: limit})
+	start := time.Now()
+	_, err := h.Follow(context.Background(), site.URL+"/")
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "took longer than 500ms to send (--discovery-document-timeout)") {
+		t.Errorf("follow: %v, want the slow document named", err)
+	}
+	if n := hits.Load(); n != 1 {
+		t.Errorf("the site got %d requests, want the one too slow alone", n)
+	}
+	// A hang guard, not a speed target: without the bound, each document
+	// drips for the client's minute.
+	if took > 20*limit {
+		t.Errorf("the follow took %s with a bound of %s a document", took, limit)
+	}
+	t.Logf("follow of a dripping site: %s", took)
+}

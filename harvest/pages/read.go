@@ -177,6 +177,12 @@ func (h *pagesHarvest) extracted(t pageTarget, r harvest.PageRead, err error) (*
 // page answering 200.
 func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) {
 	h.NoteFailure(err)
+	if errors.Is(err, fetch.ErrBudgetSpent) {
+		// The harvest's download budget, not the page, stopped it: the
+		// page waits for the next harvest, unwarned one by one (the
+		// collection's run says the budget was spent).
+		return
+	}
 	if !t.known && ctx.Err() == nil {
 		h.st.setAside(t.url, h.now)
 	}
