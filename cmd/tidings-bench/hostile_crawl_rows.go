@@ -42,7 +42,13 @@ func (h *harness) hostileCrawl(ctx context.Context) ([]Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(rows, four...), nil
+	rows = append(rows, four...)
+	fmt.Fprintln(h.stderr, "scenario 7: a site of 500 endless links, and one whose every document drips")
+	budget, err := h.hostileBudget(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return append(rows, budget...), nil
 }
 
 // hostileCheck asks serve's public check page, as a visitor without an
