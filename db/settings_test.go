@@ -25,3 +25,26 @@ func TestPublicURLIsRemembered(t *testing.T) {
 		at = at.Add(time.Hour)
 	}
 }
+
+// TestServedURLIsKeptApart: the address serve made of --addr is kept
+// beside the public address it was given, never in its place.
+func TestServedURLIsKeptApart(t *testing.T) {
+	d, _ := openTest(t)
+	ctx := context.Background()
+	if _, _, err := d.ServedURL(ctx); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a new database knows a served address: %v", err)
+	}
+	at := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	if err := d.SetPublicURL(ctx, "https://feeds.example.org/", at); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetServedURL(ctx, "http://0.0.0.0:8080/", at.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, when, err := d.ServedURL(ctx); err != nil || got != "http://0.0.0.0:8080/" || !when.Equal(at.Add(time.Hour)) {
+		t.Errorf("ServedURL() = %q, %v, %v", got, when, err)
+	}
+	if got, _, err := d.PublicURL(ctx); err != nil || got != "https://feeds.example.org/" {
+		t.Errorf("PublicURL() after SetServedURL = %q, %v", got, err)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -31,6 +33,61 @@ func allowPrivateFlag(fs *flag.FlagSet, c *Config) {
 	fs.BoolVar(&c.AllowPrivate, "allow-private-addresses", false, "allow pushes and webhooks to loopback, private and link-local addresses")
 }
 
+// allowLoopbackFlag registers the operator's consent to messages whose
+// links lead to loopback, for the commands that write messages.
+func allowLoopbackFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("allow-loopback-base-url", false, "let messages link to a --base-url on loopback (localhost, 127.0.0.1, ::1), for readers on this machine only")
+}
+
+// checkLinkBase refuses to write messages whose links cannot be right
+// (see linkBaseProblem), unless the only trouble is loopback and
+// allowLoopback. The default base URL, made of --addr, is one of them: a
+// digest is read elsewhere, and a link in it, List-Unsubscribe included,
+// must lead back here. what says what is not done, as the start of a
+// sentence.
+func (a *app) checkLinkBase(what string, allowLoopback bool) error {
+	why, loopback := linkBaseProblem(a.cfg.BaseURL)
+	if why == "" || loopback && allowLoopback {
+		return nil
+	}
+	from := ""
+	if a.guessedURL {
+		from = " (no --base-url was given here or to serve, so it is made of --addr, where serve listens)"
+	}
+	fix := "Give the address readers reach this tidings at with --base-url (TIDINGS_BASE_URL), here or once to serve"
+	if loopback {
+		fix += "; or, if every reader is on this machine, pass --allow-loopback-base-url"
+	}
+	return usageError{fmt.Sprintf("%s: the links in messages would start with %s, %s%s. %s.", what, a.cfg.BaseURL, why, from, fix)}
+}
+
+// linkBaseProblem says why links under base cannot lead a reader back
+// here, or "" when they may: no host; an unspecified address (0.0.0.0,
+// ::), which a server listens on and no reader can open; loopback, which
+// only this machine reaches (loopback then says that is the trouble).
+func linkBaseProblem(base string) (why string, loopback bool) {
+	host := ""
+	if u, err := url.Parse(base); err == nil {
+		host = u.Hostname()
+	}
+	ip, _ := netip.ParseAddr(host)
+	switch ip = ip.Unmap(); {
+	case host == "":
+		return "which names no host", false
+	case ip.IsUnspecified():
+		return "an address to listen on that no reader can open", false
+	case ip.IsLoopback(), isLocalhost(host):
+		return "which only this machine reaches", true
+	}
+	return "", false
+}
+
+// isLocalhost tells the names that always mean loopback (RFC 6761).
+func isLocalhost(host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	return host == "localhost" || strings.HasSuffix(host, ".localhost")
+}
+
 // newNotifier builds the notifier over the app's store, sending through
 // client.
 func (a *app) newNotifier(client *fetch.Client) (*notify.Notifier, error) {
@@ -50,6 +107,7 @@ func cmdNotify(ctx context.Context, args []string, getenv func(string) string, s
 	addressFlags(fs, &cfg)
 	notifyFlags(fs, &cfg)
 	allowPrivateFlag(fs, &cfg)
+	allowLoopback := allowLoopbackFlag(fs)
 	now := fs.Bool("now", false, "send every person's digest of what is new since their last one, whatever their schedule")
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
@@ -62,6 +120,9 @@ func cmdNotify(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer a.store.Close()
+	if err := a.checkLinkBase("nothing was sent", *allowLoopback); err != nil {
+		return err
+	}
 	n, err := a.newNotifier(fetch.NewClient(a.cfg.clientOptions()))
 	if err != nil {
 		return err
@@ -89,6 +150,7 @@ func cmdUserNotify(ctx context.Context, args []string, getenv func(string) strin
 	addressFlags(fs, &cfg)
 	notifyFlags(fs, &cfg)
 	allowPrivateFlag(fs, &cfg)
+	allowLoopback := allowLoopbackFlag(fs)
 	email := fs.String("email", "", `the address to send the digest to, once confirmed by the link sent there; "none" removes it`)
 	every := fs.String("every", "", "how often the digest is sent: daily, weekly or off")
 	var push, noPush stringList
@@ -121,6 +183,12 @@ func cmdUserNotify(ctx context.Context, args []string, getenv func(string) strin
 	n, err := a.newNotifier(fetch.NewClient(a.cfg.clientOptions()))
 	if err != nil {
 		return err
+	}
+	// The confirmation link is written now, and sent later.
+	if *email != "" && *email != "none" && n.EmailOn() {
+		if err := a.checkLinkBase("no confirmation link was queued", *allowLoopback); err != nil {
+			return err
+		}
 	}
 	if err := a.changeNotify(ctx, n, u, *email, *every, push, noPush, *secret, stdout); err != nil {
 		return err

@@ -211,7 +211,8 @@ type app struct {
 	// followed are the sites a follow recorded, in the order done.
 	followed []db.Site
 	// guessedURL: no public address was given or remembered, so feed
-	// addresses use the default made of --addr.
+	// addresses use one made of an --addr: the one serve last served
+	// under, when it remembers one, else this command's.
 	guessedURL bool
 }
 
@@ -252,8 +253,10 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 
 // publicURL settles the public address the command prints feed
 // addresses with: the one given; else, but for serve, the one serve was
-// last started with, which it remembers in the database; else the
-// default made of --addr (a.guessedURL then says so).
+// last started with, which it remembers in the database; else, a guess
+// (a.guessedURL then says so), the one serve made of its --addr when it
+// was given none, which it remembers too; else the one made of this
+// command's --addr.
 func (a *app) publicURL(ctx context.Context) error {
 	if a.cfg.groups&groupAddress == 0 || a.cfg.serves {
 		return nil
@@ -262,14 +265,21 @@ func (a *app) publicURL(ctx context.Context) error {
 		return nil
 	}
 	u, _, err := a.store.PublicURL(ctx)
-	switch {
-	case errors.Is(err, db.ErrNotFound):
-		a.guessedURL = true
+	if err == nil {
+		a.cfg.BaseURL = u
 		return nil
-	case err != nil:
+	}
+	if !errors.Is(err, db.ErrNotFound) {
 		return err
 	}
-	a.cfg.BaseURL = u
+	a.guessedURL = true
+	u, _, err = a.store.ServedURL(ctx)
+	switch {
+	case err == nil:
+		a.cfg.BaseURL = u
+	case !errors.Is(err, db.ErrNotFound):
+		return err
+	}
 	return nil
 }
 

@@ -74,13 +74,17 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer a.store.Close()
-	if a.cfg.baseURLGiven {
-		// The commands that print feed addresses use it when they are
-		// not given one: an OPML export must name the feeds where
-		// readers reach them.
-		if err := a.store.SetPublicURL(ctx, a.cfg.BaseURL, time.Now()); err != nil {
-			return err
-		}
+	// The commands that print feed addresses or send links use it when
+	// they are not given one: an OPML export must name the feeds where
+	// readers reach them. One made of --addr is kept apart, never in
+	// place of one given: those commands may then warn that it is a
+	// guess, or refuse it (tidings notify).
+	record := a.store.SetPublicURL
+	if !a.cfg.baseURLGiven {
+		record = a.store.SetServedURL
+	}
+	if err := record(ctx, a.cfg.BaseURL, time.Now()); err != nil {
+		return err
 	}
 	return a.serve(ctx, serveOptions{
 		noScheduler: *noScheduler, workers: *workers, metricsToken: *metricsToken, registration: *registration,
