@@ -27,7 +27,7 @@ const (
 
 // CheckRule checks a rule as a person writes it and returns it as it is
 // kept: kind db.IgnoreText ("a text" a line contains, "/a pattern/") or
-// db.IgnoreCSS (a CSS selector, for watched pages).
+// db.IgnoreCSS (a CSS selector, for every page read).
 func CheckRule(kind, pattern string) (string, error) {
 	pattern = strings.TrimSpace(pattern)
 	switch {

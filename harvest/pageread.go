@@ -42,9 +42,9 @@ type ReadOptions struct {
 	// Noise holds the parts of the site's pages a person asked to leave
 	// out of their text (CollectionRun.ReadPage sets the site's).
 	Noise *pagetext.Noise
-	// Marks are each person's own selectors (siteRules.marks): a whole
-	// body read again is also read without what each person's match, to
-	// tell which of its lines they cover (PageRead.Covered).
+	// Marks are each person's own selectors (siteRules.marks): a page
+	// read again is also read without what each person's match, to tell
+	// which of its lines they cover (PageRead.Covered).
 	Marks map[int64][]pagetext.Selector
 }
 
@@ -135,7 +135,7 @@ func (h *Harvester) readText(ctx context.Context, age uint64, now time.Time, url
 		return r, err
 	}
 	r.Text = snap
-	if o.WholeBody && had && snap.HasText() {
+	if had && snap.HasText() {
 		r.Covered = covered(ctx, ex, snap, resp, o.Marks)
 	}
 	r.Snapshot = &db.Snapshot{
@@ -217,7 +217,7 @@ func (j *CollectionRun) ReadPage(ctx context.Context, url string, prev *db.Snaps
 	if o.Noise == nil {
 		o.Noise = j.reading.noise
 	}
-	if o.WholeBody && o.Marks == nil {
+	if o.Marks == nil {
 		o.Marks = j.reading.rules.marks()
 	}
 	r, err := j.h.readText(ctx, j.reading.age, j.now, url, p, prev != nil, o)

@@ -323,9 +323,10 @@ func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string
 // returned, nil when nothing new was read, is stored as the page's latest.
 func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pageReading, url, kind string, prev db.Snapshot, had bool) (*pageNote, *db.Snapshot) {
 	sh := &pageNote{title: prev.Title}
-	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true, Noise: ps.noise})
+	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true, Noise: ps.noise, Marks: ps.rules.marks()})
 	if err == nil {
 		ps.refund(r)
+		ps.rules.cover(url, r.Covered)
 	}
 	switch {
 	case errors.Is(err, errNoTurn):

@@ -103,8 +103,10 @@ type Options struct {
 	// readability's pick can change when only the navigation did.
 	WholeBody bool
 	// Remove are the parts of a page a person asked to ignore: what they
-	// match is left out of its text (Noise.Remove). They apply to the
-	// whole body's text (WholeBody), which watched pages read.
+	// match is left out of its text (Noise.Remove), whichever way it is
+	// read, the whole body's text or readability's article, which is
+	// found after they are taken out. A page over treeLimit is streamed,
+	// not parsed into a tree, and keeps them.
 	Remove []Selector
 	// KeepUnremoved also gives the text as it was before Remove
 	// (Snapshot.Unremoved).
@@ -135,11 +137,7 @@ func (o Options) Extract(body []byte, contentType, pageURL string) (*Snapshot, e
 	maxText := orDefault(o.MaxText, DefaultMaxText)
 	switch s.MediaType {
 	case "text/html", "application/xhtml+xml":
-		remove := o.Remove
-		if !o.WholeBody {
-			remove = nil
-		}
-		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit || o.WholeBody && len(remove) == 0, o.WholeBody, o.Prefer, remove, o.KeepUnremoved)
+		extractHTML(s, body, contentType, pageURL, maxText, len(body) > treeLimit || o.WholeBody && len(o.Remove) == 0, o.WholeBody, o.Prefer, o.Remove, o.KeepUnremoved)
 	case "text/plain", "text/markdown", "text/x-markdown":
 		extractPlain(s, body, contentType, maxText)
 	default:

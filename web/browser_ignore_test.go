@@ -32,7 +32,7 @@ func TestBrowserIgnoreRules(t *testing.T) {
 	b.fill("Ignore", ".webring")
 	b.eval(`(() => { document.querySelector("form.rule select").value = "css"; return "" })()`)
 	b.submit("Add rule")
-	b.waitText("ul.rules", "Mood:", "lines containing this", ".webring", "CSS selector: left out of watched pages")
+	b.waitText("ul.rules", "Mood:", "lines containing this", ".webring", "CSS selector: left out of every page read")
 	b.screenshot("tidings-ignore-rules.png")
 
 	b.click("button", "Remove")

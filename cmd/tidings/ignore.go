@@ -21,7 +21,7 @@ func cmdIgnore(ctx context.Context, args []string, getenv func(string) string, s
 	storeFlags(fs, &cfg)
 	var texts, selectors, removes listFlag
 	fs.Var(&texts, "text", "ignore the lines that contain this text, or match this /pattern/ (repeatable)")
-	fs.Var(&selectors, "css", "leave out of watched pages the parts this CSS selector matches (repeatable)")
+	fs.Var(&selectors, "css", "leave out of every page read the parts this CSS selector matches (repeatable)")
 	fs.Var(&removes, "remove", "remove the rule of this id, as the list shows it (repeatable)")
 	sites, err := parseInterspersed(fs, args, getenv)
 	if err != nil {

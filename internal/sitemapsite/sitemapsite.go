@@ -24,6 +24,9 @@ import (
 type Page struct {
 	Title string
 	Text  string // the main text, one paragraph per line
+	// Aside, when set, is markup written as it is after the main text,
+	// inside the article: a banner, a widget.
+	Aside string
 	// Status, when set, is answered instead of the page (404, 410, 500).
 	Status int
 	// Redirect, when set, answers 302 to it.
@@ -235,6 +238,7 @@ func (s *Site) render(p Page) string {
 	for _, line := range strings.Split(p.Text, "\n") {
 		fmt.Fprintf(&sb, "<p>%s</p>\n", html.EscapeString(line))
 	}
+	sb.WriteString(p.Aside)
 	fmt.Fprintf(&sb, "</article></main>\n<footer>© %s The Shrine Keeper · built %s</footer></body></html>\n", year, html.EscapeString(s.build))
 	return sb.String()
 }

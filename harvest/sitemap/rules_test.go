@@ -1,0 +1,134 @@
+package sitemap
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"tidings/db"
+	"tidings/harvest"
+	"tidings/internal/changetest"
+	"tidings/internal/harvesttest"
+)
+
+// TestCSSRulesOnASitemapSite: CSS rules apply to every page tidings
+// reads, whatever the source. On a site followed by its sitemap, the rule
+// for everyone ".promo" leaves a banner's change out of every feed, and
+// Ann's own ".mood" leaves the mood widget's change out of hers alone; a
+// real edit made with both still shows, its diff without them.
+func TestCSSRulesOnASitemapSite(t *testing.T) {
+	e := newSMEnv(t, harvest.SnapshotSettings{})
+	ctx := context.Background()
+	// Pages of a few paragraphs, so that readability's article is the
+	// same with the banner or without it.
+	v := sitemapShrine()
+	for p, page := range v {
+		page.Text += "\nA longer paragraph about moths, their wings and their flight at night.\nAnd one more line of the page's own text."
+		v[p] = page
+	}
+	// The banner changes on every page at once, the mood on /b/ alone
+	// (a line that changes on many pages at once is learned as noise).
+	version := func(stamp, promo, mood string, edit map[string]string) {
+		for p, page := range v {
+			page.Aside = `<div class="promo"><p>` + promo + `</p></div>`
+			if p == "/b/" {
+				page.Aside += `<div class="mood"><p>Mood: ` + mood + `</p></div>`
+			}
+			page.Lastmod = stamp
+			if more, ok := edit[p]; ok {
+				page.Text += "\n" + more
+			}
+			v[p] = page
+		}
+		e.Site.Version("", v)
+	}
+	version("2026-11-01T00:00:00Z", "Spring sale on moth posters.", "sleepy", nil)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	site, err := e.Store.SiteByURL(ctx, e.Site.URL("/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann, err := e.Store.CreateUser(ctx, "ann", "x", "token-ann", "")
+	if err == nil {
+		err = e.Store.Follow(ctx, ann.ID, site.ID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for owner, rule := range map[int64]string{0: ".promo", ann.ID: ".mood"} {
+		if _, err := e.Store.AddIgnoreRule(ctx, site.ID, owner, db.IgnoreCSS, rule, e.Now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The rules were given after the pages were read: the next harvest
+	// compares them once more with their texts as they were.
+	e.Now = e.Now.Add(time.Hour)
+	version("2026-11-21T00:00:00Z", "Summer sale on moth mugs.", "sleepy", nil)
+	e.Harvest()
+	if got := updated(e); len(got) != 0 {
+		t.Errorf("a banner's change made entries %q", got)
+	}
+
+	version("2026-11-22T00:00:00Z", "Summer sale on moth mugs.", "happy", nil)
+	e.Harvest()
+	if got := updated(e); !slices.Equal(got, []string{"/b/"}) {
+		t.Errorf("the mood's change made entries %q in the site's feed, want /b/", got)
+	}
+	if got := feedFor(t, e, db.Scope{UserID: ann.ID}); len(got) != 0 {
+		t.Errorf("Ann's feed has %q, want none of the mood's changes", got)
+	}
+
+	version("2026-11-23T00:00:00Z", "Autumn sale on moth books.", "grumpy", map[string]string{"/b/": "It flies at night."})
+	e.Harvest()
+	c := exported(t, e, "/b/", "2026-11-23")
+	changetest.Text(t, c, "Atlas moth", db.TextChanged, []string{"Mood: happy"}, []string{"It flies at night.", "Mood: grumpy"})
+	if got := feedFor(t, e, db.Scope{UserID: ann.ID}); !slices.Equal(got, []string{"/b/"}) {
+		t.Errorf("Ann's feed has %q, want the edit of /b/ alone", got)
+	}
+}
+
+// updated lists the updated changes stored, as paths.
+func updated(e *harvesttest.ListEnv) []string {
+	var out []string
+	for _, c := range e.Changes() {
+		if p, ok := strings.CutPrefix(c, "updated "); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// feedFor lists the paths of the updated changes a scope's feed shows.
+func feedFor(t *testing.T, e *harvesttest.ListEnv, scope db.Scope) []string {
+	t.Helper()
+	cs, err := e.Store.FeedChanges(context.Background(), scope, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, c := range cs {
+		if c.Kind == "updated" {
+			out = append(out, strings.TrimPrefix(c.URL, e.Site.Srv.URL))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// exported is the updated change of path dated on day.
+func exported(t *testing.T, e *harvesttest.ListEnv, path, day string) db.ExportedChange {
+	t.Helper()
+	var found db.ExportedChange
+	e.Store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
+		if c.Kind == "updated" && strings.HasSuffix(c.URL, path) && strings.HasPrefix(c.Datetime.UTC().Format(time.RFC3339), day) {
+			found = c
+		}
+		return nil
+	})
+	if found.URL == "" {
+		t.Fatalf("no updated change of %s on %s", path, day)
+	}
+	return found
+}
