@@ -89,7 +89,8 @@ type pagesHarvest struct {
 	started   time.Time       // the wall clock at the harvest's start
 	lastRead  time.Time       // when the last page was read (readTime)
 	st        state
-	setAside  int // links not offered: they led to no page lately
+	setAside  int          // links not offered: they led to no page lately
+	missing   []pageTarget // links that answered "not found", asked for again
 	res       harvest.Result
 }
 
@@ -183,6 +184,12 @@ func (h *pagesHarvest) plan() {
 		h.links = append(h.links, pageTarget{url: in, byHand: true})
 		h.newPages++
 	}
+	// Links that answered "not found": a page linked before it was
+	// written is found the harvest after it appears. They are asked for
+	// last, within the cap left by the pages found meanwhile.
+	for _, u := range h.st.dueMissing(h.now) {
+		h.missing = append(h.missing, pageTarget{url: u, depth: h.st.Skip[u].Depth})
+	}
 }
 
 // mark notes an address as known or queued, with its alias.
@@ -194,12 +201,22 @@ func (h *pagesHarvest) mark(u string) {
 // crawl reads the queued pages, new links first, while the budget lasts.
 // Known pages left unread are read first next time.
 func (h *pagesHarvest) crawl(ctx context.Context) {
-	for len(h.links)+len(h.rereads) > 0 && ctx.Err() == nil {
+	for len(h.links)+len(h.rereads)+len(h.missing) > 0 && ctx.Err() == nil {
 		var t pageTarget
-		if len(h.links) > 0 {
+		switch {
+		case len(h.links) > 0:
 			t, h.links = h.links[0], h.links[1:]
-		} else {
+		case len(h.rereads) > 0:
 			t, h.rereads = h.rereads[0], h.rereads[1:]
+		default:
+			t, h.missing = h.missing[0], h.missing[1:]
+			if h.has[t.url] || h.has[crawl.AliasKey(t.url)] || h.knownN-h.gone()+h.newPages >= h.limit {
+				// Found meanwhile, another spelling of a page watched
+				// (/index.html for /), or no room under the cap.
+				continue
+			}
+			h.mark(t.url)
+			h.newPages++
 		}
 		if read := h.passed(t.url); (t.known || !read) && !h.spend() {
 			h.links = nil

@@ -148,8 +148,12 @@ func testPagesTwoVersions(t *testing.T) {
 	if run.Changes != 0 || len(e.changes()) != before {
 		t.Errorf("an unchanged site gave changes: %q", e.changes())
 	}
-	if run.NotModified != 6 || run.Documents != 6 {
-		t.Errorf("unchanged harvest: %d documents, %d not modified; want 6 and 6", run.Documents, run.NotModified)
+	// The seventh document: the gallery's broken link, which answered
+	// 404, is asked for again (a page linked before it is written comes
+	// the harvest after).
+	if run.NotModified != 6 || run.Documents != 7 || e.site.hit("/gallery/gallery/cat1.html") != 3 {
+		t.Errorf("unchanged harvest: %d documents, %d not modified, the broken link asked %d times; want 7, 6 and 3",
+			run.Documents, run.NotModified, e.site.hit("/gallery/gallery/cat1.html"))
 	}
 	// Between full discoveries, a harvest reads the pages alone.
 	for _, p := range []string{"/.well-known/resourcesync", "/sitemap.xml", "/robots.txt"} {

@@ -165,7 +165,7 @@ func (h *pagesHarvest) extracted(t pageTarget, r harvest.PageRead, err error) (*
 	if crawl.NotFound(snap.Title, firstLine(snap.Text)) {
 		h.vanished[t.url] = t.known
 		if !t.known {
-			h.st.setAside(t.url, h.now)
+			h.st.missing(t.url, t.depth, h.now)
 		}
 		return nil, false
 	}
@@ -183,7 +183,11 @@ func (h *pagesHarvest) readFailed(ctx context.Context, t pageTarget, err error) 
 		// collection's run says the budget was spent).
 		return
 	}
-	if !t.known && ctx.Err() == nil {
+	switch {
+	case t.known || ctx.Err() != nil:
+	case fetch.Gone(err):
+		h.st.missing(t.url, t.depth, h.now)
+	default:
 		h.st.setAside(t.url, h.now)
 	}
 	if fetch.Gone(err) {
@@ -202,6 +206,7 @@ func (h *pagesHarvest) check(t pageTarget, id string) {
 	if t.known {
 		h.answered++
 	}
+	delete(h.st.Skip, t.url) // a link that was missing is a page now
 	h.checked[id] = db.WatchedPage{URL: id, Depth: t.depth, CheckedAt: h.now, ByHand: t.byHand}
 }
 
@@ -213,6 +218,14 @@ func (h *pagesHarvest) offer(u string, depth int) {
 	}
 	if h.st.skipped(u, h.now) {
 		h.setAside++
+		return
+	}
+	if h.st.Skip[u].Missing {
+		// Asked for again at once, but after the links that led to
+		// pages, so that it takes no place of theirs under the cap.
+		if !slices.ContainsFunc(h.missing, func(t pageTarget) bool { return t.url == u }) {
+			h.missing = append(h.missing, pageTarget{url: u, depth: depth})
+		}
 		return
 	}
 	if alias := crawl.AliasKey(u); h.has[alias] {

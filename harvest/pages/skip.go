@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -42,7 +43,19 @@ type state struct {
 type skip struct {
 	Until time.Time `json:"until"`
 	Fails int       `json:"fails"`
+	// Missing: the link answered "not found" (404, 410, or the site's
+	// page saying so), when Until was. Such a link costs a few hundred
+	// bytes, and hand-made sites link a page before they write it: it is
+	// not set aside but asked for again at the next harvest (maxMissing a
+	// harvest, the longest unasked first), and at once when a page
+	// linking it is read again. Depth is where it was linked.
+	Missing bool `json:"missing,omitempty"`
+	Depth   int  `json:"depth,omitempty"`
 }
+
+// maxMissing bounds the links that answered "not found" one harvest asks
+// for again.
+const maxMissing = 50
 
 // loadState reads the stored state; one that cannot be read starts empty,
 // which costs the links' reads once again.
@@ -60,10 +73,45 @@ func loadState(s string) state {
 	return st
 }
 
-// skipped reports whether a link is set aside now.
+// skipped reports whether a link is set aside now; one that answered
+// "not found" never is.
 func (st *state) skipped(u string, now time.Time) bool {
 	s, ok := st.Skip[u]
-	return ok && now.Before(s.Until)
+	return ok && !s.Missing && now.Before(s.Until)
+}
+
+// missing remembers a link that answered "not found" now.
+func (st *state) missing(u string, depth int, now time.Time) {
+	st.Skip[u] = skip{Until: now, Fails: st.Skip[u].Fails + 1, Missing: true, Depth: depth}
+}
+
+// missingEvery is how many harvests in a row a link that answered "not
+// found" is asked for again; past them it waits a day more for each
+// further miss, up to maxMissingWait: a link that stays broken costs a
+// request a week, and one whose page is written comes the harvest after.
+const (
+	missingEvery   = 3
+	maxMissingWait = 7 * 24 * time.Hour
+)
+
+// dueMissing returns the links that answered "not found" to ask for
+// again now, at most maxMissing, the longest unasked first.
+func (st *state) dueMissing(now time.Time) []string {
+	var urls []string
+	for u, s := range st.Skip {
+		wait := min(time.Duration(max(s.Fails-missingEvery, 0))*24*time.Hour, maxMissingWait)
+		// An hour's slack: harvests a day apart come a little early.
+		if s.Missing && !now.Before(s.Until.Add(wait-time.Hour)) {
+			urls = append(urls, u)
+		}
+	}
+	slices.SortFunc(urls, func(a, b string) int {
+		if c := st.Skip[a].Until.Compare(st.Skip[b].Until); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	return urls[:min(len(urls), maxMissing)]
 }
 
 // setAside remembers a link that led to no page.

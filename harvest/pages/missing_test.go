@@ -1,0 +1,63 @@
+package pages
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"tidings/db"
+	"tidings/harvest"
+	"tidings/internal/changetest"
+)
+
+// TestLinksWrittenBeforeTheirPages: a hand-made site links two pages
+// before they exist. The one written the next day is found by the next
+// harvest, though the home page linking it did not change (it answers
+// 304); the other, written later, too. A page that links 60 missing pages
+// costs a harvest at most 50 requests for them.
+func TestLinksWrittenBeforeTheirPages(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{})
+	home := func(more string) {
+		e.site.set("/", page("Bea's shrine", `<p>See my <a href="/neighbors.html">neighbors</a>, my <a href="/resources.html">resources</a>
+			and <a href="/about.html">about</a>.</p>`+more))
+	}
+	home("")
+	e.site.set("/about.html", page("About", "<p>I keep moths.</p>"))
+	e.follow("/")
+
+	e.site.set("/neighbors.html", page("Neighbors", "<p>Kestrel's moth pages, Owl's garden.</p>"))
+	e.harvest()
+	if fresh := e.fresh(); !slices.Equal(fresh, []string{"created /neighbors.html"}) {
+		t.Fatalf("entries %q, want /neighbors.html created", fresh)
+	}
+	changetest.Text(t, e.exported("/neighbors.html", "created"), "Neighbors", db.TextChanged, nil, []string{"Kestrel's moth pages, Owl's garden."})
+
+	// Written later, and the home page changed meanwhile: found at once.
+	e.site.set("/resources.html", page("Resources", "<p>Where to buy moth food.</p>"))
+	home("<p>Updated in spring.</p>")
+	e.harvest()
+	if fresh := e.fresh(); !slices.Contains(fresh, "created /resources.html") {
+		t.Errorf("entries %q, want /resources.html created", fresh)
+	}
+
+	// Sixty links to pages not written: one harvest asks for 50 of them.
+	var more strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&more, `<a href="/soon%d.html">soon %d</a> `, i, i)
+	}
+	home("<p>" + more.String() + "</p>")
+	e.harvest()
+	soon := func() int {
+		n := 0
+		for i := range 60 {
+			n += e.site.hit(fmt.Sprintf("/soon%d.html", i))
+		}
+		return n
+	}
+	before := soon()
+	e.harvest()
+	if asked := soon() - before; asked != maxMissing {
+		t.Errorf("a harvest asked for %d of the 60 missing pages, want %d", asked, maxMissing)
+	}
+}
