@@ -21,7 +21,7 @@ func page(title string, body ...string) string {
 // TestPagesCrawlTrap: a calendar whose pages link the next month for
 // ever, and a directory whose relative link makes /a/a/a/…, end within
 // the bounds: a few query variants of one path, no repeated segments,
-// depth 3, and --watch-pages.
+// and --watch-pages.
 func TestPagesCrawlTrap(t *testing.T) {
 	e := newWatchEnv(t, harvest.Options{})
 	e.site.set("/", page("Home", `<a href="/calendar">calendar</a> <a href="/a/">a</a>`))

@@ -16,9 +16,6 @@ import (
 
 // Bounds of a crawl, beside --watch-pages.
 const (
-	// maxWatchDepth: links are followed this many steps from where the
-	// crawl started.
-	maxWatchDepth = 3
 	// maxQueryVariants: at most this many addresses of one path that
 	// differ by their query string are watched (a calendar's endless
 	// ?month= links).

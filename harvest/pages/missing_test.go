@@ -61,3 +61,30 @@ func TestLinksWrittenBeforeTheirPages(t *testing.T) {
 		t.Errorf("a harvest asked for %d of the 60 missing pages, want %d", asked, maxMissing)
 	}
 }
+
+// TestPagesAnyLinksDeep: a chain home → section → subsection → page →
+// its notes, on a small site: every page of it is watched from the
+// follow, and a page the deepest one links once it changes is found the
+// next harvest.
+func TestPagesAnyLinksDeep(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{})
+	chain := []string{"/", "/moths/", "/moths/night/", "/moths/night/luna.html", "/moths/night/luna-notes.html"}
+	for i, p := range chain {
+		body := fmt.Sprintf("<p>Page %d of the chain.</p>", i)
+		if i+1 < len(chain) {
+			body += fmt.Sprintf(`<p><a href="%s">on</a></p>`, chain[i+1])
+		}
+		e.site.set(p, page(fmt.Sprintf("Chain %d", i), body))
+	}
+	e.follow("/")
+	if got := e.watched(); !slices.Equal(got, slices.Sorted(slices.Values(chain))) {
+		t.Fatalf("watched %q, want the whole chain", got)
+	}
+	last := chain[len(chain)-1]
+	e.site.set(last, page("Chain 4", `<p>Page 4 of the chain.</p><p>See <a href="/moths/night/luna-eggs.html">the eggs</a>.</p>`))
+	e.site.set("/moths/night/luna-eggs.html", page("Luna eggs", "<p>They hatch in ten days.</p>"))
+	e.harvest()
+	if fresh := e.fresh(); !slices.Contains(fresh, "created /moths/night/luna-eggs.html") {
+		t.Errorf("entries %q, want the eggs page, six links deep, created", fresh)
+	}
+}

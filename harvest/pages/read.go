@@ -378,14 +378,19 @@ func (h *pagesHarvest) tooSlow(t pageTarget) {
 	h.Warn("%s; it is read again at the next harvest, with less patience", why)
 }
 
-// maxDepth is how far links are followed: on a site that answers every
-// address with 200 ("soft 404"), a link may lead to a page that is not
-// there, which links to more, so only the start page's links are taken.
+// maxDepth is how far links are followed. The crawl is breadth-first and
+// watches at most --watch-pages, so it needs no depth of its own: a page
+// four links deep on a small site is watched like one linked from home,
+// and a page linked from a changed page is found whatever its depth
+// (traps are bounded by the cap, the query variants and the repeated
+// segments crawl leaves out). But on a site that answers every address
+// with 200 ("soft 404"), a link may lead to a page that is not there,
+// which links to more, so only the start page's links are taken.
 func (h *pagesHarvest) maxDepth() int {
 	if a := h.st.Answers200; a != nil && *a {
 		return 1
 	}
-	return maxWatchDepth
+	return h.limit
 }
 
 // learnNotFound asks, once, for an address of the scope that cannot
