@@ -86,8 +86,9 @@ type pagesHarvest struct {
 	started   time.Time       // the wall clock at the harvest's start
 	lastRead  time.Time       // when the last page was read (readTime)
 	st        state
-	setAside  int          // links not offered: they led to no page lately
-	missing   []pageTarget // links that answered "not found", asked for again
+	setAside  int               // links not offered: they led to no page lately
+	missing   []pageTarget      // links that answered "not found", asked for again
+	sameAs    map[string]sameAs // new addresses left out for a watched page's text
 	res       harvest.Result
 }
 
@@ -134,7 +135,7 @@ func newPagesHarvest(ctx context.Context, r *harvest.CollectionRun) (*pagesHarve
 		has: map[string]bool{}, variants: map[string]int{}, vanished: map[string]bool{},
 		checked: map[string]db.WatchedPage{}, history: map[string]bool{}, signIn: map[string]int{},
 		funnel: map[string]int{}, moved: map[string]string{}, sameText: map[string]string{},
-		alternates: map[string][]pageTarget{},
+		alternates: map[string][]pageTarget{}, sameAs: map[string]sameAs{},
 	}
 	for _, w := range list {
 		h.watchedBy[w.URL] = w

@@ -88,3 +88,37 @@ func TestPagesAnyLinksDeep(t *testing.T) {
 		t.Errorf("entries %q, want the eggs page, six links deep, created", fresh)
 	}
 }
+
+// TestRenamedWatchedPage: the home page now links /cooking/recipes.html
+// instead of /recipes.html, which answers 301 there with the same text:
+// the move is recorded, /recipes.html deleted and /cooking/recipes.html
+// created, and the new address is watched, so that its next edit comes.
+func TestRenamedWatchedPage(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{})
+	recipes := page("Recipes", "<p>Moth-friendly lemonade.</p><p>Night garden soup.</p>")
+	e.site.set("/", page("Kitchen", `<p>My <a href="/recipes.html">recipes</a> and <a href="/about.html">me</a>.</p>`))
+	e.site.set("/recipes.html", recipes)
+	e.site.set("/about.html", page("About", "<p>I cook.</p>"))
+	e.follow("/")
+
+	e.site.set("/", page("Kitchen", `<p>My <a href="/cooking/recipes.html">recipes</a> and <a href="/about.html">me</a>.</p>`))
+	e.site.remove("/recipes.html")
+	e.site.set("/cooking/recipes.html", recipes)
+	e.site.mu.Lock()
+	e.site.moved["/recipes.html"] = "/cooking/recipes.html"
+	e.site.mu.Unlock()
+	e.harvest()
+	fresh := e.fresh()
+	if !slices.Contains(fresh, "deleted /recipes.html") || !slices.Contains(fresh, "created /cooking/recipes.html") {
+		t.Errorf("entries %q, want the move: /recipes.html deleted, /cooking/recipes.html created", fresh)
+	}
+	if got := e.watched(); !slices.Contains(got, "/cooking/recipes.html") || slices.Contains(got, "/recipes.html") {
+		t.Fatalf("watched %q, want the new address and not the old", got)
+	}
+
+	e.site.set("/cooking/recipes.html", page("Recipes", "<p>Moth-friendly lemonade.</p><p>Night garden soup.</p><p>Ginger cake.</p>"))
+	e.harvest()
+	if fresh := e.fresh(); !slices.Contains(fresh, "updated /cooking/recipes.html") {
+		t.Errorf("entries %q, want the renamed page's edit", fresh)
+	}
+}

@@ -88,7 +88,9 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 	if other, ok := h.sameText[snap.TextHash]; ok && !t.known && h.stillThere(other) {
 		// Another address of a page already watched, or what a site
 		// answers for every address it does not have (a single-page
-		// app's fallback to its home page).
+		// app's fallback to its home page). Unless that page turns out,
+		// later in this harvest, to redirect here: then it was renamed.
+		h.sameAs[id] = sameAs{target: t, of: other}
 		return
 	}
 	if snap.Text != "" {
@@ -306,9 +308,22 @@ func isMove(from, final string) bool {
 // See settleMoves.
 func (h *pagesHarvest) movedTo(t pageTarget, final string) {
 	h.moved[t.url] = final
+	if d, ok := h.sameAs[final]; ok && d.of == t.url {
+		// Read already, and left out as another address of this page,
+		// which was renamed: it is read again as the new page it is.
+		delete(h.sameAs, final)
+		h.links = append(h.links, d.target)
+		return
+	}
 	if h.scope.Contains(final) {
 		h.offer(final, t.depth)
 	}
+}
+
+// sameAs is a new address left out for answering a watched page's text.
+type sameAs struct {
+	target pageTarget
+	of     string // the watched page
 }
 
 // given is what discovery read of a new page, which is then not fetched
