@@ -182,6 +182,18 @@ func (h *pagesHarvest) plan() {
 		h.links = append(h.links, pageTarget{url: in, byHand: true})
 		h.newPages++
 	}
+	// Links the last harvest offered and could not read come before the
+	// pages known.
+	for _, u := range slices.Sorted(maps.Keys(h.st.Pending)) {
+		d := h.st.Pending[u]
+		delete(h.st.Pending, u)
+		if h.has[u] || h.has[crawl.AliasKey(u)] || h.st.skipped(u, h.now) || h.knownN+h.newPages >= h.limit {
+			continue
+		}
+		h.mark(u)
+		h.newPages++
+		h.links = append(h.links, pageTarget{url: u, depth: d})
+	}
 	// Links that answered "not found": a page linked before it was
 	// written is found the harvest after it appears. They are asked for
 	// last, within the cap left by the pages found meanwhile.
@@ -217,10 +229,27 @@ func (h *pagesHarvest) crawl(ctx context.Context) {
 			h.newPages++
 		}
 		if read := h.passed(t.url); (t.known || !read) && !h.spend() {
+			h.pend(append(h.links, t))
 			h.links = nil
 			break
 		}
 		h.read(ctx, t)
+	}
+}
+
+// pend keeps the new links left unread for the next harvest, within
+// maxPending.
+func (h *pagesHarvest) pend(links []pageTarget) {
+	if h.first {
+		// The first crawl's pages are all already seen; one it did not
+		// reach is found as the cap and refills allow (CapHit).
+		return
+	}
+	for _, l := range links {
+		if l.known || len(h.st.Pending) >= maxPending {
+			continue
+		}
+		h.st.Pending[l.url] = l.depth
 	}
 }
 

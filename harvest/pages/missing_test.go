@@ -122,3 +122,31 @@ func TestRenamedWatchedPage(t *testing.T) {
 		t.Errorf("entries %q, want the renamed page's edit", fresh)
 	}
 }
+
+// TestLinksOfANewPageAreRead: a new comics section linking six comics
+// comes while a harvest may read few pages: the section is created, and
+// the comics its first read offered are read by the harvests after, though
+// the section answers 304 from then on.
+func TestLinksOfANewPageAreRead(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{Snapshots: harvest.SnapshotSettings{PageFetches: 3}})
+	e.site.set("/", page("Home", `<p><a href="/about.html">about</a></p>`))
+	e.site.set("/about.html", page("About", "<p>I draw comics.</p>"))
+	e.follow("/")
+
+	var comics strings.Builder
+	for i := range 6 {
+		fmt.Fprintf(&comics, `<a href="/comics/%d.html">comic %d</a> `, i, i)
+		e.site.set(fmt.Sprintf("/comics/%d.html", i), page(fmt.Sprintf("Comic %d", i), fmt.Sprintf("<p>Panel one of comic %d.</p>", i)))
+	}
+	e.site.set("/comics/", page("Comics", "<p>"+comics.String()+"</p>"))
+	e.site.set("/", page("Home", `<p><a href="/about.html">about</a> <a href="/comics/">comics</a></p>`))
+	for range 4 {
+		e.harvest()
+	}
+	fresh := e.fresh()
+	for i := range 6 {
+		if c := fmt.Sprintf("created /comics/%d.html", i); !slices.Contains(fresh, c) {
+			t.Errorf("entries %q lack %s", fresh, c)
+		}
+	}
+}

@@ -34,6 +34,11 @@ type state struct {
 	// hash of that answer, which no page of the site then has.
 	Answers200   *bool  `json:"answers_200,omitempty"`
 	NotFoundHash string `json:"not_found_hash,omitempty"`
+	// Pending are links a harvest offered but did not read, its page
+	// fetches spent, with their depth: the next harvest reads them first,
+	// since the pages that link them may answer 304 from then on and
+	// never offer them again.
+	Pending map[string]int `json:"pending,omitempty"`
 	// CapHit: a harvest left links out for the cap (--watch-pages), so
 	// when pages go the watched ones are read whole again for their links.
 	CapHit bool `json:"cap_hit,omitempty"`
@@ -54,8 +59,11 @@ type skip struct {
 }
 
 // maxMissing bounds the links that answered "not found" one harvest asks
-// for again.
-const maxMissing = 50
+// for again; maxPending the links left unread that are kept for the next.
+const (
+	maxMissing = 50
+	maxPending = 500
+)
 
 // loadState reads the stored state; one that cannot be read starts empty,
 // which costs the links' reads once again.
@@ -69,6 +77,9 @@ func loadState(s string) state {
 	}
 	if st.Slow == nil {
 		st.Slow = map[string]bool{}
+	}
+	if st.Pending == nil {
+		st.Pending = map[string]int{}
 	}
 	return st
 }
