@@ -68,11 +68,18 @@ func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText 
 	if wholeBody || bodyLines.elements > maxReadabilityElements || bodyText == "" {
 		return
 	}
+	// Read before readability, which mutates the tree.
+	marked, markedTruncated := markedMain(doc, maxText)
 	article := articleText(doc, pageURL, maxText)
 	if article == nil {
 		return
 	}
-	text := article.finish()
+	text, truncated := article.finish(), article.truncated
+	if marked != "" && !sharesLine(text, marked) {
+		// Readability picked a part outside what the page marks as its
+		// main content: on a short page, its footer line.
+		text, truncated = marked, markedTruncated
+	}
 	share := articleShare
 	switch prefer {
 	case MethodArticle:
@@ -81,8 +88,58 @@ func extractHTML(s *Snapshot, body []byte, contentType, pageURL string, maxText 
 		share = articleShareSwitch
 	}
 	if len(text)*share >= len(bodyText) {
-		s.Text, s.Truncated, s.Method = text, article.truncated, MethodArticle
+		s.Text, s.Truncated, s.Method = text, truncated, MethodArticle
 	}
+}
+
+// markedMain returns the text of what the page marks as its main content:
+// its <main> (or role="main"), else its one <article>; "" when it marks
+// none.
+func markedMain(doc *html.Node, maxText int) (string, bool) {
+	var mains, articles []*html.Node
+	var find func(n *html.Node)
+	find = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			switch {
+			case n.Data == "main" || attr(n, "role") == "main":
+				mains = append(mains, n)
+				return
+			case n.Data == "article":
+				articles = append(articles, n)
+				return
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			find(c)
+		}
+	}
+	find(doc)
+	var n *html.Node
+	switch {
+	case len(mains) == 1:
+		n = mains[0]
+	case len(mains) == 0 && len(articles) == 1:
+		n = articles[0]
+	default:
+		return "", false
+	}
+	b := newLineBuilder(maxText)
+	walk(b, n)
+	return b.finish(), b.truncated
+}
+
+// sharesLine reports whether a and b have a line in common.
+func sharesLine(a, b string) bool {
+	lines := map[string]bool{}
+	for _, l := range strings.Split(b, "\n") {
+		lines[l] = true
+	}
+	for _, l := range strings.Split(a, "\n") {
+		if l != "" && lines[l] {
+			return true
+		}
+	}
+	return false
 }
 
 // articleText runs readability over doc, which it mutates, and returns the

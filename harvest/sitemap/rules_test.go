@@ -132,3 +132,4 @@ func exported(t *testing.T, e *harvesttest.ListEnv, path, day string) db.Exporte
 	}
 	return found
 }
+
