@@ -132,4 +132,3 @@ func exported(t *testing.T, e *harvesttest.ListEnv, path, day string) db.Exporte
 	}
 	return found
 }
-
