@@ -146,10 +146,18 @@ func urlsOf(pages []db.Page) []string {
 	return out
 }
 
+// RecheckDated is how long a page whose own date did not move goes
+// unread: many sites edit a page without moving its <lastmod> (or its
+// hash in a resource list), and such an edit is found when the page is
+// read again.
+const RecheckDated = 7 * 24 * time.Hour
+
 // recheck re-reads, conditionally, the pages whose dates cannot be
-// trusted (none given, or the build's) and those never read, oldest
-// check first and undated ones first among equals, within what is left
-// of the budget: every page is seen every few harvests.
+// trusted (none given, or the build's), those never read, and those
+// whose own date did not move for RecheckDated, oldest check first and
+// undated ones first among equals, within what is left of the budget:
+// every page is seen every few harvests, and every dated one at least
+// every RecheckDated when the budget allows.
 func (h *Harvest) recheck(ctx context.Context) error {
 	if !h.ReadsPages() {
 		return nil
@@ -157,8 +165,10 @@ func (h *Harvest) recheck(ctx context.Context) error {
 	var todo []string
 	for _, u := range h.set.URLs() {
 		p, _ := h.set.Page(u)
-		_, checked := h.checks[u]
-		if h.created[u] || h.read[u] || (p.Modified != nil && !h.st.Stamped && checked) {
+		at, checked := h.checks[u]
+		trusted := p.Modified != nil && !h.st.Stamped && checked
+		// An hour's slack: harvests a day apart come a little early.
+		if h.created[u] || h.read[u] || trusted && h.now.Sub(at) < RecheckDated-time.Hour {
 			continue
 		}
 		if h.HasPageText(u) {

@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -131,4 +132,46 @@ func exported(t *testing.T, e *harvesttest.ListEnv, path, day string) db.Exporte
 		t.Fatalf("no updated change of %s on %s", path, day)
 	}
 	return found
+}
+
+// TestEditWithoutItsLastmodIsFound: a sitemap whose pages carry dates of
+// their own; one page is edited while its <lastmod> stays. Harvested
+// daily, the edit is found within a week, with its words, and the pages
+// whose dates did not move are read again once in that week, not daily.
+func TestEditWithoutItsLastmodIsFound(t *testing.T) {
+	e := newSMEnv(t, harvest.SnapshotSettings{})
+	v := sitemapShrine()
+	day := 1
+	for p, page := range v {
+		page.Text += "\nA longer paragraph about moths, their wings and their flight at night."
+		page.Lastmod = fmt.Sprintf("2026-10-%02dT00:00:00Z", day)
+		day++
+		v[p] = page
+	}
+	e.Site.Version("", v)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	e.Harvest()
+	page := v["/b/"]
+	page.Text = strings.Replace(page.Text, "one of the largest moths.", "one of the largest moths in the world.", 1)
+	v["/b/"] = page
+	e.Site.Version("", v)
+	before := e.Site.Hits("/c/")
+	for range 7 {
+		e.Harvest()
+	}
+	if !slices.Contains(updated(e), "/b/") {
+		t.Fatalf("a week of harvests found no edit of /b/: %q", e.Changes())
+	}
+	var c db.ExportedChange
+	e.Store.ExportChanges(context.Background(), db.ExportFilter{}, func(x db.ExportedChange) error {
+		if x.Kind == "updated" && strings.HasSuffix(x.URL, "/b/") {
+			c = x
+		}
+		return nil
+	})
+	changetest.Text(t, c, "Atlas moth", db.TextChanged, []string{"The atlas moth is one of the largest moths."},
+		[]string{"The atlas moth is one of the largest moths in the world."})
+	if n := e.Site.Hits("/c/") - before; n != 1 {
+		t.Errorf("/c/, whose date did not move, was asked for %d times in a week, want once", n)
+	}
 }
