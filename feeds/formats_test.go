@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mmcdole/gofeed"
 
@@ -378,5 +379,21 @@ func TestWriteFormatsGolden(t *testing.T) {
 				t.Errorf("two renders differ")
 			}
 		})
+	}
+}
+
+// TestMicrosecondsInAtomAndJSON: an entry dated with microseconds, as a
+// change list writes them, keeps them in Atom and JSON Feed, read back;
+// RSS's dates have seconds only.
+func TestMicrosecondsInAtomAndJSON(t *testing.T) {
+	f := sampleFeed()
+	at := time.Date(2013, 1, 2, 13, 0, 2, 123456789, time.UTC)
+	f.Entries[0].Updated, f.Entries[0].Published = at, at
+	for _, format := range []Format{Atom, JSON} {
+		parsed := parseAny(t, renderAs(t, f, format), format)
+		got := parsed.Items[0].UpdatedParsed
+		if got == nil || !got.Equal(at.Truncate(time.Microsecond)) {
+			t.Errorf("%s: entry updated %v, want %v", format, got, at.Truncate(time.Microsecond))
+		}
 	}
 }

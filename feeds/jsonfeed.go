@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 
 	gorilla "github.com/gorilla/feeds"
 )
@@ -102,13 +101,13 @@ func fixJSONItem(built *gorilla.JSONItem, e *Entry, feedLang string) *jsonItem {
 		ContentHTML:  e.ContentHTML,
 		ContentText:  plainText(e.ContentHTML),
 		Summary:      e.Summary,
-		DateModified: e.Updated.Format(time.RFC3339),
+		DateModified: atomTime(e.Updated),
 		Tags:         e.Categories,
 	}
 	// Readers sort by date_published; without one an entry has no date.
 	out.DatePublished = out.DateModified
 	if !e.Published.IsZero() {
-		out.DatePublished = e.Published.Format(time.RFC3339)
+		out.DatePublished = atomTime(e.Published)
 	}
 	if e.Author != "" {
 		out.Author = &jsonAuthor{Name: e.Author}

@@ -330,6 +330,9 @@ type CollectionRun struct {
 	limit   changeCap
 	dates   refusedDates
 	seen    map[changeKey]bool
+	// seenMs are stored changes whose time has no finer part than a
+	// millisecond (MarkStored).
+	seenMs  map[changeKey]bool
 	lastmod int
 	newest  time.Time
 	// res is what the adapter handed back.
@@ -356,15 +359,15 @@ type changeKey struct {
 // limit of the run waits for the next (see changeCap).
 func (j *CollectionRun) record(c db.Change) {
 	c.CollectionID = j.col.ID
-	// Milliseconds: a harvest's own clock and some sources' dates carry
-	// nanoseconds nobody reads, while pages read a few hundred
-	// milliseconds apart must not share one time in a feed.
-	c.Datetime = c.Datetime.UTC().Truncate(time.Millisecond)
+	// Microseconds, as a source writes them at most (a change list's
+	// 2013-01-02T13:00:02.123456Z) and Atom and both engines keep them;
+	// the nanoseconds of a harvest's own clock nobody reads.
+	c.Datetime = c.Datetime.UTC().Truncate(time.Microsecond)
 	if !j.believable(c.Datetime) {
 		return
 	}
 	k := changeKey{c.URL, c.Kind, c.Datetime}
-	if j.seen[k] || j.waits(&c) {
+	if j.seen[k] || j.seenMs[changeKey{c.URL, c.Kind, c.Datetime.Truncate(time.Millisecond)}] || j.waits(&c) {
 		return
 	}
 	j.seen[k] = true

@@ -104,7 +104,16 @@ func (j *CollectionRun) ReadAgainIfCut(url string) {
 // of that instant may have come) would otherwise pay a page fetch for
 // each, whose change the store then drops.
 func (j *CollectionRun) MarkStored(c db.Change) {
-	j.seen[changeKey{c.URL, c.Kind, c.Datetime.UTC()}] = true
+	at := c.Datetime.UTC()
+	j.seen[changeKey{c.URL, c.Kind, at}] = true
+	if at.Equal(at.Truncate(time.Millisecond)) {
+		// Stored in milliseconds, perhaps by a tidings that kept no
+		// more: the same change read again in microseconds is this one.
+		if j.seenMs == nil {
+			j.seenMs = map[changeKey]bool{}
+		}
+		j.seenMs[changeKey{c.URL, c.Kind, at}] = true
+	}
 }
 
 // Cutoff is the first harvest's window: on a collection's first harvest,

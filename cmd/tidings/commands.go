@@ -260,8 +260,9 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 }
 
 // exportTime is how an export writes a change's time: RFC 3339 in UTC,
-// with the milliseconds a harvest's own clock gives, none when they are 0.
-const exportTime = "2006-01-02T15:04:05.999Z07:00"
+// with the fraction of a second the time has (a harvest's own clock's
+// milliseconds, a change list's microseconds), none when it is 0.
+const exportTime = "2006-01-02T15:04:05.999999Z07:00"
 
 // exportedChange is one line of `tidings export changes`.
 type exportedChange struct {

@@ -1,10 +1,13 @@
 package resourcesync_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"tidings/db"
 	"tidings/harvest"
 	"tidings/internal/harvesttest"
 )
@@ -103,5 +106,35 @@ func TestAFreshlyPublishedSiteCountsItsPages(t *testing.T) {
 	atom := harvesttest.CollectionAtom(t, store, rep.Collections[0].Collection.ID, false)
 	if !strings.Contains(atom, ": 5 pages") {
 		t.Errorf("the first entry does not count the 5 pages:\n%s", atom)
+	}
+}
+
+// TestDatetimesKeepTheirMicroseconds: a change list's datetime with
+// microseconds is stored with them; and a change stored in milliseconds
+// (as an older tidings kept it) read again in microseconds is the same
+// change, not a new one.
+func TestDatetimesKeepTheirMicroseconds(t *testing.T) {
+	site := harvesttest.NewChangeListSite(t)
+	entry := func(name, at string) string {
+		return `<url><loc>BASE/` + name + `</loc><rs:md change="updated" datetime="` + at + `"/></url>` + "\n"
+	}
+	site.Set("/changes.xml", harvesttest.PlainHead+`<rs:md capability="changelist"/>`+"\n"+
+		entry("a.html", "2026-11-20T13:00:02.123456Z")+entry("b.html", "2026-11-20T13:00:03.123Z")+"</urlset>")
+	store, h := harvesttest.New(t, harvesttest.Quiet(harvest.Options{Now: func() time.Time { return time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC) }}))
+	harvesttest.Follow(t, h, site.URL+"/")
+	times := map[string]string{}
+	store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
+		times[strings.TrimPrefix(c.URL, site.URL)] = c.Datetime.UTC().Format(time.RFC3339Nano)
+		return nil
+	})
+	if got := times["/a.html"]; got != "2026-11-20T13:00:02.123456Z" {
+		t.Errorf("a.html stored at %s, want its microseconds", got)
+	}
+	// b.html's change, stored in milliseconds, is now published with
+	// microseconds: the same change.
+	site.Set("/changes.xml", harvesttest.PlainHead+`<rs:md capability="changelist"/>`+"\n"+
+		entry("a.html", "2026-11-20T13:00:02.123456Z")+entry("b.html", "2026-11-20T13:00:03.123999Z")+"</urlset>")
+	if got := harvesttest.HarvestSite(t, store, h, site.URL+"/").Changes(); got != 0 {
+		t.Errorf("the second harvest stored %d new changes, want 0", got)
 	}
 }
