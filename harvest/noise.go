@@ -22,6 +22,10 @@ type siteRules struct {
 	// is hidden from that person alone (Change.HiddenFor).
 	owners map[int64]*pagetext.Noise
 
+	// marked are the people whose selectors are judged (marks), in the
+	// order of their first rule.
+	marked []int64
+
 	mu sync.Mutex
 	// covered are, by page URL and person, the lines of the page's new
 	// text that the person's selectors match (pagetext.Options.Mark).
@@ -62,6 +66,9 @@ func (h *Harvester) siteRules(ctx context.Context, site db.Site) *siteRules {
 			var sel pagetext.Selector
 			if sel, err = pagetext.ParseSelector(r.Pattern); err == nil {
 				n.Remove = append(n.Remove, sel)
+				if r.UserID != 0 && len(sr.marked) < MaxMarkedPeople && !slices.Contains(sr.marked, r.UserID) {
+					sr.marked = append(sr.marked, r.UserID)
+				}
 				if r.CreatedAt.After(n.Since) {
 					n.Since = r.CreatedAt
 				}
@@ -80,20 +87,26 @@ func (h *Harvester) siteRules(ctx context.Context, site db.Site) *siteRules {
 	return sr
 }
 
-// marks are the selectors of each person who has some, for the page
-// reader to say which lines of a page each matches.
+// MaxMarkedPeople bounds the people whose own selectors a harvest judges
+// on each page it reads again: each costs one more reading of the page
+// (see covered), so a site that thousands follow must not cost thousands.
+// Those whose rules came first are judged; the others' text rules still
+// apply.
+const MaxMarkedPeople = 25
+
+// marks are the selectors of each person who has some, within
+// MaxMarkedPeople, for the page reader to say which lines of a page each
+// matches.
 func (sr *siteRules) marks() map[int64][]pagetext.Selector {
 	if sr == nil {
 		return nil
 	}
 	var m map[int64][]pagetext.Selector
-	for u, n := range sr.owners {
-		if len(n.Remove) > 0 {
-			if m == nil {
-				m = map[int64][]pagetext.Selector{}
-			}
-			m[u] = n.Remove
+	for _, u := range sr.marked {
+		if m == nil {
+			m = map[int64][]pagetext.Selector{}
 		}
+		m[u] = sr.owners[u].Remove
 	}
 	return m
 }
