@@ -149,6 +149,14 @@ func (s *Scheduler) Sweep(ctx context.Context) {
 		s.opts.Logger.Info("scheduler: deleted history past its retention", "changes", sw.Changes, "collections", sw.Collections,
 			"runs", sw.Runs, "snapshots", sw.Snapshots, "keep_changes_for", r.KeepChangesFor, "keep_changes", r.KeepChanges)
 	}
+	if sw.Share.Sites > 0 {
+		s.opts.Logger.Info("scheduler: deleted the oldest changes of sites past their share", "sites", sw.Share.Sites,
+			"changes", sw.Share.Changes, "runs", sw.Share.Runs, "snapshots", sw.Share.Snapshots, "site_share", r.SiteShare)
+	}
+	if sw.Share.Over > 0 {
+		s.opts.Logger.Warn("scheduler: sites still past their share keeping only their newest changes", "sites", sw.Share.Over,
+			"site_share", r.SiteShare, "keep_changes", r.KeepChanges)
+	}
 }
 
 // sweepLease is the sweep's lease among the hosts' (no host is named

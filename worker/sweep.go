@@ -19,6 +19,10 @@ type Retention struct {
 	// Unfollowed is how long the history of a site nobody follows any
 	// more is kept before it is deleted whole.
 	Unfollowed time.Duration
+	// SiteShare is how many bytes one site may store before its oldest
+	// changes go, whatever their age (db.PruneToShare); below zero, no
+	// limit.
+	SiteShare int64
 }
 
 // Defaults of Retention.
@@ -36,6 +40,13 @@ const (
 	// month: long enough for someone who left by mistake, or a new
 	// person, to follow it again and find its feeds whole.
 	DefaultUnfollowedRetention = 30 * 24 * time.Hour
+	// DefaultSiteShare is what one site may store, 100 MB: a tenth of a
+	// person's default quota, so that one churning site cannot lock its
+	// followers out of following more, and a year of an ordinary site's
+	// changes (10 to 100 MB, above) fits. A site whose 200 pages change
+	// whole at each daily harvest would need 450 MB a year; it keeps its
+	// newest changes, some eighty harvests of them.
+	DefaultSiteShare = 100 << 20
 )
 
 func (r Retention) withDefaults() Retention {
@@ -48,6 +59,9 @@ func (r Retention) withDefaults() Retention {
 	if r.Unfollowed <= 0 {
 		r.Unfollowed = DefaultUnfollowedRetention
 	}
+	if r.SiteShare == 0 {
+		r.SiteShare = DefaultSiteShare
+	}
 	return r
 }
 
@@ -59,6 +73,8 @@ type Swept struct {
 	db.Pruned
 	// Measured counts the sites whose stored bytes were measured again.
 	Measured int
+	// Share is what went of the sites past their share.
+	Share db.SharePruned
 }
 
 // Sweep is the store's upkeep, which serve's scheduler does every
@@ -68,7 +84,10 @@ type Swept struct {
 // of each collection the changes and runs older than r.KeepChangesFor
 // but its newest r.KeepChanges changes, and the page snapshots nothing
 // needs any more (db.PruneHistory); then it measures what each site
-// harvested or pruned since stores, for the quotas and the admin page.
+// harvested or pruned since stores, for the quotas and the admin page;
+// and last, of each site past r.SiteShare, it deletes the oldest changes
+// until it is within it again (db.PruneToShare). A harvest between two
+// sweeps adds to a site at most what one harvest stores.
 func Sweep(ctx context.Context, store *db.DB, now time.Time, r Retention) (Swept, error) {
 	r = r.withDefaults()
 	var sw Swept
@@ -79,6 +98,9 @@ func Sweep(ctx context.Context, store *db.DB, now time.Time, r Retention) (Swept
 	if sw.Pruned, err = store.PruneHistory(ctx, db.Retention{Before: now.Add(-r.KeepChangesFor), Keep: r.KeepChanges}); err != nil {
 		return sw, err
 	}
-	sw.Measured, err = store.MeasureSites(ctx, now)
+	if sw.Measured, err = store.MeasureSites(ctx, now); err != nil || r.SiteShare < 0 {
+		return sw, err
+	}
+	sw.Share, err = store.PruneToShare(ctx, db.Share{Bytes: r.SiteShare, Keep: r.KeepChanges}, now)
 	return sw, err
 }
