@@ -195,6 +195,14 @@ func (a *app) sweep(ctx context.Context, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "Deleted %d change(s) of %d collection(s) older than %s beyond their newest %d, %d harvest run(s) and %d page snapshot(s) no longer needed.\n",
 			sw.Changes, sw.Collections, durationText(a.cfg.KeepChangesFor), a.cfg.KeepChanges, sw.Runs, sw.Snapshots)
 	}
+	if sh := sw.Share; sh.Sites > 0 {
+		fmt.Fprintf(stdout, "Deleted the %d oldest change(s) of %d site(s) storing more than their share (--site-share %d bytes), with %d harvest run(s) and %d page snapshot(s) no longer needed.\n",
+			sh.Changes, sh.Sites, a.cfg.SiteShare, sh.Runs, sh.Snapshots)
+	}
+	if sw.Share.Over > 0 {
+		fmt.Fprintf(stdout, "%d site(s) still store more than their share: what each must keep, its newest %d changes per collection and the page snapshots its next harvest compares with, is more. Raise --site-share, or lower --keep-changes.\n",
+			sw.Share.Over, a.cfg.KeepChanges)
+	}
 	return nil
 }
 

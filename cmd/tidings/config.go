@@ -59,6 +59,9 @@ type Config struct {
 	UnfollowedRetention time.Duration
 	KeepChangesFor      time.Duration
 	KeepChanges         int
+	// SiteShare is how many bytes one site may store before the sweep
+	// deletes its oldest changes; 0 is no limit.
+	SiteShare int64
 
 	// SMTPURL and MailFrom are where e-mail goes and who sends it (see
 	// notifyFlags); without SMTPURL e-mail is off.
@@ -152,6 +155,7 @@ func retentionFlag(fs *flag.FlagSet, c *Config) {
 	c.KeepChangesFor = worker.DefaultKeepChangesFor
 	fs.Var((*days)(&c.KeepChangesFor), "keep-changes-for", "how long each collection's changes are kept (a duration such as 8760h, or days: 365d)")
 	fs.IntVar(&c.KeepChanges, "keep-changes", worker.DefaultKeepChanges, "how many of each collection's newest changes are kept however old")
+	fs.Int64Var(&c.SiteShare, "site-share", worker.DefaultSiteShare, "bytes one site may store before its oldest changes are deleted, however young, to bring it back within them; its newest --keep-changes stay (0: no limit)")
 }
 
 // validateRetention checks the settings retentionFlag registers.
@@ -166,12 +170,19 @@ func (c *Config) validateRetention() error {
 	if c.KeepChanges < 1 {
 		errs = append(errs, fmt.Errorf("--keep-changes must be at least 1, not %d", c.KeepChanges))
 	}
+	if c.SiteShare < 0 {
+		errs = append(errs, fmt.Errorf("--site-share must be 0 (no limit) or more bytes, not %d", c.SiteShare))
+	}
 	return errors.Join(errs...)
 }
 
 // retention is what the sweep keeps.
 func (c *Config) retention() worker.Retention {
-	return worker.Retention{KeepChangesFor: c.KeepChangesFor, KeepChanges: c.KeepChanges, Unfollowed: c.UnfollowedRetention}
+	share := c.SiteShare
+	if share == 0 {
+		share = -1 // the sweep's own zero is its default
+	}
+	return worker.Retention{KeepChangesFor: c.KeepChangesFor, KeepChanges: c.KeepChanges, Unfollowed: c.UnfollowedRetention, SiteShare: share}
 }
 
 // durationText says a retention as people read it: "365 days", "36h0m0s".
