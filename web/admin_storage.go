@@ -37,6 +37,9 @@ type storageRow struct {
 	// MeasuredAt is when the sweep measured it; nil when it has changed
 	// since (it is measured within the hour).
 	MeasuredAt *time.Time
+	// Pruned says when the sweep last deleted its older changes to keep
+	// it within its share; "" when it never did.
+	Pruned string
 }
 
 // maxStorageRows bounds the sites the table lists: the biggest are what
@@ -78,13 +81,22 @@ func (s *Server) storage(ctx context.Context) (storageView, error) {
 	if v.Limits.StoredBytes > 0 {
 		v.PerUser = sizeText(v.Limits.StoredBytes)
 	}
+	cuts, err := s.store.ShareCuts(ctx)
+	if err != nil {
+		return v, err
+	}
 	for _, st := range sites[:min(len(sites), maxStorageRows)] {
 		share := "—"
 		if total > 0 {
 			share = fmt.Sprintf("%.1f %%", 100*float64(st.Bytes)/float64(total))
 		}
-		v.Rows = append(v.Rows, storageRow{Site: st.Site, PageURL: s.abs(sitePath(st.Site)), Bytes: sizeText(st.Bytes),
-			Share: share, Followers: st.Followers, MeasuredAt: st.MeasuredAt})
+		row := storageRow{Site: st.Site, PageURL: s.abs(sitePath(st.Site)), Bytes: sizeText(st.Bytes),
+			Share: share, Followers: st.Followers, MeasuredAt: st.MeasuredAt}
+		if cut, ok := cuts[st.Site.ID]; ok {
+			row.Pruned = fmt.Sprintf("Past its share of %s: on %s its changes up to %s were deleted, the oldest first. Raise --site-share to keep more of such sites.",
+				sizeText(cut.Share), cut.At.UTC().Format("2 Jan 2006"), cut.Until.UTC().Format("2 Jan 2006"))
+		}
+		v.Rows = append(v.Rows, row)
 	}
 	return v, nil
 }

@@ -22,6 +22,9 @@ type sitePageData struct {
 	Harvests []harvestView
 	Notice   string
 	Health   siteHealth
+	// Pruned says that the site's older changes were deleted to keep it
+	// within its share of the disk; "" when they never were.
+	Pruned string
 	// SignedIn and Following decide the buttons: the page itself is
 	// public, for feed readers' autodiscovery and for sharing.
 	SignedIn, Following bool
@@ -152,6 +155,9 @@ func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleFor
 		d.Harvests = append(d.Harvests, newHarvestView(h, names))
 	}
 	d.Notice, d.Harvesting = notice, harvesting
+	if d.Pruned, err = s.prunedNotice(c, site); err != nil {
+		return err
+	}
 	var me int64
 	if u := currentUser(c); u != nil {
 		me, d.Admin = u.ID, u.Admin
@@ -174,6 +180,22 @@ func siteName(site db.Site) string {
 		return site.Title
 	}
 	return site.URL
+}
+
+// prunedNotice says, when the sweep deleted a site's older changes to
+// keep it within its share, up to when, and what a reader can do.
+func (s *Server) prunedNotice(c echo.Context, site db.Site) (string, error) {
+	cut, err := s.store.ShareCutOf(c.Request().Context(), site.ID)
+	if errors.Is(err, db.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("This site changes so much that it stored more than the %s each site may keep here, so on %s its changes up to %s were deleted, "+
+		"the oldest first; its newest changes are kept, and its feeds say where their history now ends. "+
+		"To keep every change, subscribe to a feed below: your feed reader keeps what it has read.",
+		sizeText(cut.Share), cut.At.UTC().Format("2 Jan 2006"), cut.Until.UTC().Format("2 Jan 2006 15:04 UTC")), nil
 }
 
 // siteNotice says what the action that led to the site page did.
