@@ -147,6 +147,7 @@ func BenchmarkShareChurn(b *testing.B) {
 		b.ReportMetric(float64(fileAtCut)/1e6, "file-MB-first-cut")
 		b.ReportMetric(float64(fileSize(b, store))/1e6, "file-MB")
 		b.ReportMetric(float64(cuts), "cuts")
+		b.ReportMetric(shareHarvests, "harvests")
 		b.ReportMetric(float64(kept)/sharePages, "harvests-kept")
 	}
 }

@@ -129,6 +129,11 @@ func (h *harness) hostile(ctx context.Context) ([]Row, error) {
 	if more, err = h.hostileLongLoc(ctx, at); err != nil {
 		return nil, err
 	}
+	rows = append(rows, more...)
+	fmt.Fprintln(h.stderr, "scenario 7: a churning site within its share (go test -bench ShareChurn ./worker/)")
+	if more, err = churnRows(ctx, h.stderr); err != nil {
+		return nil, err
+	}
 	return append(rows, more...), nil
 }
 

@@ -15,7 +15,9 @@
 // followed; scenario 6 reads serve's memory with 10,000 sites followed.
 // Scenario 7 serves the attacks of the issues "Hardening, round two" and
 // "round three" from loopback and measures the memory, the bytes read and
-// the time of follow, harvest, serve and the public check meeting them.
+// the time of follow, harvest, serve and the public check meeting them,
+// and runs the worker package's churning-site benchmark: a site whose
+// 200 pages change whole at every harvest, kept within its share.
 // Scenario 8 follows sites whose change lists name HTML pages, measuring
 // page snapshots (fetch, extract, diff, store), then harvests 2,000 sites
 // after a few of their pages changed. Scenario 9 follows a fleet of
