@@ -539,6 +539,16 @@ CREATE TABLE IF NOT EXISTS share_cuts (
 	pruned_until TEXT NOT NULL
 );
 `},
+	// 26: the first account, which is made an admin, named in a table of
+	// at most one row, so that two sign-ups at once on an empty database
+	// cannot both be first: the second to commit breaks its key. The row
+	// goes with its account. IF NOT EXISTS, as in step 15.
+	{sqlite: `
+CREATE TABLE IF NOT EXISTS first_account (
+	one     INTEGER NOT NULL PRIMARY KEY CHECK (one = 1),
+	user_id INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE
+);
+`},
 }
 
 // step is one migration. sqlite is its SQLite text. postgres is its

@@ -26,11 +26,13 @@ func scanUser(row scanner) (User, error) {
 	return u, err
 }
 
-// CreateUser stores a new account. The first account ever created is made
-// an admin, decided inside the transaction so two simultaneous sign-ups
-// cannot both become admin. inviteToken, when not empty, must name an
-// unused, unexpired invite, which is used up in the same transaction
-// (ErrInvalidInvite otherwise). A taken name is ErrAlreadyExists.
+// CreateUser stores a new account. An account made while none exists is
+// made an admin, and takes the one row of first_account in the same
+// transaction: of two sign-ups at once on an empty database, the second
+// to commit finds the row taken, and is made again as an account like
+// any other. inviteToken, when not empty, must name an unused, unexpired
+// invite, which is used up in the same transaction (ErrInvalidInvite
+// otherwise). A taken name is ErrAlreadyExists.
 func (d *DB) CreateUser(ctx context.Context, name, passwordHash, feedToken, inviteToken string) (User, error) {
 	return d.createUser(ctx, name, passwordHash, feedToken, inviteToken, false)
 }
@@ -42,24 +44,53 @@ func (d *DB) CreateFirstUser(ctx context.Context, name, passwordHash, feedToken 
 	return d.createUser(ctx, name, passwordHash, feedToken, "", true)
 }
 
+// errFirstTaken is a first account made while another was: the
+// transaction is tried again, which then sees the other.
+var errFirstTaken = errors.New("db: the first account was made meanwhile")
+
 func (d *DB) createUser(ctx context.Context, name, passwordHash, feedToken, inviteToken string, onlyFirst bool) (User, error) {
+	var id int64
+	var err error
+	for range 3 {
+		id, err = d.insertUser(ctx, name, passwordHash, feedToken, inviteToken, onlyFirst)
+		if !errors.Is(err, errFirstTaken) {
+			break
+		}
+	}
+	if errors.Is(err, ErrAlreadyExists) || errors.Is(err, ErrInvalidInvite) {
+		return User{}, err
+	}
+	if err != nil {
+		return User{}, fmt.Errorf("db: create user %s: %w", name, err)
+	}
+	return d.UserByID(ctx, id)
+}
+
+func (d *DB) insertUser(ctx context.Context, name, passwordHash, feedToken, inviteToken string, onlyFirst bool) (int64, error) {
 	now := time.Now()
 	var id int64
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users`).Scan(&n); err != nil {
-			return err
-		}
-		if onlyFirst && n > 0 {
-			return ErrInvalidInvite
-		}
-		err := tx.QueryRowContext(ctx, `INSERT INTO users (name, password_hash, is_admin, feed_token, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`,
-			name, passwordHash, n == 0, feedToken, fmtTime(now)).Scan(&id)
+		var admin bool
+		err := tx.QueryRowContext(ctx, `INSERT INTO users (name, password_hash, is_admin, feed_token, created_at)
+VALUES (?, ?, CASE WHEN EXISTS (SELECT 1 FROM users) THEN 0 ELSE 1 END, ?, ?) RETURNING id, is_admin`,
+			name, passwordHash, feedToken, fmtTime(now)).Scan(&id, &admin)
 		if isUnique(err) {
 			return ErrAlreadyExists
 		}
 		if err != nil {
 			return err
+		}
+		if onlyFirst && !admin {
+			return ErrInvalidInvite
+		}
+		if admin {
+			_, err := tx.ExecContext(ctx, `INSERT INTO first_account (one, user_id) VALUES (1, ?)`, id)
+			if isUnique(err) {
+				return errFirstTaken
+			}
+			if err != nil {
+				return err
+			}
 		}
 		if inviteToken == "" {
 			return nil
@@ -74,13 +105,7 @@ func (d *DB) createUser(ctx context.Context, name, passwordHash, feedToken, invi
 		}
 		return nil
 	})
-	if errors.Is(err, ErrAlreadyExists) || errors.Is(err, ErrInvalidInvite) {
-		return User{}, err
-	}
-	if err != nil {
-		return User{}, fmt.Errorf("db: create user %s: %w", name, err)
-	}
-	return d.UserByID(ctx, id)
+	return id, err
 }
 
 // ErrInvalidInvite is an invite token that is unknown, used or expired.
