@@ -30,6 +30,11 @@ type DB struct {
 	r   *sql.DB
 	gen generation
 	eng engine
+	// ahead moves the database's clock forward, for tests that let a
+	// lease run out without waiting for it (see clockMicros).
+	ahead time.Duration
+	// mine are the outbox messages this handle holds (see ClaimOutbox).
+	mine heldClaims
 }
 
 // Open opens the database target names and applies pending migrations:
@@ -102,6 +107,28 @@ func (d *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 const timeFormat = "2006-01-02T15:04:05.000000000Z"
 
 func fmtTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+// clockMicros is the SQL for the time now on the database's clock, in
+// microseconds since 1970. Every lease and claim goes by it: processes
+// on machines whose clocks differ still agree on when a claim ends,
+// since only PostgreSQL's server, or for SQLite the one machine its
+// processes share, tells the time. SQLite's clock has milliseconds, and
+// gives one time to every call within one statement.
+func (d *DB) clockMicros() string {
+	now := d.eng.pick(`CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER) * 1000`,
+		`CAST(extract(epoch FROM clock_timestamp()) * 1000000 AS BIGINT)`)
+	return fmt.Sprintf("(%s + %d)", now, d.ahead.Microseconds())
+}
+
+// clockText is the SQL for the database's clock plus the microseconds
+// that the SQL plus gives, as times are stored (timeFormat): the claims
+// of discoveries and messages are in columns of stored times.
+func (d *DB) clockText(plus string) string {
+	us := "(" + d.clockMicros() + " + " + plus + ")"
+	return d.eng.pick(
+		`(strftime('%Y-%m-%dT%H:%M:%S', `+us+` / 1000000, 'unixepoch') || printf('.%06d000Z', `+us+` % 1000000))`,
+		`to_char(TIMESTAMP '1970-01-01' + `+us+` * INTERVAL '1 microsecond', 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"')`)
+}
 
 func fmtTimePtr(t *time.Time) any {
 	if t == nil || t.IsZero() {

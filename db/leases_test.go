@@ -103,7 +103,8 @@ func TestHostLeaseTakenOnce(t *testing.T) {
 }
 
 // TestClaimDiscovery: a pending discovery is one holder's until its claim
-// expires; a finished one is nobody's.
+// expires on the database's clock, whatever the callers' clocks say; a
+// finished one is nobody's.
 func TestClaimDiscovery(t *testing.T) {
 	ctx := context.Background()
 	d, _ := openTest(t)
@@ -136,6 +137,10 @@ func TestClaimDiscovery(t *testing.T) {
 	if !claim("one", t0.Add(30*time.Second)) {
 		t.Error("its holder could not renew the claim")
 	}
+	if claim("two", t0.Add(2*time.Minute)) {
+		t.Error("a claim was taken before it ended on the database's clock")
+	}
+	d.ahead = 2 * time.Minute
 	if !claim("two", t0.Add(2*time.Minute)) {
 		t.Error("an expired claim was not taken")
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -385,11 +386,14 @@ type OutboxMessage struct {
 
 const outboxCols = `id, user_id, COALESCE(target_id, 0), kind, address, message, created_at, attempts, next_at, sent_at, failed_at, error`
 
-func scanOutbox(row scanner) (OutboxMessage, error) {
+func scanOutbox(row scanner) (OutboxMessage, error) { return scanOutboxAnd(row) }
+
+// scanOutboxAnd scans outboxCols, then into extra what follows them.
+func scanOutboxAnd(row scanner, extra ...any) (OutboxMessage, error) {
 	var m OutboxMessage
 	var sent, failed nullTime
-	err := row.Scan(&m.ID, &m.UserID, &m.TargetID, &m.Kind, &m.Address, &m.Message, timeCol{&m.CreatedAt}, &m.Attempts,
-		timeCol{&m.NextAt}, &sent, &failed, &m.Error)
+	err := row.Scan(append([]any{&m.ID, &m.UserID, &m.TargetID, &m.Kind, &m.Address, &m.Message, timeCol{&m.CreatedAt}, &m.Attempts,
+		timeCol{&m.NextAt}, &sent, &failed, &m.Error}, extra...)...)
 	m.SentAt, m.FailedAt = sent.t, failed.t
 	return m, err
 }
@@ -472,43 +476,116 @@ func (d *DB) enqueueAfter(ctx context.Context, update string, args []any, msgs a
 }
 
 // ClaimOutbox takes the oldest message due at now that no other process
-// holds, and holds it until now+lease: a process that dies while sending
+// holds, and holds it for lease: a process that dies while sending
 // leaves it to be sent again once the lease ends. ErrNotFound when none
-// is due.
+// is due. When a message is due is the caller's clock, as its sender
+// scheduled it; the lease is on the database's clock, so that a process
+// whose clock runs ahead cannot take a message another is sending. A
+// message this handle holds, it takes again once lease has passed on
+// the caller's clock too: it was left by a send that was cut short.
 func (d *DB) ClaimOutbox(ctx context.Context, now time.Time, lease time.Duration) (OutboxMessage, error) {
-	var m OutboxMessage
 	// A read first: a write transaction, even an empty one, tells every
 	// cache that the database changed, and most looks find nothing.
-	var due int
-	if err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM outbox
-WHERE sent_at IS NULL AND failed_at IS NULL AND next_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)`,
-		fmtTime(now), fmtTime(now)).Scan(&due); err != nil {
-		return m, fmt.Errorf("db: look for messages to send: %w", err)
+	var due bool
+	if err := d.r.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM outbox WHERE `+d.outboxFree()+`)`, fmtTime(now)).Scan(&due); err != nil {
+		return OutboxMessage{}, fmt.Errorf("db: look for messages to send: %w", err)
 	}
-	if due == 0 {
-		return m, ErrNotFound
+	if !due {
+		return d.claimOwnOutbox(ctx, now, lease)
 	}
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		m, err = scanOutbox(tx.QueryRowContext(ctx, `SELECT `+outboxCols+` FROM outbox
-WHERE sent_at IS NULL AND failed_at IS NULL AND next_at <= ? AND (claimed_until IS NULL OR claimed_until <= ?)
-ORDER BY next_at, id LIMIT 1`, fmtTime(now), fmtTime(now)))
-		if errors.Is(err, sql.ErrNoRows) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE outbox SET claimed_until = ? WHERE id = ?`, fmtTime(now.Add(lease)), m.ID)
-		return err
-	})
-	if errors.Is(err, ErrNotFound) {
-		return m, ErrNotFound
+	// One statement picks and stamps the message: PostgreSQL's SKIP
+	// LOCKED leaves a row another claim is stamping to that claim, and
+	// re-reads a row changed meanwhile against the condition; SQLite
+	// runs one writer at a time.
+	m, err := d.claimOutbox(ctx, `UPDATE outbox SET claimed_until = `+d.clockText("?2")+`
+WHERE id = (SELECT id FROM outbox WHERE `+d.outboxFree()+` ORDER BY next_at, id LIMIT 1`+d.eng.pick("", " FOR UPDATE SKIP LOCKED")+`)`,
+		now, lease, fmtTime(now), lease.Microseconds())
+	if errors.Is(err, sql.ErrNoRows) {
+		return d.claimOwnOutbox(ctx, now, lease)
 	}
 	if err != nil {
 		return m, fmt.Errorf("db: claim a message to send: %w", err)
 	}
 	return m, nil
+}
+
+// claimOutbox runs an UPDATE that stamps one message's claim, returns
+// the message, and remembers the claim as this handle's.
+func (d *DB) claimOutbox(ctx context.Context, update string, now time.Time, lease time.Duration, args ...any) (OutboxMessage, error) {
+	var stamp string
+	m, err := scanOutboxAnd(d.w.QueryRowContext(ctx, update+` RETURNING `+outboxCols+`, claimed_until`, args...), &stamp)
+	d.gen.n.Add(1)
+	if err != nil {
+		return m, err
+	}
+	d.mine.hold(m.ID, stamp, now.Add(lease))
+	return m, nil
+}
+
+// outboxFree is the condition of a message due at ?1 that nobody holds.
+func (d *DB) outboxFree() string {
+	return `sent_at IS NULL AND failed_at IS NULL AND next_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ` + d.clockText("0") + `)`
+}
+
+// claimOwnOutbox takes again a message this handle holds whose lease
+// passed at now on the caller's clock, if its claim is still the one
+// this handle made; ErrNotFound when there is none.
+func (d *DB) claimOwnOutbox(ctx context.Context, now time.Time, lease time.Duration) (OutboxMessage, error) {
+	for {
+		id, stamp, ok := d.mine.ended(now)
+		if !ok {
+			return OutboxMessage{}, ErrNotFound
+		}
+		m, err := d.claimOutbox(ctx, `UPDATE outbox SET claimed_until = `+d.clockText("?3")+`
+WHERE id = ?1 AND claimed_until = ?2 AND sent_at IS NULL AND failed_at IS NULL`, now, lease, id, stamp, lease.Microseconds())
+		if errors.Is(err, sql.ErrNoRows) {
+			d.mine.drop(id)
+			continue
+		}
+		if err != nil {
+			return m, fmt.Errorf("db: claim message %d again: %w", id, err)
+		}
+		return m, nil
+	}
+}
+
+// heldClaims are the outbox messages one handle holds: each message's
+// claim as stored, and when its lease ends on the caller's clock.
+type heldClaims struct {
+	mu sync.Mutex
+	m  map[int64]heldClaim
+}
+
+type heldClaim struct {
+	stamp string
+	until time.Time
+}
+
+func (h *heldClaims) hold(id int64, stamp string, until time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.m == nil {
+		h.m = map[int64]heldClaim{}
+	}
+	h.m[id] = heldClaim{stamp, until}
+}
+
+func (h *heldClaims) drop(id int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.m, id)
+}
+
+// ended returns the oldest held message whose lease ended by now.
+func (h *heldClaims) ended(now time.Time) (id int64, stamp string, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for k, c := range h.m {
+		if !c.until.After(now) && (!ok || k < id) {
+			id, stamp, ok = k, c.stamp, true
+		}
+	}
+	return id, stamp, ok
 }
 
 // MarkSent records that a message was sent at.
@@ -532,6 +609,7 @@ func (d *DB) Postpone(ctx context.Context, id int64, next time.Time) error {
 }
 
 func (d *DB) outboxSet(ctx context.Context, id int64, set string, args ...any) error {
+	d.mine.drop(id)
 	if _, err := d.w.ExecContext(ctx, `UPDATE outbox SET `+set+` WHERE id = ?`, append(args, id)...); err != nil {
 		return fmt.Errorf("db: update message %d: %w", id, err)
 	}
