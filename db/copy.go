@@ -9,17 +9,6 @@ import (
 	"strings"
 )
 
-// copyOrder lists the tables a table's foreign keys point to before it.
-// A table a later migration adds comes after these, in name order, so it
-// is copied whole whether or not it is listed here; list it when it
-// points to another such table.
-var copyOrder = []string{
-	"sites", "users", "collections", "runs", "changes", "fetch_state",
-	"sessions", "invites", "follows", "imports", "discoveries", "pages",
-	"processed", "outages", "snapshots", "snapshot_queue", "watched_pages",
-	"settings",
-}
-
 // TableCount is how many rows of one table a copy wrote.
 type TableCount struct {
 	Table string
@@ -72,33 +61,85 @@ func Copy(ctx context.Context, src *DB, target string) ([]TableCount, error) {
 	return counts, err
 }
 
-// tables lists the tables of the database, those copyOrder names first,
-// in its order.
+// tables lists the tables of the database, each after the tables its
+// foreign keys point to, as the schema says: a copy then never writes a
+// row before the row it names. Tables the keys leave unordered go by
+// name.
 func (d *DB) tables(ctx context.Context) ([]string, error) {
 	names, err := queryAll(ctx, d, "list tables", d.eng.pick(
-		`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\'`,
+		`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`,
 		`SELECT table_name FROM information_schema.tables
-		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'schema_version'`),
-		func(row scanner) (string, error) {
-			var s string
-			return s, row.Scan(&s)
-		})
+		WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'schema_version' ORDER BY table_name`),
+		scanString)
 	if err != nil {
 		return nil, err
 	}
-	rank := func(t string) int {
-		if i := slices.Index(copyOrder, t); i >= 0 {
-			return i
-		}
-		return len(copyOrder)
+	refs, err := d.foreignKeys(ctx, names)
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(names, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
+	return keyOrder(names, refs)
+}
+
+// foreignKeys returns, for each table, the other tables its foreign
+// keys point to.
+func (d *DB) foreignKeys(ctx context.Context, tables []string) (map[string][]string, error) {
+	refs := map[string][]string{}
+	if d.eng == postgresEngine {
+		pairs, err := queryAll(ctx, d, "list foreign keys", `SELECT DISTINCT t.relname, r.relname FROM pg_constraint c
+		JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class r ON r.oid = c.confrelid
+		JOIN pg_namespace n ON n.oid = t.relnamespace
+		WHERE c.contype = 'f' AND n.nspname = current_schema()`, func(row scanner) ([2]string, error) {
+			var p [2]string
+			return p, row.Scan(&p[0], &p[1])
+		})
+		for _, p := range pairs {
+			refs[p[0]] = append(refs[p[0]], p[1])
 		}
-		return strings.Compare(a, b)
-	})
-	return names, nil
+		return refs, err
+	}
+	for _, t := range tables {
+		to, err := queryAll(ctx, d, "list foreign keys of "+t, `SELECT DISTINCT "table" FROM pragma_foreign_key_list(?)`, scanString, t)
+		if err != nil {
+			return nil, err
+		}
+		refs[t] = to
+	}
+	return refs, nil
+}
+
+// keyOrder orders tables so that each comes after those refs says it
+// points to, and otherwise as given. A table pointing to itself is
+// ordered by its other keys; tables pointing to each other have no
+// order a copy can take, and are an error.
+func keyOrder(tables []string, refs map[string][]string) ([]string, error) {
+	done := map[string]bool{}
+	var out []string
+	for len(out) < len(tables) {
+		moved := false
+		for _, t := range tables {
+			if done[t] || slices.ContainsFunc(refs[t], func(r string) bool { return r != t && !done[r] && slices.Contains(tables, r) }) {
+				continue
+			}
+			done[t], moved = true, true
+			out = append(out, t)
+		}
+		if !moved {
+			var left []string
+			for _, t := range tables {
+				if !done[t] {
+					left = append(left, t)
+				}
+			}
+			return nil, fmt.Errorf("db: the foreign keys of %s point to each other", strings.Join(left, ", "))
+		}
+	}
+	return out, nil
+}
+
+func scanString(row scanner) (string, error) {
+	var s string
+	return s, row.Scan(&s)
 }
 
 // refuseNonEmpty refuses a target that holds a row in any table.
