@@ -190,6 +190,11 @@ func (p *lineParser) page(n int, lj *lineJSON, line []byte) (*Page, *Error) {
 		return nil, &Error{Line: n, Msg: `the page has no "content"`, Err: ErrMissingField}
 	}
 	mod, err := hints.ParseW3CDatetime(*lj.Modified)
+	if err == nil && mod.IsZero() {
+		// "0001" is a date, but the zero time, which callers read as
+		// "no date".
+		err = errors.New("the zero time")
+	}
 	if err != nil {
 		return nil, &Error{Line: n, Msg: fmt.Sprintf("the page's modified time %q is not a date-time", *lj.Modified), Err: ErrMissingField}
 	}
