@@ -195,11 +195,8 @@ func (n *Notifier) sendService(ctx context.Context, m db.OutboxMessage, p push) 
 		return permanent{err}
 	}
 	if err := n.checkHost(ctx, t); err != nil {
-		// A name that does not resolve now may tomorrow.
-		var ae *fetch.AddressError
-		if errors.As(err, &ae) {
-			return permanent{err}
-		}
+		// A name that does not resolve now may tomorrow; an address this
+		// process refuses, another may send to (sendOne).
 		return err
 	}
 	if t.svc.own != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"tidings/fetch"
 	"tidings/internal/demosite"
@@ -84,23 +85,35 @@ func TestPushAddressPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The refusal is this process's: the messages wait a day for one
+	// that may send them, then are given up.
+	if rep.Waiting != 2 || rep.Failed != 0 || rep.Sent != 0 {
+		t.Errorf("Run = %+v, want both messages held for a process that may send them", rep)
+	}
+	e.advance(25 * time.Hour)
+	if rep, err = n.Run(e.ctx, notify.RunOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	if rep.Failed != 2 || rep.Sent != 0 {
-		t.Errorf("Run = %+v, want both messages given up", rep)
+		t.Errorf("Run a day later = %+v, want both messages given up", rep)
 	}
 	if got := h.requests(); got != 0 {
 		t.Errorf("the receiver got %d requests", got)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(dialed) > 1 {
-		// The webhook's dial is seen and refused by the policy; shoutrrr's
-		// host is judged before any connection.
+	if len(dialed) > 2 {
+		// The webhook's dial is seen and refused by the policy, once a
+		// run; shoutrrr's host is judged before any connection.
 		t.Errorf("connections attempted: %q", dialed)
 	}
 	v, _ := n.Settings(e.ctx, ann.ID)
+	if len(v.Trouble) != 2 {
+		t.Errorf("the person reads of %d messages in trouble, want 2", len(v.Trouble))
+	}
 	for _, m := range v.Trouble {
-		if !strings.Contains(m.Error, "loopback") {
-			t.Errorf("the person reads %q, want the address refused", m.Error)
+		if !strings.Contains(m.Error, "loopback") || !strings.Contains(m.Error, "give an address on the public internet") || strings.Contains(m.Error, "--allow") {
+			t.Errorf("the person reads %q, want the address refused and what they can do, no operator's flag", m.Error)
 		}
 	}
 }

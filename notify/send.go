@@ -61,6 +61,10 @@ func (n *Notifier) sendOne(ctx context.Context, m db.OutboxMessage, now time.Tim
 		rep.Sent++
 		return n.store.MarkSent(rec, m.ID, done)
 	}
+	var ae *fetch.AddressError
+	if errors.As(err, &ae) {
+		return n.refusedHere(rec, m, ae, done, rep)
+	}
 	reason := err.Error()
 	n.log.Warn("notification not sent", "message", m.ID, "kind", m.Kind, "attempt", m.Attempts+1, "error", reason)
 	var p permanent
@@ -75,6 +79,31 @@ func (n *Notifier) sendOne(ctx context.Context, m db.OutboxMessage, now time.Tim
 	}
 	rep.Retried++
 	return n.store.MarkRetry(rec, m.ID, done.Add(wait), reason)
+}
+
+// Waits of a message whose address this process's policy refuses: it is
+// put back, unattempted, every policyRetry for another process (one run
+// with --allow-private-addresses) to send, and given up once policyKeep
+// old.
+const (
+	policyRetry = time.Hour
+	policyKeep  = 24 * time.Hour
+)
+
+// refusedHere records a message this process's address policy refused:
+// the refusal is the sender's, not the receiver's, so it counts toward no
+// giving up until the message is policyKeep old. The operator reads what
+// they can change; the person, once it is given up, what they can.
+func (n *Notifier) refusedHere(ctx context.Context, m db.OutboxMessage, ae *fetch.AddressError, now time.Time, rep *Report) error {
+	if now.Sub(m.CreatedAt) < policyKeep {
+		n.log.Warn("notification held: this process's address policy refuses its address; a process given --allow-private-addresses may send it",
+			"message", m.ID, "kind", m.Kind, "address", ae.Address, "address_kind", ae.Kind)
+		rep.Waiting++
+		return n.store.Postpone(ctx, m.ID, now.Add(policyRetry))
+	}
+	rep.Failed++
+	return n.store.MarkFailed(ctx, m.ID, now, fmt.Sprintf(
+		"not sent: %s is %s, and this tidings sends nothing there; give an address on the public internet", ae.Address, ae.Kind))
 }
 
 // errNotSubscribed is a digest whose person changed their address or
