@@ -427,14 +427,24 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 		}
 		return db.TextUnknown, ""
 	}
-	b, err := json.Marshal(d)
-	if err == nil && known && diffTooBig(len(b), len(snap.Text)) {
-		b, err = json.Marshal(pagetext.Replacement(d, snap.TextHash))
-	}
+	stored, err := StoredDiff(d, len(snap.Text), snap.TextHash)
 	if err != nil {
 		return db.TextUnknown, ""
 	}
-	return db.TextChanged, string(b)
+	return db.TextChanged, stored
+}
+
+// StoredDiff is d in the form stored with a change, within the bounds
+// of one change's stored diff: past them, only its counts and the new
+// text's hash (pagetext.Replacement). Every source stores its diffs
+// through it, so that no change costs more than its text once. textLen
+// and hash are the new text's.
+func StoredDiff(d pagetext.Diff, textLen int, hash string) (string, error) {
+	b, err := json.Marshal(d)
+	if err == nil && d.More == 0 && diffTooBig(len(b), textLen) {
+		b, err = json.Marshal(pagetext.Replacement(d, hash))
+	}
+	return string(b), err
 }
 
 // Bounds of one change's stored diff. A diff holds the lines removed and

@@ -143,9 +143,14 @@ func (o Options) Extract(body []byte, contentType, pageURL string) (*Snapshot, e
 	default:
 		return s, nil
 	}
-	textSum := sha256.Sum256([]byte(s.Text))
-	s.TextHash = hex.EncodeToString(textSum[:])
+	s.TextHash = TextHash(s.Text)
 	return s, nil
+}
+
+// TextHash is a text's Snapshot.TextHash: the hex SHA-256 of its bytes.
+func TextHash(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
 }
 
 func orDefault(v, def int) int {

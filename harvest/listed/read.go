@@ -2,7 +2,6 @@ package listed
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -293,9 +292,9 @@ func (h *Harvest) settle(ctx context.Context) {
 			if d := pagetext.Compare(clean(r.old), clean(r.now)); d.Unchanged() {
 				r.verdict = readUnchanged
 				r.text.SetTextChange(db.TextUnchanged, "")
-			} else if b, err := json.Marshal(d); err == nil {
+			} else if stored, err := harvest.StoredDiff(d, len(r.now), pagetext.TextHash(r.now)); err == nil {
 				// The entry shows the edit, not the navigation.
-				r.text.SetTextChange(r.text.TextChange(), string(b))
+				r.text.SetTextChange(r.text.TextChange(), stored)
 			}
 		}
 	}

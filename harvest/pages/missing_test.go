@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"tidings/db"
 	"tidings/harvest"
 	"tidings/internal/changetest"
+	"tidings/pagetext"
 )
 
 // TestLinksWrittenBeforeTheirPages: a hand-made site links two pages
@@ -148,5 +150,30 @@ func TestLinksOfANewPageAreRead(t *testing.T) {
 		if c := fmt.Sprintf("created /comics/%d.html", i); !slices.Contains(fresh, c) {
 			t.Errorf("entries %q lack %s", fresh, c)
 		}
+	}
+}
+
+// TestANewBigPageStoresItsOpening: a new watched page of 100 KB is
+// created with its opening lines and the count of the rest, not its whole
+// text, which its snapshot holds already.
+func TestANewBigPageStoresItsOpening(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{})
+	e.site.set("/", page("Home", `<p><a href="/about.html">about</a></p>`))
+	e.site.set("/about.html", page("About", "<p>Moths.</p>"))
+	e.follow("/")
+	var b strings.Builder
+	for i := 0; b.Len() < 100<<10; i++ {
+		fmt.Fprintf(&b, "<p>Line %d of the long moth notes, with words enough to fill a page.</p>", i)
+	}
+	e.site.set("/notes.html", page("Notes", b.String()))
+	e.site.set("/", page("Home", `<p><a href="/about.html">about</a> <a href="/notes.html">notes</a></p>`))
+	e.harvest()
+	c := e.exported("/notes.html", "created")
+	var d pagetext.Diff
+	if err := json.Unmarshal([]byte(c.Diff), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Diff) > 8<<10 || d.More == 0 || len(d.Ops) != 1 || !strings.HasPrefix(d.Ops[0].Ins[0], "Notes") && !strings.HasPrefix(d.Ops[0].Ins[0], "Line 0") {
+		t.Errorf("a new page of 100 KB stored a diff of %d bytes (%d more lines), want its opening", len(c.Diff), d.More)
 	}
 }

@@ -1,9 +1,8 @@
 package pages
 
 import (
-	"encoding/json"
-
 	"tidings/db"
+	"tidings/harvest"
 	"tidings/harvest/pageset"
 	"tidings/pagetext"
 )
@@ -128,7 +127,7 @@ func (h *pagesHarvest) compare(r pageRead, clean func(string) string, noise *pag
 		if r.byHand || h.first {
 			h.history[r.id] = true
 		} else if r.snap.HasText() {
-			sh.textChange, sh.diff = textDiff("", clean(r.snap.Text))
+			sh.textChange, sh.diff = textDiff("", clean(r.snap.Text), r.snap.TextHash)
 		}
 		return sh
 	}
@@ -155,21 +154,27 @@ func (h *pagesHarvest) compare(r pageRead, clean func(string) string, noise *pag
 		sh.textChange = db.TextUnchanged
 		return sh
 	}
-	sh.textChange, sh.diff = textDiff(clean(old), clean(now))
+	sh.textChange, sh.diff = textDiff(clean(old), clean(now), r.snap.TextHash)
 	return sh
 }
 
-// textDiff is what a page's text gained and lost, in the stored form.
-func textDiff(old, new string) (string, string) {
+// textDiff is what a page's text gained and lost, in the stored form
+// (harvest.StoredDiff); hash is the new text's. A new page (old "")
+// shows its opening lines: its whole text would only repeat its
+// snapshot.
+func textDiff(old, new, hash string) (string, string) {
 	d := pagetext.Compare(old, new)
+	if old == "" {
+		d = pagetext.Opening(new)
+	}
 	if d.Unchanged() {
 		return db.TextUnchanged, ""
 	}
-	b, err := json.Marshal(d)
+	stored, err := harvest.StoredDiff(d, len(new), hash)
 	if err != nil {
 		return db.TextUnknown, ""
 	}
-	return db.TextChanged, string(b)
+	return db.TextChanged, stored
 }
 
 func (h *pagesHarvest) recordPage(c pageset.Change, sh *reading) {

@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"tidings/harvest"
 	"tidings/internal/changetest"
 	"tidings/internal/harvesttest"
+	"tidings/internal/sitemapsite"
+	"tidings/pagetext"
 )
 
 // TestCSSRulesOnASitemapSite: CSS rules apply to every page tidings
@@ -173,5 +176,35 @@ func TestEditWithoutItsLastmodIsFound(t *testing.T) {
 		[]string{"The atlas moth is one of the largest moths in the world."})
 	if n := e.Site.Hits("/c/") - before; n != 1 {
 		t.Errorf("/c/, whose date did not move, was asked for %d times in a week, want once", n)
+	}
+}
+
+// TestABigRewriteStoresItsCounts: a page of 80 KB rewritten whole: its
+// change stores the counts of what was replaced and the new text's hash,
+// not both texts (which cost the database twice the page at every
+// change).
+func TestABigRewriteStoresItsCounts(t *testing.T) {
+	e := newSMEnv(t, harvest.SnapshotSettings{})
+	v := sitemapShrine()
+	big := func(word string) string {
+		var b strings.Builder
+		for i := 0; b.Len() < 80<<10; i++ {
+			fmt.Fprintf(&b, "Line %d of the %s moth notes, with words enough to fill a long page.\n", i, word)
+		}
+		return strings.TrimSuffix(b.String(), "\n")
+	}
+	v["/notes/"] = sitemapsite.Page{Title: "Notes", Text: big("luna"), Lastmod: "2026-11-01T00:00:00Z"}
+	e.Site.Version("", v)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	v["/notes/"] = sitemapsite.Page{Title: "Notes", Text: big("atlas"), Lastmod: "2026-11-21T00:00:00Z"}
+	e.Site.Version("", v)
+	e.Harvest()
+	c := exported(t, e, "/notes/", "2026-11-21")
+	var d pagetext.Diff
+	if err := json.Unmarshal([]byte(c.Diff), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Diff) > 1<<10 || d.Replaced == "" || d.Added < 1000 || d.Removed < 1000 {
+		t.Errorf("stored diff of %d bytes (replaced %q, %d added, %d removed), want the counts alone", len(c.Diff), d.Replaced, d.Added, d.Removed)
 	}
 }
