@@ -60,20 +60,8 @@ ORDER BY c.id`, scanID, cutoff)
 	if err != nil {
 		return p, err
 	}
-	for _, id := range cols {
-		n, err := d.pruneChanges(ctx, id, r)
-		p.Changes += n
-		if n > 0 {
-			p.Collections++
-		}
-		if err != nil {
-			return p, fmt.Errorf("db: prune the changes of collection %d: %w", id, err)
-		}
-		k, err := d.pruneRuns(ctx, collectionRunsGone, id, cutoff)
-		p.Runs += k
-		if err != nil {
-			return p, fmt.Errorf("db: prune the runs of collection %d: %w", id, err)
-		}
+	if err := d.pruneCollections(ctx, cols, r, &p); err != nil {
+		return p, fmt.Errorf("db: %w", err)
 	}
 	sites, err := queryAll(ctx, d, "list sites to prune", `
 SELECT id FROM sites WHERE history_deleted_at IS NULL AND (measured_at IS NULL
@@ -96,6 +84,28 @@ ORDER BY id`, scanID, cutoff)
 		}
 	}
 	return p, nil
+}
+
+// pruneCollections deletes, of each collection of cols, the changes r no
+// longer keeps and the runs left without them, counting into p.
+func (d *DB) pruneCollections(ctx context.Context, cols []int64, r Retention, p *Pruned) error {
+	cutoff := fmtTime(r.Before)
+	for _, id := range cols {
+		n, err := d.pruneChanges(ctx, id, r)
+		p.Changes += n
+		if n > 0 {
+			p.Collections++
+		}
+		if err != nil {
+			return fmt.Errorf("prune the changes of collection %d: %w", id, err)
+		}
+		k, err := d.pruneRuns(ctx, collectionRunsGone, id, cutoff)
+		p.Runs += k
+		if err != nil {
+			return fmt.Errorf("prune the runs of collection %d: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // collectionRunsGone is pruneRuns' where of the runs of collection ?1

@@ -110,22 +110,8 @@ func (d *DB) pruneSiteToShare(ctx context.Context, siteID, excess int64, s Share
 	if err != nil || !ok {
 		return p, err
 	}
-	r := Retention{Before: before, Keep: s.Keep}
-	cutoff := fmtTime(before)
-	for _, id := range cols {
-		n, err := d.pruneChanges(ctx, id, r)
-		p.Changes += n
-		if n > 0 {
-			p.Collections++
-		}
-		if err != nil {
-			return p, fmt.Errorf("prune the changes of collection %d: %w", id, err)
-		}
-		k, err := d.pruneRuns(ctx, collectionRunsGone, id, cutoff)
-		p.Runs += k
-		if err != nil {
-			return p, fmt.Errorf("prune the runs of collection %d: %w", id, err)
-		}
+	if err := d.pruneCollections(ctx, cols, Retention{Before: before, Keep: s.Keep}, &p); err != nil {
+		return p, err
 	}
 	if p.Changes == 0 {
 		return p, d.measureSite(ctx, siteID, now)
