@@ -24,8 +24,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	s.budget, s.bodies, s.pages, s.passed = siteSession.budget, siteSession.bodies, siteSession.pages, siteSession.passed
 	if siteSession.reading == nil {
 		siteSession.reading = h.newPageReading()
-		rules := h.siteRules(ctx, site)
-		siteSession.reading.noise, siteSession.reading.rules = rules.everyone, rules
+		siteSession.reading.rules = h.siteRules(ctx, site)
 	}
 	s.reading = siteSession.reading
 	j := &CollectionRun{

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"tidings/db"
@@ -165,20 +164,10 @@ func covered(ctx context.Context, ex pagetext.Options, snap *pagetext.Snapshot, 
 		if err != nil || s.Text == snap.Text {
 			continue
 		}
-		kept := map[string]bool{}
-		for _, l := range strings.Split(s.Text, "\n") {
-			kept[l] = true
-		}
-		lines := map[string]bool{}
-		for _, l := range strings.Split(snap.Text, "\n") {
-			if !kept[l] {
-				lines[l] = true
-			}
-		}
 		if out == nil {
 			out = map[int64]map[string]bool{}
 		}
-		out[u] = lines
+		out[u] = pagetext.LeftOut(s.Text, snap.Text)
 	}
 	return out
 }
@@ -215,7 +204,7 @@ func (j *CollectionRun) ReadPage(ctx context.Context, url string, prev *db.Snaps
 		p = *prev
 	}
 	if o.Noise == nil {
-		o.Noise = j.reading.noise
+		o.Noise = j.reading.noise()
 	}
 	if o.Marks == nil {
 		o.Marks = j.reading.rules.marks()

@@ -36,12 +36,19 @@ type pageReading struct {
 	queues map[int64]*db.SnapshotQueue
 	// age orders the site harvest among those under way (harvestAge).
 	age uint64
-	// noise is what the site's pages hold that changes without news:
-	// the ignore rules for everyone, and what was learned of the site
-	// (pagetext.Noise); texts are compared without it. rules are those
-	// and each person's own.
-	noise *pagetext.Noise
+	// rules are the site's ignore rules: those for everyone (noise) and
+	// each person's own.
 	rules *siteRules
+}
+
+// noise is what the site's pages hold that changes without news: the
+// ignore rules for everyone, and what was learned of the site
+// (pagetext.Noise); texts are compared without it. Nil-safe.
+func (ps *pageReading) noise() *pagetext.Noise {
+	if ps == nil || ps.rules == nil {
+		return nil
+	}
+	return ps.rules.everyone
 }
 
 // pageNote is what a page's snapshot says of its latest change.
@@ -323,7 +330,7 @@ func splitGiven(todo []string, texts map[string]givenPage) (given, rest []string
 // returned, nil when nothing new was read, is stored as the page's latest.
 func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pageReading, url, kind string, prev db.Snapshot, had bool) (*pageNote, *db.Snapshot) {
 	sh := &pageNote{title: prev.Title}
-	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true, Noise: ps.noise, Marks: ps.rules.marks()})
+	r, err := h.readText(ctx, ps.age, j.now, url, prev, had, ReadOptions{Conditional: true, Noise: ps.noise(), Marks: ps.rules.marks()})
 	if err == nil {
 		ps.refund(r)
 		ps.rules.cover(url, r.Covered)
@@ -358,7 +365,7 @@ func (h *Harvester) readAndCompare(ctx context.Context, j *CollectionRun, ps *pa
 		j.warn.add("%s: %s", url, w)
 	}
 	sh.title = r.Text.Title
-	sh.textChange, sh.diff = compareText(kind, prev, had, r.Text, max(h.opts.Snapshots.MaxText, pagetext.DefaultMaxText)*4, ps.noise)
+	sh.textChange, sh.diff = compareText(kind, prev, had, r.Text, max(h.opts.Snapshots.MaxText, pagetext.DefaultMaxText)*4, ps.noise())
 	return sh, r.Snapshot
 }
 

@@ -25,7 +25,7 @@ func givenNote(j *CollectionRun, url, kind string, g givenPage, prev db.Snapshot
 	sum := sha256.Sum256([]byte(g.text))
 	snap := &pagetext.Snapshot{Title: g.title, Text: g.text, TextHash: hex.EncodeToString(sum[:])}
 	sh := &pageNote{title: g.title}
-	sh.textChange, sh.diff = compareText(kind, prev, had, snap, maxGivenBytes, j.reading.noise)
+	sh.textChange, sh.diff = compareText(kind, prev, had, snap, maxGivenBytes, j.reading.noise())
 	return sh, &db.Snapshot{
 		URL: url, FinalURL: url, Title: g.title, Size: int64(len(g.text)),
 		ContentHash: pageDigest([]byte(g.text)), Text: pagetext.Compress(g.text), FetchedAt: j.now,

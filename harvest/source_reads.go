@@ -159,10 +159,10 @@ func (t *PageText) SetTextChange(change, diff string) { t.sh.textChange, t.sh.di
 // source that compares texts itself: a copy, which it may extend with
 // what it learns of the pages it read (pagetext.Noise).
 func (j *CollectionRun) Noise() *pagetext.Noise {
-	if j.reading == nil || j.reading.noise == nil {
+	if j.reading.noise() == nil {
 		return &pagetext.Noise{}
 	}
-	return j.reading.noise.Clone()
+	return j.reading.noise().Clone()
 }
 
 // Learned keeps, as the site's rules, the shapes of noise lines a source
@@ -171,7 +171,7 @@ func (j *CollectionRun) Noise() *pagetext.Noise {
 // see them on the site's page.
 func (j *CollectionRun) Learned(shapes map[string]bool) {
 	for s := range shapes {
-		if j.reading == nil || j.reading.noise == nil || !j.reading.noise.Shapes[s] {
+		if n := j.reading.noise(); n == nil || !n.Shapes[s] {
 			j.learned = append(j.learned, s)
 		}
 	}

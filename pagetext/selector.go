@@ -297,16 +297,7 @@ func Rebased(old, text, unremoved string) (string, string) {
 	if unremoved == "" || unremoved == text {
 		return old, text
 	}
-	kept := map[string]bool{}
-	for _, l := range strings.Split(text, "\n") {
-		kept[l] = true
-	}
-	gone := map[string]bool{}
-	for _, l := range strings.Split(unremoved, "\n") {
-		if !kept[l] {
-			gone[l] = true
-		}
-	}
+	gone := LeftOut(text, unremoved)
 	goneOld := map[string]bool{}
 	for _, op := range Compare(old, unremoved).Ops {
 		var left []string
@@ -327,6 +318,23 @@ func Rebased(old, text, unremoved string) (string, string) {
 		}
 	}
 	return dropLines(old, goneOld, gone), dropLines(unremoved, gone)
+}
+
+// LeftOut returns the lines of unremoved that text lacks: what selectors
+// took out of a page's text, when text is its reading with them and
+// unremoved its reading without.
+func LeftOut(text, unremoved string) map[string]bool {
+	kept := map[string]bool{}
+	for _, l := range strings.Split(text, "\n") {
+		kept[l] = true
+	}
+	gone := map[string]bool{}
+	for _, l := range strings.Split(unremoved, "\n") {
+		if !kept[l] {
+			gone[l] = true
+		}
+	}
+	return gone
 }
 
 // likeAny reports whether line shares half the words of the shorter with
