@@ -435,6 +435,25 @@ func serveCrashDB(t *testing.T, d *crashDB) string {
 	return base
 }
 
+// terminate sends serve SIGTERM and waits for it to exit 0, at most 20 s
+// (its grace period and some), killing it past that.
+func terminate(t *testing.T, cmd *exec.Cmd, exited <-chan error, stderr *syncBuffer) {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("serve exited with %v after SIGTERM\nstderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("serve still running 20 s after SIGTERM\nstderr:\n%s", stderr.String())
+	}
+}
+
 // TestServeSIGTERMFinishesWrites stops `tidings serve` with SIGTERM while
 // its scheduler harvests a fleet: it exits 0 without errors, what it stored
 // is consistent, the harvest a restart would make (the due sites) completes
@@ -479,19 +498,7 @@ func TestServeSIGTERMFinishesWrites(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	signalled, made := time.Now(), fleet.requests()-requests
-	if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("serve exited with %v after SIGTERM\nstderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		srv.Process.Kill()
-		<-exited
-		t.Fatalf("serve still running 20 s after SIGTERM\nstderr:\n%s", stderr.String())
-	}
+	terminate(t, srv, exited, &stderr)
 	stopped := time.Since(signalled)
 	logs := stderr.String()
 	for _, bad := range []string{"level=ERROR", "database is locked", "panic"} {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -88,19 +87,7 @@ func TestServeSIGTERMDuringCostlyRules(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("serve exited with %v after SIGTERM\nstderr:\n%s", err, stderr.String())
-		}
-	case <-time.After(20 * time.Second):
-		cmd.Process.Kill()
-		<-exited
-		t.Fatalf("serve still running 20 s after SIGTERM\nstderr:\n%s", stderr.String())
-	}
+	terminate(t, cmd, exited, &stderr)
 
 	store, err = db.Open(ctx, path)
 	if err != nil {
