@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"tidings/harvest"
@@ -21,44 +20,13 @@ const (
 
 // budgetSite links 500 endless HTML pages.
 func budgetSite(string) http.HandlerFunc {
-	var links []string
-	for i := range budgetLinks {
-		links = append(links, fmt.Sprintf("/page%d.html", i))
-	}
-	page := []byte("<p>" + strings.Repeat("words of an endless page ", 400) + "</p>\n")
-	return func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.URL.Path == "/":
-			homePage(w, "Endless links", links)
-		case strings.HasPrefix(r.URL.Path, "/page"):
-			w.Header().Set("Content-Type", "text/html")
-			endless(w, r, page)
-		default:
-			http.NotFound(w, r)
-		}
-	}
+	return endlessLinks("Endless links", budgetLinks, 0)
 }
 
 // dripDocSite answers every address, robots.txt first, with a byte every
 // 500 ms for as long as anyone reads.
 func dripDocSite(string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fl, _ := w.(http.Flusher)
-		for {
-			if _, err := w.Write([]byte(" ")); err != nil {
-				return
-			}
-			if fl != nil {
-				fl.Flush()
-			}
-			select {
-			case <-r.Context().Done():
-				return
-			case <-time.After(dripDocEvery):
-			}
-		}
-	}
+	return func(w http.ResponseWriter, r *http.Request) { drip(w, r, dripDocEvery) }
 }
 
 // hostileBudget follows each site with `tidings follow`, a run of its own

@@ -44,16 +44,27 @@ func endless(w http.ResponseWriter, r *http.Request, chunk []byte) {
 // or a crawl that reads what it is sent becomes a download cannon aimed
 // at whoever the site names.
 func cannonSite(string) http.HandlerFunc {
+	return endlessLinks("Cannon", cannonLinks, cannonLinks)
+}
+
+// endlessLinks is a home page linking pages endless HTML pages and files
+// endless files.
+func endlessLinks(title string, pages, files int) http.HandlerFunc {
 	var links []string
-	for i := range cannonLinks {
-		links = append(links, fmt.Sprintf("/page%d.html", i), fmt.Sprintf("/file%d", i))
+	for i := range max(pages, files) {
+		if i < pages {
+			links = append(links, fmt.Sprintf("/page%d.html", i))
+		}
+		if i < files {
+			links = append(links, fmt.Sprintf("/file%d", i))
+		}
 	}
 	page := []byte("<p>" + strings.Repeat("words of an endless page ", 400) + "</p>\n")
 	file := bytes.Repeat([]byte{0, 1, 2, 3}, 2500)
 	return func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/":
-			homePage(w, "Cannon", links)
+			homePage(w, title, links)
 		case strings.HasPrefix(r.URL.Path, "/page"):
 			w.Header().Set("Content-Type", "text/html")
 			endless(w, r, page)
@@ -78,23 +89,29 @@ func dripSite(string) http.HandlerFunc {
 		case r.URL.Path == "/":
 			homePage(w, "Drip", links)
 		case strings.HasPrefix(r.URL.Path, "/slow"):
-			w.Header().Set("Content-Type", "text/html")
-			fl, _ := w.(http.Flusher)
-			for {
-				if _, err := w.Write([]byte(" ")); err != nil {
-					return
-				}
-				if fl != nil {
-					fl.Flush()
-				}
-				select {
-				case <-r.Context().Done():
-					return
-				case <-time.After(dripEvery):
-				}
-			}
+			drip(w, r, dripEvery)
 		default:
 			http.NotFound(w, r)
+		}
+	}
+}
+
+// drip sends an HTML answer's headers, then a byte every so often for as
+// long as anyone reads.
+func drip(w http.ResponseWriter, r *http.Request, every time.Duration) {
+	w.Header().Set("Content-Type", "text/html")
+	fl, _ := w.(http.Flusher)
+	for {
+		if _, err := w.Write([]byte(" ")); err != nil {
+			return
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-time.After(every):
 		}
 	}
 }
