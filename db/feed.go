@@ -166,18 +166,20 @@ ORDER BY ch.datetime DESC, ch.url`, 0, append(append(ids, shownArgs...), DigestC
 		}
 		g.Changes = append(g.Changes, c)
 	}
+	if len(over) > 0 {
+		if err := d.digestTotals(ctx, scope, byRun, over); err != nil {
+			return nil, err
+		}
+	}
 	if scope.UserID != 0 {
 		// What the run found, less what the person's rules hide.
 		for i := range out {
-			if !out[i].Following && len(out[i].Changes) <= DigestChanges {
-				out[i].Run.Changes = len(out[i].Changes)
+			if !out[i].Following {
+				out[i].Run.Changes = len(out[i].Changes) + out[i].Omitted
 			}
 		}
 	}
-	if len(over) == 0 {
-		return out, nil
-	}
-	return out, d.digestTotals(ctx, scope, byRun, over)
+	return out, nil
 }
 
 // digestTotals fills in what the changes left out of the digests of the
