@@ -35,9 +35,6 @@ func NewBudget(name string, max int64) *Budget {
 	return &Budget{name: name, max: max}
 }
 
-// Name is whose the budget is, as NewBudget was given it.
-func (b *Budget) Name() string { return b.name }
-
 // Max is the budget's size.
 func (b *Budget) Max() int64 { return b.max }
 

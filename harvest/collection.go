@@ -42,9 +42,9 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 			run.Error = err.Error()
 		}
 	}
-	if b := fetch.BudgetOf(ctx); b != nil && b.Name() == siteBytesBudget && b.Left() == 0 {
+	if size, spent := siteBytesSpent(ctx); spent {
 		j.warn.add("this harvest stopped downloading from the site when it had read %s, the most one harvest of a site may (--site-bytes): what it did not read waits for the next harvest",
-			fetch.SizeString(b.Max()))
+			fetch.SizeString(size))
 	}
 	j.finishChanges()
 	j.finishDates()

@@ -230,11 +230,24 @@ func (h *Harvester) withSiteBytes(ctx context.Context) context.Context {
 	if fetch.BudgetOf(ctx) != nil {
 		return ctx
 	}
-	return fetch.WithBudget(ctx, fetch.NewBudget(siteBytesBudget, h.opts.MaxSiteBytes))
+	b := fetch.NewBudget("this site harvest's download budget", h.opts.MaxSiteBytes)
+	return context.WithValue(fetch.WithBudget(ctx, b), siteBytesKey{}, b)
 }
 
-// siteBytesBudget names a site harvest's own download budget.
-const siteBytesBudget = "this site harvest's download budget"
+// siteBytesKey holds, in a harvest's context, the download budget
+// withSiteBytes gave it: the site check's own is not the harvest's to
+// warn of.
+type siteBytesKey struct{}
+
+// siteBytesSpent reports whether the harvest's own download budget is
+// spent, and its size.
+func siteBytesSpent(ctx context.Context) (int64, bool) {
+	b, _ := ctx.Value(siteBytesKey{}).(*fetch.Budget)
+	if b == nil {
+		return 0, false
+	}
+	return b.Max(), b.Left() == 0
+}
 
 // Options returns the options the harvester runs with, defaults filled in.
 func (h *Harvester) Options() Options { return h.opts }
