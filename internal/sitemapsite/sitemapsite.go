@@ -54,12 +54,13 @@ type Site struct {
 	extra       []string
 	raw         map[string]string // documents served as they are, by path
 	hits        map[string]int
+	whole       map[string]int // answers with a body, by path
 	etags       bool
 }
 
 // New serves an empty site; Set fills it.
 func New() *Site {
-	s := &Site{pages: map[string]Page{}, sitemapPath: "/sitemap.xml", hits: map[string]int{}}
+	s := &Site{pages: map[string]Page{}, sitemapPath: "/sitemap.xml", hits: map[string]int{}, whole: map[string]int{}}
 	s.Srv = httptest.NewServer(s)
 	return s
 }
@@ -130,6 +131,13 @@ func (s *Site) Hits(path string) int {
 	return s.hits[path]
 }
 
+// Whole counts the answers for path that carried a body: not a 304.
+func (s *Site) Whole(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.whole[path]
+}
+
 // ServeHTTP serves robots.txt, the sitemap and the pages.
 func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
@@ -145,8 +153,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveSitemap(w, r)
 		return
 	case s.raw[p] != "":
-		w.Header().Set("Content-Type", "application/xml")
-		fmt.Fprint(w, strings.ReplaceAll(s.raw[p], "{root}", s.Srv.URL))
+		s.send(w, r, "application/xml", []byte(strings.ReplaceAll(s.raw[p], "{root}", s.Srv.URL)))
 		return
 	}
 	page, ok := s.pages[p]
@@ -174,6 +181,7 @@ func (s *Site) send(w http.ResponseWriter, r *http.Request, contentType string, 
 			return
 		}
 	}
+	s.whole[r.URL.Path]++
 	w.Header().Set("Content-Type", contentType)
 	w.Write(body)
 }
