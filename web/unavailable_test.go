@@ -3,12 +3,9 @@ package web
 import (
 	"bytes"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,24 +33,16 @@ func TestDatabaseOutageOnSQLite(t *testing.T) {
 // are whole again once it is back.
 func TestDatabaseOutageOnPostgreSQL(t *testing.T) {
 	t.Parallel()
-	target, err := url.Parse(pgtest.NewDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := startCutProxy(t, target.Host)
-	target.Host = p.addr
-	q := target.Query()
-	q.Set("connect_timeout", "5")
-	target.RawQuery = q.Encode()
+	target, p := pgtest.Through(t, pgtest.NewDatabase(t))
 
 	site := fixturesite.New(time.Now().UTC().Truncate(time.Second))
 	t.Cleanup(site.Close)
-	fx := &fixture{site: site, path: target.String()}
+	fx := &fixture{site: site, path: target}
 	fx.open(t)
 	if _, err := fx.harvester().Follow(t.Context(), site.URL); err != nil {
 		t.Fatalf("follow the fixture site: %v", err)
 	}
-	checkOutage(t, fx, p.cut, p.restore)
+	checkOutage(t, fx, p.Cut, p.Restore)
 }
 
 // checkOutage serves fx's feeds and pages, calls cut to make the database
@@ -147,89 +136,6 @@ func unavailable(t *testing.T, what string, rec *httptest.ResponseRecorder, page
 	if page && !strings.Contains(string(body), "<h1>Not available just now</h1>") {
 		t.Errorf("%s during the outage is not tidings' error page:\n%s", what, body)
 	}
-}
-
-// cutProxy relays TCP connections on loopback to a server, until cut:
-// then every connection is reset and new ones are refused, as when a
-// database server goes down, until restore.
-type cutProxy struct {
-	t    *testing.T
-	addr string
-	to   string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns []net.Conn
-}
-
-func startCutProxy(t *testing.T, to string) *cutProxy {
-	p := &cutProxy{t: t, addr: "127.0.0.1:0", to: to}
-	p.restore()
-	p.addr = p.ln.Addr().String()
-	t.Cleanup(p.cut)
-	return p
-}
-
-// restore listens again, on the same address.
-func (p *cutProxy) restore() {
-	ln, err := net.Listen("tcp", p.addr)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.ln = ln
-	p.mu.Unlock()
-	go p.accept(ln)
-}
-
-func (p *cutProxy) accept(ln net.Listener) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		up, err := net.Dial("tcp", p.to)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		if p.ln != ln {
-			p.mu.Unlock()
-			c.Close()
-			up.Close()
-			return
-		}
-		p.conns = append(p.conns, c, up)
-		p.mu.Unlock()
-		go relay(up, c)
-		go relay(c, up)
-	}
-}
-
-// relay copies from one side to the other, and closes both at the end.
-func relay(dst, src net.Conn) {
-	io.Copy(dst, src)
-	dst.Close()
-	src.Close()
-}
-
-// cut closes the listener and every connection.
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		// A reset, not a polite close: the server is gone, not leaving.
-		if tc, ok := c.(*net.TCPConn); ok {
-			tc.SetLinger(0)
-		}
-		c.Close()
-	}
-	p.conns = nil
 }
 
 // serveRequest runs one prepared request through h.

@@ -50,7 +50,15 @@ type Scheduler struct {
 	pool     *lane
 	swept    time.Time   // when Run last started a sweep
 	sweeping atomic.Bool // a sweep runs
+	// pausedAt is when the database stopped answering the list of due
+	// sites (Unix nanoseconds), 0 while it answers.
+	pausedAt atomic.Int64
 }
+
+// PauseRetry is how often a scheduler paused by a database that does not
+// answer asks it again: harvests resume within this of its return, not
+// at the next tick.
+const PauseRetry = 5 * time.Second
 
 // NewScheduler builds a scheduler harvesting the sites of store with h.
 func NewScheduler(store *db.DB, h Harvester, o SchedulerOptions) *Scheduler {
@@ -95,11 +103,16 @@ func (s *Scheduler) Run(ctx context.Context) {
 	s.sweepDue(ctx, &sweeps)
 	for {
 		s.Dispatch(ctx)
+		var retry <-chan time.Time
+		if s.Paused() {
+			retry = time.After(PauseRetry)
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 			s.sweepDue(ctx, &sweeps)
+		case <-retry:
 		case <-s.pool.freed: // a worker freed up: more due sites may start
 		}
 	}
@@ -186,14 +199,36 @@ func (s *Scheduler) Dispatch(ctx context.Context) {
 	sites, err := s.store.DueSites(ctx, now)
 	if err != nil {
 		if ctx.Err() == nil {
-			s.opts.Logger.Error("scheduler: list due sites", "error", err)
+			s.pause(err)
 		}
 		return
 	}
+	s.resume()
 	for _, site := range sites {
 		if s.pool.tryGo(ctx, HostOf(site.URL), func(ctx context.Context) { s.harvest(ctx, site) }) == poolFull {
 			return // every worker is busy; a finishing one calls again
 		}
+	}
+}
+
+// Paused reports whether the database did not answer the last look for
+// due sites: no harvest starts until it does.
+func (s *Scheduler) Paused() bool { return s.pausedAt.Load() != 0 }
+
+// pause says once, not at every retry, that harvests wait for the
+// database. A harvest under way when it went stores nothing: its site
+// stays due and is harvested again after.
+func (s *Scheduler) pause(err error) {
+	if s.pausedAt.CompareAndSwap(0, time.Now().UnixNano()) {
+		s.opts.Logger.Error("scheduler: the database does not answer; harvests are paused until it does", "error", err)
+	}
+}
+
+// resume says harvests go on, and after how long.
+func (s *Scheduler) resume() {
+	if at := s.pausedAt.Swap(0); at != 0 {
+		s.opts.Logger.Info("scheduler: the database answers again; harvests resume",
+			"paused_for", time.Since(time.Unix(0, at)).Round(time.Millisecond).String())
 	}
 }
 
