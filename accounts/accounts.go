@@ -80,3 +80,13 @@ func HashToken(t string) string {
 	sum := sha256.Sum256([]byte(t))
 	return hex.EncodeToString(sum[:])
 }
+
+// APITokenPrefix marks tidings' API tokens, so that a secret scanner, or
+// a person, can tell one in a file or a log.
+const APITokenPrefix = "tid_"
+
+// NewAPIToken returns a new API token and what the store keeps of it.
+func NewAPIToken() (token, hash string) {
+	token = APITokenPrefix + NewToken()
+	return token, HashToken(token)
+}

@@ -92,6 +92,9 @@ func fillEveryTable(t *testing.T, d *DB) {
 	if err := d.SetDigestEvery(ctx, ann.ID, EveryWeekly); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := d.CreateAPIToken(ctx, ann.ID, "Ann's script", "hash-of-a-token", at); err != nil {
+		t.Fatal(err)
+	}
 	if err := d.CreateInvite(ctx, "invite", ann.ID, at.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}

@@ -549,6 +549,19 @@ CREATE TABLE IF NOT EXISTS first_account (
 	user_id INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE
 );
 `},
+	// 27: API tokens, kept by the hash of the token as sessions are: a
+	// copy of the database lets no one in. A token goes with its account.
+	{sqlite: `
+CREATE TABLE IF NOT EXISTS api_tokens (
+	id           INTEGER PRIMARY KEY,
+	user_id      INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	name         TEXT NOT NULL,
+	token_hash   TEXT NOT NULL UNIQUE,
+	created_at   TEXT NOT NULL,
+	last_used_at TEXT
+);
+CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
+`},
 }
 
 // step is one migration. sqlite is its SQLite text. postgres is its
