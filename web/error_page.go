@@ -44,6 +44,10 @@ const unavailableRetry = time.Minute
 const unavailableMessage = "tidings cannot reach its database just now, so it cannot answer this. Try again in a minute."
 
 func (s *Server) errorHandler(err error, c echo.Context) {
+	if isAPI(c) {
+		s.writeProblem(err, c)
+		return
+	}
 	code, msg := http.StatusInternalServerError, "Something went wrong on our side."
 	var he *echo.HTTPError
 	unavailable := db.IsUnavailable(err)

@@ -20,7 +20,7 @@ import (
 // never collide.
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
-	"collection", "admin", "import", "import_result", "error", "confirm", "check", "settings", "message",
+	"collection", "admin", "import", "import_result", "error", "confirm", "check", "settings", "message", "tokens",
 }
 
 // parsePages parses every page; now is the clock relative times are
@@ -104,15 +104,16 @@ func (s *Server) render(c echo.Context, code int, page, title string, data any) 
 // carries: fixed sentences, so that a link cannot make tidings say
 // anything else.
 var doneNotice = map[string]string{
-	"feed-address": "Your feed has a new address, below. The old one no longer works: give the new one to your feed reader.",
-	"invite":       "A new invite link is at the top of the list. Send it to the person it is for; it works once.",
-	"dismissed":    "Dismissed.",
-	"signed-out":   "You are signed out.",
-	"settings":     "Saved.",
-	"email-sent":   "A confirmation link is on its way to that address: digests go there once you follow it.",
-	"push-added":   "Added. It will be told of the next harvest that changes what it is for.",
-	"push-removed": "Removed.",
-	"secret":       "Saved the webhook secret.",
+	"feed-address":  "Your feed has a new address, below. The old one no longer works: give the new one to your feed reader.",
+	"invite":        "A new invite link is at the top of the list. Send it to the person it is for; it works once.",
+	"dismissed":     "Dismissed.",
+	"signed-out":    "You are signed out.",
+	"settings":      "Saved.",
+	"token-revoked": "Revoked: the token no longer opens anything.",
+	"email-sent":    "A confirmation link is on its way to that address: digests go there once you follow it.",
+	"push-added":    "Added. It will be told of the next harvest that changes what it is for.",
+	"push-removed":  "Removed.",
+	"secret":        "Saved the webhook secret.",
 }
 
 // static serves the UI's stylesheet and script from the embedded files.

@@ -77,6 +77,7 @@ func (s *Server) routes() {
 		"You are adding sites faster than tidings allows. Wait a minute and try again.")
 	importLimited := perUser(s.opts.ImportRate/3600, s.opts.ImportRate,
 		fmt.Sprintf("You have imported several files just now. Wait %d minutes and try again.", int(math.Ceil(60/s.opts.ImportRate))))
+	s.apiRoutes(addLimited)
 	// Middleware is attached per route, not per group: a group's middleware
 	// also runs for unknown paths, which must stay plain 404s.
 	page := func(method, path string, h echo.HandlerFunc, extra ...echo.MiddlewareFunc) {
@@ -118,6 +119,9 @@ func (s *Server) routes() {
 	page(http.MethodGet, "/collection/:id", s.collectionPage)
 	page(http.MethodGet, "/feed-token", s.feedTokenConfirm, user)
 	page(http.MethodPost, "/feed-token", s.feedTokenRegenerate, user)
+	page(http.MethodGet, "/tokens", s.tokensPage, user)
+	page(http.MethodPost, "/tokens", s.tokenCreate, user)
+	page(http.MethodPost, "/tokens/:id/revoke", s.tokenRevoke, user)
 	page(http.MethodGet, "/opml", s.opmlExport, user)
 	page(http.MethodGet, "/import", s.opmlImportForm, user)
 	page(http.MethodPost, "/import", s.opmlImport, user, importLimited)

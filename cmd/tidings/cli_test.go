@@ -544,6 +544,7 @@ func TestSubcommandHelp(t *testing.T) {
 		{[]string{"notify"}, "notify [--now]", []string{"db", "addr", "base-url", "smtp-url", "mail-from", "allow-private-addresses", "allow-loopback-base-url", "now"}},
 		{[]string{"user", "notify"}, "user notify NAME [--email ADDR] [--every daily|weekly|off] [--push URL]... [--no-push URL] [--push-secret SECRET]",
 			[]string{"db", "addr", "base-url", "smtp-url", "mail-from", "allow-private-addresses", "allow-loopback-base-url", "email", "every", "push", "no-push", "push-secret"}},
+		{[]string{"user", "token"}, "user token NAME [--label TEXT] [--list] [--revoke ID]", []string{"db", "label", "list", "revoke"}},
 		{[]string{"backup"}, "backup FILE", []string{"db"}},
 		{[]string{"restore"}, "restore FILE", []string{"db"}},
 		{[]string{"copy-db"}, "copy-db --to URL_OR_PATH", []string{"db", "to"}},

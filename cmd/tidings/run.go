@@ -106,6 +106,8 @@ Commands:
   user delete NAME      delete an account and its follows
   user notify NAME [--email ADDR] [--every daily|weekly|off] [--push URL]... [--no-push URL] [--push-secret SECRET]
                         set how a person is told of changes: e-mail digest, pushes
+  user token NAME [--label TEXT] [--list] [--revoke ID]
+                        make (and print once), list or revoke a person's API tokens
   opml export --user NAME [--entries page]
                         print the OPML of everything a user follows
   publish DIR --base-url URL

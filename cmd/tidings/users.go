@@ -18,12 +18,15 @@ import (
 )
 
 func cmdUser(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	const usage = "usage: tidings user add NAME | user list | user delete NAME | user notify NAME [flags]"
+	const usage = "usage: tidings user add NAME | user list | user delete NAME | user notify NAME [flags] | user token NAME [flags]"
 	if len(args) == 0 {
 		return usageError{usage}
 	}
 	if args[0] == "notify" {
 		return cmdUserNotify(ctx, args[1:], getenv, stdout, stderr)
+	}
+	if args[0] == "token" {
+		return cmdUserToken(ctx, args[1:], getenv, stdout, stderr)
 	}
 	if args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprintln(stdout, usage)
