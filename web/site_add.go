@@ -1,8 +1,10 @@
 package web
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"math"
 	"net/http"
 	"strconv"
@@ -17,16 +19,52 @@ import (
 type addData struct {
 	URL   string
 	Error string
+	// Known is what tidings knows of the address given in the link
+	// (/add?url=…, as the bookmarklet opens it), nil when none was.
+	Known *knownAddress
+	// Bookmarklet opens this page from any page, its address filled in.
+	Bookmarklet template.URL
+}
+
+// knownAddress says at once whether an address given in a link is
+// followed: by the person (with their site's page), or by others here.
+type knownAddress struct {
+	Followed, Here bool
+	Site           string
+	SiteURL        string
 }
 
 func (s *Server) siteAddForm(c echo.Context) error {
-	return s.render(c, http.StatusOK, "add", "Add a site", addData{URL: c.QueryParam("url")})
+	d := addData{URL: c.QueryParam("url"), Bookmarklet: s.bookmarklet()}
+	if d.URL != "" && s.follow != nil {
+		l, err := s.follow.Lookup(c.Request().Context(), currentUser(c).ID, d.URL)
+		var bad *follow.AddressError
+		switch {
+		case errors.As(err, &bad):
+			d.Error = addressMessage(bad.Err)
+		case err != nil:
+			return err
+		case l.Site.ID != 0:
+			d.Known = &knownAddress{Followed: l.Followed, Here: l.Here, Site: siteName(l.Site), SiteURL: s.abs(sitePath(l.Site))}
+		}
+	}
+	return s.render(c, http.StatusOK, "add", "Add a site", d)
+}
+
+// bookmarklet is a link that, kept among a browser's bookmarks, opens
+// this page from the page being read, with its address filled in. It
+// only navigates: following still takes the person's click on the form.
+func (s *Server) bookmarklet() template.URL {
+	target, _ := json.Marshal(s.abs("add") + "?url=")
+	// json.Marshal escapes <, > and & too: the link stays one string
+	// whatever the base URL holds.
+	return template.URL("javascript:location.href=" + string(target) + "+encodeURIComponent(location.href)")
 }
 
 // siteAdd asks the follow service to follow the address: a known site is
 // followed at once, a new one discovered in the background.
 func (s *Server) siteAdd(c echo.Context) error {
-	d := addData{URL: c.FormValue("url")}
+	d := addData{URL: c.FormValue("url"), Bookmarklet: s.bookmarklet()}
 	added, err := s.follow.Add(c.Request().Context(), currentUser(c).ID, d.URL)
 	var (
 		bad     *follow.AddressError
