@@ -23,7 +23,9 @@ func TestDiscoverByContent(t *testing.T) {
 			s.set("/", htmlType, `<html><head><link rel="alternate" type='application/ld+json; profile="https://www.w3.org/ns/activitystreams"' href="/changes"></head></html>`)
 			s.set("/changes", ldType, collectionDoc("/p0"))
 		}, true},
-		{"a Manifest given", "/m", func(s *streamSite) { s.set("/m", ldType, `{"id": "BASE/m", "type": "Manifest", "label": {"en": ["x"]}}`) }, false},
+		{"a Manifest given", "/m", func(s *streamSite) {
+			s.set("/m", ldType, `{"id": "BASE/m", "type": "Manifest", "label": {"en": ["x"]}}`)
+		}, false},
 		{"a page without a link", "/", func(s *streamSite) { s.set("/", htmlType, `<html><head><title>Home</title></head></html>`) }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
