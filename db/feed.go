@@ -334,6 +334,13 @@ func changeDest(c *Change) ([]any, func()) {
 		&c.Author, &c.Language, &tags, &c.FromLastmod, &c.TextChange, &c.Diff}
 	return dest, func() {
 		c.RunID, c.History = run.Int64, !run.Valid
+		// A diff that cannot be read is as none: its change shows
+		// without it, the rest of a feed or page as ever.
+		if d, err := readDiff(c.Diff); err == nil {
+			c.Diff = d
+		} else {
+			c.Diff = ""
+		}
 		if tags != "" {
 			c.Tags = strings.Split(tags, "\n")
 		}
