@@ -364,6 +364,19 @@ func (d *DB) changesWhere(ctx context.Context, tail string, limit int, args ...a
 	return queryAll(ctx, d, "load changes", `SELECT `+changeCols+` FROM changes ch WHERE `+tail, scanChange, args...)
 }
 
+// ChangeOf returns change id of a collection; ErrNotFound when the
+// collection holds no change of that id (never one of another's).
+func (d *DB) ChangeOf(ctx context.Context, collectionID, id int64) (Change, error) {
+	list, err := d.changesWhere(ctx, "ch.id = ? AND ch.collection_id = ?", 0, id, collectionID)
+	if err != nil {
+		return Change{}, err
+	}
+	if len(list) == 0 {
+		return Change{}, ErrNotFound
+	}
+	return list[0], nil
+}
+
 // ChangesAt returns the changes of a collection dated exactly at: those a
 // harvest reading again from its last processing time finds stored.
 func (d *DB) ChangesAt(ctx context.Context, collectionID int64, at time.Time) ([]Change, error) {

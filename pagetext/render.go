@@ -82,9 +82,11 @@ func (d Diff) render(m marks, v view) (string, bool) {
 			sb.WriteString(p)
 			shown++
 		}
-		// Added, not what the Diff kept: Opening keeps only what is shown.
+		// Added, not what the Diff kept: Opening keeps only what is shown,
+		// and a created page's change shows no more than its opening,
+		// whatever older harvests kept of it; the page has the rest.
 		writeMore(&sb, d.Added-shown)
-		return sb.String(), shown == len(d.Ops[0].Ins)
+		return sb.String(), shown == len(lines)
 	}
 	shown, kept := 0, 0
 	full := false
@@ -115,6 +117,11 @@ func (d Diff) render(m marks, v view) (string, bool) {
 			sb.WriteString(line.String())
 			shown += n
 		}
+	}
+	if shown == 0 {
+		// Not one line fit (a line of a thousand marked words): the
+		// entry still says what changed.
+		sb.WriteString("<p>" + html.EscapeString(d.Summary()) + "</p>\n")
 	}
 	writeMore(&sb, d.Added+d.Removed-shown)
 	return sb.String(), shown == kept

@@ -52,6 +52,12 @@ func TestFeedHTMLWithin(t *testing.T) {
 	if _, whole := d.FeedHTMLWithin(1 << 30); whole {
 		t.Error("a change of 180 lines shown whole in a feed")
 	}
+	// A line too long for the bytes: the entry says the change in a line.
+	long := pagetext.Compare(strings.Repeat("a <b> ", 100), strings.Repeat("c <d> ", 100))
+	out, whole = long.FeedHTMLWithin(1 << 10)
+	if whole || !strings.HasPrefix(out, "<p>+1 line, −1: c &lt;d&gt; c") || !strings.HasSuffix(out, "…</p>\n<p>and 2 more lines</p>\n") {
+		t.Errorf("a line too long for 1 KiB: whole %v, %q", whole, out)
+	}
 	replaced := pagetext.Replacement(d, "a", "b")
 	if out, whole := replaced.FeedHTMLWithin(budget); !whole || !strings.Contains(out, "was replaced: 90 lines added, 90 removed") {
 		t.Errorf("a replacement: whole %v, %q", whole, out)
