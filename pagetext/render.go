@@ -34,6 +34,12 @@ func (d Diff) HTML() string {
 	return out
 }
 
+// HTMLPart is HTML, and whether it shows every line the diff keeps:
+// when not, a page of the change (WholeHTML) has the rest.
+func (d Diff) HTMLPart() (out string, whole bool) {
+	return d.render(bare, view{lines: MaxHTMLLines})
+}
+
 // WholeHTML renders, as HTML does, every line the diff keeps, each run
 // of unchanged lines between two changes said in words: what a page of
 // its own shows of one change. It is as long as the stored diff, which

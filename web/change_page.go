@@ -62,3 +62,11 @@ func (s *Server) changePage(c echo.Context) error {
 	}
 	return s.render(c, http.StatusOK, "change", d.Change.Label+": "+d.Change.Name, d)
 }
+
+// linkWhole links a change whose diff the list shows in part to its
+// page, in collection col.
+func (s *Server) linkWhole(v *changeView, col db.Collection) {
+	if v.Part && col.PublicID != "" {
+		v.WholeURL = s.abs(feedbuild.ChangePage(col, v.ID))
+	}
+}
