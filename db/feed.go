@@ -334,6 +334,13 @@ func changeDest(c *Change) ([]any, func()) {
 		&c.Author, &c.Language, &tags, &c.FromLastmod, &c.TextChange, &c.Diff}
 	return dest, func() {
 		c.RunID, c.History = run.Int64, !run.Valid
+		// A diff that cannot be read is as none: its change shows
+		// without it, the rest of a feed or page as ever.
+		if d, err := readDiff(c.Diff); err == nil {
+			c.Diff = d
+		} else {
+			c.Diff = ""
+		}
 		if tags != "" {
 			c.Tags = strings.Split(tags, "\n")
 		}
@@ -355,6 +362,19 @@ func (d *DB) changesWhere(ctx context.Context, tail string, limit int, args ...a
 		args = append(args, limit)
 	}
 	return queryAll(ctx, d, "load changes", `SELECT `+changeCols+` FROM changes ch WHERE `+tail, scanChange, args...)
+}
+
+// ChangeOf returns change id of a collection; ErrNotFound when the
+// collection holds no change of that id (never one of another's).
+func (d *DB) ChangeOf(ctx context.Context, collectionID, id int64) (Change, error) {
+	list, err := d.changesWhere(ctx, "ch.id = ? AND ch.collection_id = ?", 0, id, collectionID)
+	if err != nil {
+		return Change{}, err
+	}
+	if len(list) == 0 {
+		return Change{}, ErrNotFound
+	}
+	return list[0], nil
 }
 
 // ChangesAt returns the changes of a collection dated exactly at: those a

@@ -284,7 +284,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 		}
 		res, err := ins.ExecContext(execCtx,
 			run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), runID, c.Source, c.Title, c.Summary,
-			c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod, c.TextChange, c.Diff)
+			c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod, c.TextChange, storedDiff(c.Diff))
 		if err != nil {
 			return 0, 0, fmt.Errorf("insert change %s: %w", c.URL, err)
 		}
