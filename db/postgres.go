@@ -114,10 +114,8 @@ func (d *DB) migratePostgres(ctx context.Context) error {
 				done = true
 				return err
 			}
-			if text := migrations[v].text(postgresEngine); text != "" {
-				if _, err := tx.ExecContext(ctx, text); err != nil {
-					return fmt.Errorf("db: migration %d: %w", v+1, err)
-				}
+			if err := migrations[v].run(ctx, tx, postgresEngine); err != nil {
+				return fmt.Errorf("db: migration %d: %w", v+1, err)
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, v+1); err != nil {
 				return fmt.Errorf("db: migration %d: %w", v+1, err)

@@ -2,7 +2,6 @@ package db
 
 // postgresSchema is PostgreSQL's first migration: the whole schema as
 // SQLite has it after step 18, since no PostgreSQL database predates it.
-// Its later steps are written in SQLite's dialect or its own (see step).
 //
 // Text compares by bytes (COLLATE "C"), as in SQLite, whatever locale the
 // database was created with: times are stored as fixed-width text that
