@@ -627,6 +627,10 @@ CREATE TABLE IF NOT EXISTS first_account (
 	user_id BIGINT NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE
 );
 `},
+	// 27: PostgreSQL's own types for instants (timestamptz) and flags
+	// (boolean), which it held as SQLite does, as text and integers.
+	// SQLite has no types of its own for either.
+	{postgresGo: postgresNativeTypes},
 }
 
 // step is one migration, written once for each engine in that engine's
@@ -668,7 +672,7 @@ func (d *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("db: read schema version: %w", err)
 	}
-	if err := checkVersion(v); err != nil || v == len(migrations) {
+	if err := checkVersion(v); err != nil || v >= d.upTo {
 		return err
 	}
 	for {
@@ -711,7 +715,7 @@ func (d *DB) migrateOne(ctx context.Context) (done bool, err error) {
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 			return fmt.Errorf("db: read schema version: %w", err)
 		}
-		if err := checkVersion(v); err != nil || v == len(migrations) {
+		if err := checkVersion(v); err != nil || v >= d.upTo {
 			done = true
 			return err
 		}
