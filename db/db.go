@@ -21,10 +21,11 @@ var (
 	ErrAlreadyExists = errors.New("db: already exists")
 )
 
-// DB holds one writer connection and a small read-only pool. SQLite allows
-// one writer at a time; funnelling writes through a single connection with
-// immediate transactions avoids SQLITE_BUSY on read-to-write upgrades.
-// PostgreSQL gets the same shape (see openPostgres).
+// DB holds a writer pool and a small read-only pool. SQLite allows one
+// writer at a time: its writer pool is a single connection, and immediate
+// transactions on it avoid SQLITE_BUSY on read-to-write upgrades.
+// PostgreSQL takes writes side by side, each transaction on a connection
+// of its own (see openPostgres).
 type DB struct {
 	w   writer
 	r   *sql.DB

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -105,5 +106,53 @@ func TestDuplicatesInOneHarvest(t *testing.T) {
 	run := storeRun(t, d, col, at, "", a, old, a, old, a)
 	if run.Changes != 1 || run.Backfilled != 1 {
 		t.Errorf("stored %d changes and %d history; want 1 and 1", run.Changes, run.Backfilled)
+	}
+}
+
+// TestPostgresWritesSideBySide: on PostgreSQL as many transactions as
+// the writer pool holds are open at once, each having written, and all
+// commit; on SQLite, whose single writer makes them take turns, this
+// would never get past the first.
+func TestPostgresWritesSideBySide(t *testing.T) {
+	if !testPostgres {
+		t.Skip("PostgreSQL only: SQLite has one writer")
+	}
+	ctx := context.Background()
+	d, _ := openTest(t)
+	release := make(chan struct{})
+	wrote := make(chan int, postgresWriters)
+	errs := make(chan error, postgresWriters)
+	for i := range postgresWriters {
+		go func() {
+			errs <- d.inTx(ctx, func(tx *sql.Tx) error {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value, updated_at) VALUES (?, 'side by side', ?)`,
+					fmt.Sprintf("writer %d", i), fmtTime(time.Now())); err != nil {
+					return err
+				}
+				wrote <- i
+				<-release
+				return nil
+			})
+		}()
+	}
+	for n := range postgresWriters {
+		select {
+		case <-wrote:
+		case err := <-errs:
+			t.Fatalf("a writer ended before the others were released: %v", err)
+		case <-time.After(time.Minute):
+			close(release)
+			t.Fatalf("%d of %d transactions were open at once; the others waited for a writer", n, postgresWriters)
+		}
+	}
+	close(release)
+	for range postgresWriters {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	var n int
+	if err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM settings WHERE value = 'side by side'`).Scan(&n); err != nil || n != postgresWriters {
+		t.Errorf("%d rows committed, %v; want %d", n, err, postgresWriters)
 	}
 }

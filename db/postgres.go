@@ -61,11 +61,18 @@ func Redact(target string) string {
 	return u.Redacted()
 }
 
-// openPostgres opens a PostgreSQL database in the shape Open gives SQLite:
-// one writer connection, so that a process's writes take turns as they do
-// on SQLite and the code above needs no second set of rules; a pool of
-// read-only connections for reads; and a connection that watches for
-// other processes' commits.
+// postgresWriters is how many writes a process runs on PostgreSQL at once:
+// as many as the harvest workers a process is commonly given, and few
+// enough that several processes stay well within the server's 100
+// connections by default.
+const postgresWriters = 8
+
+// openPostgres opens a PostgreSQL database: a pool of connections for
+// writes, since PostgreSQL, unlike SQLite, runs them side by side (every
+// write is a statement or a transaction whose conditions hold at its
+// commit whatever else commits meanwhile: the same rules that let
+// several processes share the database); a pool of read-only connections
+// for reads; and a connection that watches for other processes' commits.
 func openPostgres(ctx context.Context, target string, upTo int) (*DB, error) {
 	cfg, err := pgx.ParseConfig(target)
 	if err != nil {
@@ -82,7 +89,7 @@ func openPostgres(ctx context.Context, target string, upTo int) (*DB, error) {
 		return p
 	}
 	d := &DB{eng: postgresEngine, upTo: upTo}
-	w := open(false, 1)
+	w := open(false, postgresWriters)
 	d.w = writer{DB: w, gen: &d.gen}
 	if err := d.migrate(ctx); err != nil {
 		w.Close()
