@@ -110,6 +110,16 @@ func TestUpgradeFromTextTimesKeepsEverything(t *testing.T) {
 	if err != nil || len(following) != 1 || following[0].Run.ID != 21 || !following[0].Run.Following {
 		t.Errorf("the \"now following\" run after the upgrade: %+v, %v; want run 21", following, err)
 	}
+	// What the feeds list, to the microsecond.
+	var listed []string
+	for _, d := range following {
+		for _, c := range d.Changes {
+			listed = append(listed, c.Datetime.Format(time.RFC3339Nano))
+		}
+	}
+	if want := []string{"2026-10-31T23:59:59.999999Z", "2013-01-02T13:00:02.123456Z"}; !slices.Equal(listed, want) {
+		t.Errorf("the feed's \"now following\" entry lists changes at %q; want %q", listed, want)
+	}
 	watched, err := d.WatchedPages(ctx, 12)
 	if err != nil {
 		t.Fatal(err)
