@@ -96,14 +96,14 @@ func (d *DB) Digests(ctx context.Context, scope Scope, limit int) ([]Digest, err
 // complete harvest (its "now following" entry) whatever it found.
 func (d *DB) DigestsBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Digest, error) {
 	// Apart, each condition has an index (runs_collection, runs_following).
-	return d.digests(ctx, scope, b, limit, "r.changes > 0", "r.following = 1 AND +r.changes = 0")
+	return d.digests(ctx, scope, b, limit, "r.changes > 0", d.eng.flag("r.following")+" AND +r.changes = 0")
 }
 
 // FollowingBefore returns the "now following" digests in scope, dated
 // before b, newest first: what a feed of one entry per change shows of
 // each collection's first harvest.
 func (d *DB) FollowingBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Digest, error) {
-	return d.digests(ctx, scope, b, limit, "r.following = 1")
+	return d.digests(ctx, scope, b, limit, d.eng.flag("r.following"))
 }
 
 // digests loads the newest runs in scope, before b, that meet any of
@@ -287,7 +287,8 @@ func (d *DB) Stamp(ctx context.Context, scope Scope) (FeedStamp, error) {
 	}
 	where, warg := scope.where("r")
 	var maxRun sql.NullInt64
-	var list, pruned sql.NullString
+	var list sql.NullString
+	var pruned timeText
 	var next, added nullTime
 	// The retention sweep deletes without harvesting: how far it went
 	// is part of the version.
@@ -297,7 +298,7 @@ SELECT (SELECT max(id) FROM runs WHERE site_id IN (`+sites+`)),
 		`(SELECT string_agg(CAST(id AS TEXT), ',' ORDER BY id) FROM sites WHERE id IN (`+sites+`))`)+`,
 	(SELECT min(next_harvest_at) FROM sites WHERE id IN (`+sites+`)),
 	(SELECT max(t) FROM (SELECT max(r.finished_at) AS t FROM runs r WHERE `+where+` AND r.changes > 0
-		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.following = 1) AS added),
+		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND `+d.eng.flag("r.following")+`) AS added),
 	(SELECT max(pruned_until) FROM collections WHERE site_id IN (`+sites+`))`,
 		arg, arg, arg, warg, warg, arg).Scan(&maxRun, &list, &next, &added, &pruned)
 	if err != nil {
