@@ -39,10 +39,13 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	retentionFlag(defaults, &cfg)
 
 	fs := newFlagSet("demo [--addr HOST:PORT] [--demo-every DURATION]", stderr)
-	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "address the web server listens on")
+	addressFlags(fs, &cfg)
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
 	every := fs.Duration("demo-every", time.Minute, "how often the sample sites change and are harvested")
 	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	if err := noArguments(fs); err != nil {
 		return err
 	}
 	if *every < time.Second {

@@ -29,6 +29,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	var cfg Config
 	fs := newFlagSet("serve", stderr)
 	globalFlags(fs, &cfg)
+	addressFlags(fs, &cfg)
 	cfg.MayCreate = true
 	feedFlags(fs, &cfg)
 	retentionFlag(fs, &cfg)
@@ -42,6 +43,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	demo := fs.Bool("demo", false, "run tidings demo instead: sample sites on loopback and a temporary database (it takes --addr, --log-format and --demo-every)")
 	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	if err := noArguments(fs); err != nil {
 		return err
 	}
 	if *demo {
