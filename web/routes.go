@@ -137,7 +137,9 @@ func (s *Server) routes() {
 		page(http.MethodPost, "/settings/secret", s.settingsSecret, user)
 		// Links in e-mail work without signing in: their tokens are the
 		// proof.
-		page(http.MethodGet, "/notify/confirm", s.emailConfirm)
+		// A GET only asks: mail scanners open links before people do.
+		page(http.MethodGet, "/notify/confirm", s.emailConfirmAsk)
+		page(http.MethodPost, "/notify/confirm", s.emailConfirm)
 		page(http.MethodGet, "/unsubscribe", s.unsubscribeConfirm)
 		// RFC 8058's one-click POST comes from a mail client, with no
 		// cookie and so no CSRF token: the signed token stands for it.
