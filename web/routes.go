@@ -146,6 +146,11 @@ func (s *Server) routes() {
 		e.POST("/unsubscribe", s.unsubscribe, middleware.BodyLimit("64K"), s.loadUser)
 	}
 
+	if s.opts.Mailbox != nil {
+		page(http.MethodGet, "/demo/mailbox", s.mailboxPage, user)
+		page(http.MethodGet, "/demo/mailbox/:id", s.mailboxHTML, user)
+	}
+
 	page(http.MethodGet, "/admin", s.adminPage, admin)
 	page(http.MethodPost, "/admin/invites", s.inviteCreate, admin)
 }
