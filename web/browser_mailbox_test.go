@@ -160,6 +160,7 @@ func TestBrowserDemoMailbox(t *testing.T) {
 	b.navigate(base + "demo/mailbox")
 	b.expectText(newestMail+" .subject", "tidings: ")
 	b.fitsWidth("the mailbox", phoneWidth)
+	b.navOneRow()
 	b.screenshot("tidings-demo-mailbox-phone.png")
 	b.logHeight("mailbox at 360 px")
 	b.checkConsole()
@@ -180,4 +181,16 @@ func mailOf(mb *demosite.Mailbox) []web.Mail {
 func (b *browser) logHeight(what string) {
 	b.t.Helper()
 	b.t.Logf("%s: %s px tall", what, strings.TrimSpace(b.eval(`String(document.documentElement.scrollHeight)`)))
+}
+
+// navOneRow fails the test unless the brand and every item of the nav,
+// signed in (the most items), sit in one row.
+func (b *browser) navOneRow() {
+	b.t.Helper()
+	rows := b.eval(`String(new Set([...document.querySelectorAll("header.top .brand, header.top nav > *")].map(e => Math.round(e.getBoundingClientRect().top + e.getBoundingClientRect().height / 2))).size)`)
+	height := b.eval(`String(Math.round(document.querySelector("header.top").getBoundingClientRect().height))`)
+	if rows != "1" {
+		b.t.Errorf("the nav takes %s rows (the header is %s px tall), want 1", rows, height)
+	}
+	b.t.Logf("the header is %s px tall", height)
 }

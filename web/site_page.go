@@ -18,10 +18,15 @@ import (
 type sitePageData struct {
 	View    siteView
 	Changes []changeView
-	// Harvests are the site's newest harvests, one row each.
-	Harvests []harvestView
-	Notice   string
-	Health   siteHealth
+	Pager   pager
+	// Harvests are the site's newest harvests, one row each; AllHistory:
+	// all of the last historyAll are shown, not only the historyRows
+	// newest.
+	Harvests   []harvestView
+	AllHistory bool
+	MoreURL    string // the page with more of the history; "" when there is no more
+	Notice     string
+	Health     siteHealth
 	// Pruned says that the site's older changes were deleted to keep it
 	// within its share of the disk; "" when they never were.
 	Pruned string
@@ -140,16 +145,27 @@ func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleFor
 			return err
 		}
 	}
-	changes, err := s.store.FeedChanges(ctx, db.Scope{SiteID: site.ID}, 30)
+	changes, pg, err := s.changesPage(c, db.Scope{SiteID: site.ID}, siteChanges, s.abs(sitePath(site)))
 	if err != nil {
 		return err
 	}
+	d.Pager = pg
 	for i, ch := range changes {
 		d.Changes = append(d.Changes, newChangeView(ch, names[ch.CollectionID], i))
 	}
-	harvests, err := s.store.Harvests(ctx, site.ID, 20)
+	rows := historyRows
+	if d.AllHistory = c.QueryParam("history") == "all"; d.AllHistory {
+		rows = historyAll
+	}
+	harvests, err := s.store.Harvests(ctx, site.ID, rows+1)
 	if err != nil {
 		return err
+	}
+	if len(harvests) > rows {
+		harvests = harvests[:rows]
+		if !d.AllHistory {
+			d.MoreURL = s.abs(sitePath(site)) + "?history=all#history"
+		}
 	}
 	for _, h := range harvests {
 		d.Harvests = append(d.Harvests, newHarvestView(h, names))
@@ -282,6 +298,7 @@ type collectionPageData struct {
 	Site    db.Site
 	SiteURL string
 	Changes []changeView
+	Pager   pager
 }
 
 func (s *Server) collectionPage(c echo.Context) error {
@@ -297,11 +314,11 @@ func (s *Server) collectionPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	changes, err := s.store.FeedChanges(ctx, db.Scope{CollectionID: col.ID}, 50)
+	changes, pg, err := s.changesPage(c, db.Scope{CollectionID: col.ID}, collectionChanges, s.abs(collectionPath(col)))
 	if err != nil {
 		return err
 	}
-	d := collectionPageData{View: s.collectionView(col), Site: site, SiteURL: s.abs(sitePath(site))}
+	d := collectionPageData{View: s.collectionView(col), Site: site, SiteURL: s.abs(sitePath(site)), Pager: pg}
 	for i, ch := range changes {
 		d.Changes = append(d.Changes, newChangeView(ch, "", i))
 	}
