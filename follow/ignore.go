@@ -42,7 +42,7 @@ func CheckRule(kind, pattern string) (string, error) {
 			return "", &RuleError{fmt.Sprintf("A text rule needs %d characters at least: a shorter one would leave out most lines.", minRuleText)}
 		}
 		if _, err := pagetext.ParseRule(pattern); err != nil {
-			return "", &RuleError{fmt.Sprintf("%s is not a pattern tidings can read: %v. Without the slashes it is taken as plain text.", pattern, err)}
+			return "", &RuleError{fmt.Sprintf("%s is not a pattern tidings can read: %v; mend it, or write it without the slashes to ignore it as plain text.", pattern, err)}
 		}
 	case db.IgnoreCSS:
 		if _, err := pagetext.ParseSelector(pattern); err != nil {

@@ -1,6 +1,7 @@
 package pagetext
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -74,18 +75,29 @@ func ParseRule(s string) (Rule, error) {
 		expr := "(?i)" + s[1:len(s)-1]
 		size, err := programSize(expr)
 		if err != nil {
-			return Rule{}, err
+			return Rule{}, patternError(err)
 		}
 		if size > MaxRuleProgram {
 			return Rule{}, fmt.Errorf("the pattern would cost %d steps a character, more than the %d a rule may: write its repetitions smaller (such as {0,20} for {0,1000})", size, MaxRuleProgram)
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			return Rule{}, err
+			return Rule{}, patternError(err)
 		}
 		return Rule{Pattern: re, written: s, cost: &cost{weight: int64(size)}}, nil
 	}
 	return Rule{Text: strings.ToLower(s), written: s, cost: &cost{weight: 1}}, nil
+}
+
+// patternError says what is wrong with a pattern as it was written: the
+// regexp package's error names the expression compiled, with the (?i)
+// that ParseRule adds, which nobody typed.
+func patternError(err error) error {
+	var se *syntax.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	return fmt.Errorf("%s in `%s`", se.Code, strings.TrimPrefix(se.Expr, "(?i)"))
 }
 
 // programSize is the number of instructions expr compiles to.

@@ -98,6 +98,8 @@ func TestBrowserSettings(t *testing.T) {
 		t.Fatalf("no confirmation link in:\n%s", msg.Text)
 	}
 	b.navigate(link)
+	b.expectText("h1", "Send your digest of changes to this address?")
+	b.submit("Confirm the address")
 	b.expectText("h1", "Address confirmed")
 	b.clickLink("Settings")
 	b.expectText("#email-now", "ann@example.org")

@@ -15,6 +15,7 @@ type confirmData struct {
 	Explain  string
 	Action   string // where the form posts
 	Button   string
+	Plain    bool   // the button does no harm: not drawn as a danger
 	Cancel   string // where "Cancel" goes back to
 }
 

@@ -6,3 +6,6 @@ var DiffCollection = diffCollection
 
 // ShowcaseSite is showcaseSite for the browser test.
 var ShowcaseSite = showcaseSite
+
+// LongSite is longSite for the browser test.
+var LongSite = longSite

@@ -21,7 +21,7 @@ import (
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
 	"collection", "admin", "import", "import_result", "error", "confirm", "check", "settings", "message", "tokens",
-	"change",
+	"change", "mailbox",
 }
 
 // parsePages parses every page; now is the clock relative times are
@@ -82,13 +82,15 @@ type pageData struct {
 	Registration string
 	// Settings: this tidings has a settings page (notifications).
 	Settings bool
-	Data     any
+	// Mailbox: this tidings is the demo, with a mailbox page.
+	Mailbox bool
+	Data    any
 }
 
 // render writes a page with status code.
 func (s *Server) render(c echo.Context, code int, page, title string, data any) error {
 	pd := pageData{Title: title, Base: s.base.String(), User: currentUser(c), Data: data, SignupOpen: s.signupOpen(), Registration: s.opts.Registration,
-		Settings: s.opts.Notify != nil}
+		Settings: s.opts.Notify != nil, Mailbox: s.opts.Mailbox != nil}
 	pd.Notice = doneNotice[c.QueryParam("done")]
 	pd.CSRF, _ = c.Get("csrf").(string)
 	if r, ok := data.(interface{ refresh() int }); ok {

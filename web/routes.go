@@ -142,11 +142,18 @@ func (s *Server) routes() {
 		page(http.MethodPost, "/settings/secret", s.settingsSecret, user)
 		// Links in e-mail work without signing in: their tokens are the
 		// proof.
-		page(http.MethodGet, "/notify/confirm", s.emailConfirm)
+		// A GET only asks: mail scanners open links before people do.
+		page(http.MethodGet, "/notify/confirm", s.emailConfirmAsk)
+		page(http.MethodPost, "/notify/confirm", s.emailConfirm)
 		page(http.MethodGet, "/unsubscribe", s.unsubscribeConfirm)
 		// RFC 8058's one-click POST comes from a mail client, with no
 		// cookie and so no CSRF token: the signed token stands for it.
 		e.POST("/unsubscribe", s.unsubscribe, middleware.BodyLimit("64K"), s.loadUser)
+	}
+
+	if s.opts.Mailbox != nil {
+		page(http.MethodGet, "/demo/mailbox", s.mailboxPage, user)
+		page(http.MethodGet, "/demo/mailbox/:id", s.mailboxHTML, user)
 	}
 
 	page(http.MethodGet, "/admin", s.adminPage, admin)

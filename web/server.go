@@ -66,6 +66,10 @@ type Options struct {
 	// Notify, when set, serves the settings page of e-mail digests and
 	// pushes, and the links their messages carry.
 	Notify *notify.Notifier
+	// Mailbox, when set, lists the messages a mailbox of the demo's
+	// received, newest first: the demo shows its e-mail and pushes at
+	// /demo/mailbox.
+	Mailbox func() []Mail
 }
 
 // Defaults of Options.

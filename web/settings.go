@@ -166,6 +166,22 @@ type messageData struct {
 
 // emailConfirm confirms an address by the link sent to it; it works
 // without signing in, the token being the proof.
+// emailConfirmAsk is where a confirmation e-mail's link leads: a button,
+// since mail scanners open links, and a GET must not confirm an address
+// its owner may never have asked for.
+func (s *Server) emailConfirmAsk(c echo.Context) error {
+	return s.render(c, http.StatusOK, "confirm", "Confirm your address", confirmData{
+		Question: "Send your digest of changes to this address?",
+		Explain:  "Someone, most likely you, asked tidings to send its e-mail to the address this link was sent to. Confirm to start; if it was not you, close this page and nothing will be sent.",
+		Action:   s.abs("notify/confirm") + "?t=" + url.QueryEscape(c.QueryParam("t")),
+		Button:   "Confirm the address",
+		Plain:    true,
+		Cancel:   s.abs(""),
+	})
+}
+
+// emailConfirm confirms the address by the token of the link, once the
+// person pressed the button of emailConfirmAsk.
 func (s *Server) emailConfirm(c echo.Context) error {
 	v, err := s.opts.Notify.ConfirmEmail(c.Request().Context(), c.QueryParam("t"))
 	if errors.Is(err, notify.ErrBadLink) {

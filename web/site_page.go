@@ -18,10 +18,15 @@ import (
 type sitePageData struct {
 	View    siteView
 	Changes []changeView
-	// Harvests are the site's newest harvests, one row each.
-	Harvests []harvestView
-	Notice   string
-	Health   siteHealth
+	Pager   pager
+	// Harvests are the site's newest harvests, one row each; AllHistory:
+	// all of the last historyAll are shown, not only the historyRows
+	// newest.
+	Harvests   []harvestView
+	AllHistory bool
+	MoreURL    string // the page with more of the history; "" when there is no more
+	Notice     string
+	Health     siteHealth
 	// Pruned says that the site's older changes were deleted to keep it
 	// within its share of the disk; "" when they never were.
 	Pruned string
@@ -145,7 +150,7 @@ func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleFor
 			return err
 		}
 	}
-	changes, err := s.store.FeedChanges(ctx, db.Scope{SiteID: site.ID}, 30)
+	changes, pg, err := s.changesPage(c, db.Scope{SiteID: site.ID}, siteChanges, s.abs(sitePath(site)))
 	if err != nil {
 		return err
 	}
@@ -153,6 +158,7 @@ func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleFor
 	for _, cv := range views[0].Collections {
 		cols[cv.Collection.ID] = cv.Collection
 	}
+	d.Pager = pg
 	for i, ch := range changes {
 		v := newChangeView(ch, names[ch.CollectionID], i)
 		if col, ok := cols[ch.CollectionID]; ok {
@@ -160,9 +166,19 @@ func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleFor
 		}
 		d.Changes = append(d.Changes, v)
 	}
-	harvests, err := s.store.Harvests(ctx, site.ID, 20)
+	rows := historyRows
+	if d.AllHistory = c.QueryParam("history") == "all"; d.AllHistory {
+		rows = historyAll
+	}
+	harvests, err := s.store.Harvests(ctx, site.ID, rows+1)
 	if err != nil {
 		return err
+	}
+	if len(harvests) > rows {
+		harvests = harvests[:rows]
+		if !d.AllHistory {
+			d.MoreURL = s.abs(sitePath(site)) + "?history=all#history"
+		}
 	}
 	for _, h := range harvests {
 		d.Harvests = append(d.Harvests, newHarvestView(h, names))
@@ -295,6 +311,7 @@ type collectionPageData struct {
 	Site    db.Site
 	SiteURL string
 	Changes []changeView
+	Pager   pager
 }
 
 func (s *Server) collectionPage(c echo.Context) error {
@@ -310,11 +327,11 @@ func (s *Server) collectionPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	changes, err := s.store.FeedChanges(ctx, db.Scope{CollectionID: col.ID}, 50)
+	changes, pg, err := s.changesPage(c, db.Scope{CollectionID: col.ID}, collectionChanges, s.abs(collectionPath(col)))
 	if err != nil {
 		return err
 	}
-	d := collectionPageData{View: s.collectionView(col), Site: site, SiteURL: s.abs(sitePath(site))}
+	d := collectionPageData{View: s.collectionView(col), Site: site, SiteURL: s.abs(sitePath(site)), Pager: pg}
 	for i, ch := range changes {
 		v := newChangeView(ch, "", i)
 		s.linkWhole(&v, col)

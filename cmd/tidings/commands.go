@@ -82,6 +82,9 @@ func cmdHarvest(ctx context.Context, args []string, getenv func(string) string, 
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
+	if err := noArguments(fs); err != nil {
+		return err
+	}
 	if *all && *siteURL != "" {
 		return usageError{"give --all or --site, not both"}
 	}
@@ -224,9 +227,12 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 	var cfg Config
 	fs := newFlagSet("feeds [--json]", stderr)
 	storeFlags(fs, &cfg)
-	addressFlags(fs, &cfg)
+	baseURLFlag(fs, &cfg)
 	asJSON := fs.Bool("json", false, "print one JSON object per collection")
 	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	if err := noArguments(fs); err != nil {
 		return err
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
@@ -240,6 +246,14 @@ func cmdFeeds(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	enc := json.NewEncoder(stdout)
 	out := newTermWriter(stdout)
+	switch {
+	case len(cols) == 0:
+	case !*asJSON:
+		a.sayFeedBase(stdout)
+	case a.guessedURL:
+		// Standard output is JSON Lines; a guess is worth a warning.
+		a.sayFeedBase(stderr)
+	}
 	for _, c := range cols {
 		if *asJSON {
 			if err := enc.Encode(feedInfo{ID: c.ID, Site: c.SiteURL, Key: c.Key, Title: c.Title, Protocol: c.Protocol,
@@ -309,6 +323,9 @@ func cmdExport(ctx context.Context, args []string, getenv func(string) string, s
 	siteURL := fs.String("site", "", "only this site's changes")
 	collection := fs.Int64("collection", 0, "only this collection's changes")
 	if err := parseFlags(fs, args[1:], getenv); err != nil {
+		return err
+	}
+	if err := noArguments(fs); err != nil {
 		return err
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -93,11 +94,12 @@ const (
 )
 
 // globalFlags registers the settings of the commands that harvest and
-// log as they go: serve, follow and harvest.
+// log as they go: serve, worker, follow and harvest. Where to listen is
+// serve's alone (addressFlags).
 func globalFlags(fs *flag.FlagSet, c *Config) {
 	storeFlags(fs, c)
 	fs.StringVar(&c.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
-	addressFlags(fs, c)
+	baseURLFlag(fs, c)
 	harvestFlags(fs, c)
 }
 
@@ -106,12 +108,34 @@ func storeFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.DB, "db", "./tidings.db", "SQLite database file, or a postgres:// URL")
 }
 
-// addressFlags registers where serve listens and the public URL, which
-// the commands that print feed addresses need too.
+// addressFlags registers where serve listens, beside the public URL.
 func addressFlags(fs *flag.FlagSet, c *Config) {
+	if f := fs.Lookup("addr"); f != nil {
+		f.Usage = addrUsage
+	} else {
+		fs.StringVar(&c.Addr, "addr", defaultAddr, addrUsage)
+	}
+	if f := fs.Lookup("base-url"); f != nil {
+		f.Usage = "public URL of this tidings, used in feeds, links and the User-Agent (default: http://<addr>/)"
+	}
+}
+
+// defaultAddr is where serve listens when given no --addr.
+const defaultAddr = "127.0.0.1:8080"
+
+const addrUsage = "address the web server listens on"
+
+// baseURLFlag registers the public URL, which the commands that print
+// feed addresses or send links need as serve does. Those that do not
+// listen have no --addr: without --base-url they use the address serve
+// last recorded in the database (see app.publicURL).
+func baseURLFlag(fs *flag.FlagSet, c *Config) {
 	c.groups |= groupAddress
-	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address the web server listens on")
-	fs.StringVar(&c.BaseURL, "base-url", "", "public URL of this tidings, used in feeds and the User-Agent (default: http://<addr>/)")
+	// Not in the help, as the command listens nowhere; but an --addr
+	// set for serve in the environment (TIDINGS_ADDR) is the better guess
+	// before serve has recorded one.
+	fs.StringVar(&c.Addr, "addr", defaultAddr, "")
+	fs.StringVar(&c.BaseURL, "base-url", "", "public URL of this tidings, used in feeds, links and the User-Agent (default: the one serve last recorded in the database, else http://<serve's --addr>/)")
 }
 
 // harvestFlags registers how tidings fetches and harvests.
@@ -222,7 +246,7 @@ func (d *days) Set(s string) error {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return err
+		return fmt.Errorf("it takes a duration such as 8760h, or days such as 365d")
 	}
 	*d = days(v)
 	return nil
@@ -276,31 +300,49 @@ var invocationFlags = map[string]bool{"all": true, "site": true, "json": true, "
 	"text": true, "css": true, "remove": true,
 	"now": true, "email": true, "every": true, "push": true, "no-push": true, "push-secret": true, "to": true}
 
-// parseInterspersed is parseFlags for a command whose arguments may come
-// before its flags ("ignore URL --text T"): it returns the arguments.
+// parseInterspersed is parseFlags for a command that names its
+// arguments apart: it returns them.
 func parseInterspersed(fs *flag.FlagSet, args []string, getenv func(string) string) ([]string, error) {
-	var positional []string
-	for {
-		if err := parseFlags(fs, args, getenv); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	if err := parseFlags(fs, args, getenv); err != nil {
+		return nil, err
 	}
+	return fs.Args(), nil
 }
 
-// parseFlags parses args, then fills every setting not given on the command
-// line from its environment variable.
+// parseFlags parses args, flags before, after or between the arguments
+// ("check URL --allow-private-addresses"; "--" ends the flags), then fills
+// every setting not given on the command line from its environment
+// variable. fs.Args() are the arguments alone afterwards.
 func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) error {
-	fs.Usage = func() { usageOf(fs) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	out := fs.Output()
+	// The flag package would print its own message and the whole help
+	// for a mistake; the one sentence of flagError says it instead.
+	fs.SetOutput(io.Discard)
+	defer fs.SetOutput(out)
+	fs.Usage = func() {}
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				usageOf(fs, out)
+				return err
+			}
+			return usageError{flagError(fs, err)}
 		}
-		return usageError{err.Error()}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+	// Parsed once more, so that fs.Args() are the arguments alone.
+	if err := fs.Parse(append([]string{"--"}, positional...)); err != nil {
+		return usageError{flagError(fs, err)}
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -323,10 +365,80 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) err
 	return nil
 }
 
-func usageOf(fs *flag.FlagSet) {
-	out := fs.Output()
+// noArguments refuses arguments to a command that takes flags only: a
+// word left over is most likely a flag's value without its flag.
+func noArguments(fs *flag.FlagSet) error {
+	if fs.NArg() == 0 {
+		return nil
+	}
+	cmd := commandName(fs)
+	return usageError{fmt.Sprintf("%s takes flags only, not %q; tidings %s --help lists its flags", cmd, fs.Arg(0), cmd)}
+}
+
+// The messages of the flag package, read back to be said again in
+// tidings' words.
+var (
+	flagUnknown  = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	flagNeedsArg = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	flagBadValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-+([^:]*): (.*)$`)
+	flagSyntax   = regexp.MustCompile(`^bad flag syntax: (.*)$`)
+)
+
+// flagError says what was wrong with the command line, and what to do,
+// in one sentence.
+func flagError(fs *flag.FlagSet, err error) string {
+	cmd := commandName(fs)
+	help := fmt.Sprintf("tidings %s --help lists its flags", cmd)
+	msg := err.Error()
+	if m := flagUnknown.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s has no flag --%s; %s", cmd, m[1], help)
+	}
+	if m := flagNeedsArg.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value, as in --%s VALUE; %s", m[1], m[1], help)
+	}
+	if m := flagBadValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s does not take %q: %s; %s", m[2], m[1], valueKind(fs.Lookup(m[2]), m[3]), help)
+	}
+	if m := flagSyntax.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s is not a flag tidings can read: write flags as --name or --name=value; %s", m[1], help)
+	}
+	return msg + "; " + help
+}
+
+// valueKind says what a flag takes, for a value it refused with why.
+func valueKind(f *flag.Flag, why string) string {
+	if f != nil {
+		switch fmt.Sprintf("%T", f.Value) {
+		case "*flag.intValue", "*flag.int64Value", "*flag.uintValue", "*flag.uint64Value":
+			return "it takes a whole number"
+		case "*flag.durationValue":
+			return "it takes a duration such as 90s, 15m or 24h"
+		case "*flag.boolValue":
+			return "it takes true or false"
+		}
+	}
+	return why
+}
+
+// commandName is the command a flag set is for, without its usage:
+// "export changes" of "export changes [--site URL] [--collection ID]".
+func commandName(fs *flag.FlagSet) string {
+	var words []string
+	for _, w := range strings.Fields(fs.Name()) {
+		if w != strings.ToLower(w) || strings.HasPrefix(w, "-") || strings.HasPrefix(w, "[") {
+			break
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " ")
+}
+
+func usageOf(fs *flag.FlagSet, out io.Writer) {
 	fmt.Fprintf(out, "Usage: tidings %s\n\nFlags (each also read from the environment variable shown):\n", fs.Name())
 	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage == "" {
+			return // a flag the command does not use, read for the environment's sake
+		}
 		if invocationFlags[f.Name] {
 			fmt.Fprintf(out, "  --%s\n    \t%s", f.Name, f.Usage)
 		} else {
@@ -365,6 +477,9 @@ func (c *Config) validate() error {
 
 // validateAddress checks the settings addressFlags registers.
 func (c *Config) validateAddress() error {
+	if c.Addr == "" {
+		c.Addr = defaultAddr
+	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		return fmt.Errorf("--addr %q is not host:port", c.Addr)
 	}

@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
+	"syscall"
 
 	"tidings/db"
 )
@@ -33,6 +36,11 @@ func cmdCopyDB(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	defer a.store.Close()
 	counts, err := db.Copy(ctx, a.store, to)
+	if db.IsUnavailable(err) && ctx.Err() == nil {
+		// The copy is one transaction: a failed one wrote nothing.
+		return fmt.Errorf("the database --to names, %s, does not answer (%s): start it, or correct --to, and run copy-db again; nothing was copied",
+			db.Redact(to), unreachableCause(err))
+	}
 	if err != nil {
 		return err
 	}
@@ -45,4 +53,21 @@ func cmdCopyDB(ctx context.Context, args []string, getenv func(string) string, s
 	fmt.Fprintf(stdout, "Copied %s to %s: %d rows in %d tables (%s).\n",
 		db.Redact(cfg.DB), db.Redact(to), rows, len(counts), strings.Join(each, ", "))
 	return nil
+}
+
+// unreachableCause is why a database server did not answer, in a few
+// words: the system's reason for a refused or failed connection, not the
+// driver's chain, which names each address it tried.
+func unreachableCause(err error) string {
+	var errno syscall.Errno
+	var dns *net.DNSError
+	switch {
+	case errors.As(err, &dns):
+		return "no address is known for " + dns.Name
+	case errors.As(err, &errno):
+		return errno.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "it did not answer in time"
+	}
+	return "it could not be reached"
 }

@@ -17,6 +17,7 @@ import (
 	"tidings/feedbuild"
 	"tidings/follow"
 	"tidings/internal/demosite"
+	"tidings/web"
 	"tidings/worker"
 )
 
@@ -39,10 +40,13 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	retentionFlag(defaults, &cfg)
 
 	fs := newFlagSet("demo [--addr HOST:PORT] [--demo-every DURATION]", stderr)
-	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:8080", "address the web server listens on")
+	addressFlags(fs, &cfg)
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "format of the log on standard error: text or json")
 	every := fs.Duration("demo-every", time.Minute, "how often the sample sites change and are harvested")
 	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	if err := noArguments(fs); err != nil {
 		return err
 	}
 	if *every < time.Second {
@@ -67,11 +71,24 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	cfg.Interval = *every
 	cfg.HostDelay = 0
 	cfg.serves = true
+	// The demo's e-mail and pushes go to a mailbox of its own on
+	// loopback, which its mailbox page shows: no mail server needed.
+	mailbox, err := demosite.StartMailbox()
+	if err != nil {
+		return err
+	}
+	defer mailbox.Close()
+	cfg.SMTPURL, cfg.MailFrom = mailbox.SMTPURL(), demoMailFrom
 	a, err := openApp(ctx, cfg, stderr, slog.LevelInfo)
 	if err != nil {
 		return err
 	}
 	defer a.store.Close()
+	// The commands run beside the demo (tidings feeds --db …) print the
+	// feed addresses it serves.
+	if err := a.store.SetServedURL(ctx, a.cfg.BaseURL, time.Now()); err != nil {
+		return err
+	}
 	a.log.Info("demo: fetching from loopback and private addresses is allowed, for the sample sites on 127.0.0.1; run serve for real use",
 		"database", cfg.DB)
 
@@ -82,6 +99,9 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	defer sites.Close()
 	user, password, err := a.demoAccount(ctx)
 	if err != nil {
+		return err
+	}
+	if err := a.demoNotifications(ctx, user, mailbox); err != nil {
 		return err
 	}
 	followed := a.followDemoSites(ctx, user, sites)
@@ -97,6 +117,7 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 	return a.serve(ctx, serveOptions{
 		workers: worker.DefaultWorkers, registration: accounts.RegistrationClosed, maxPending: follow.DefaultMaxPendingDiscoveries,
 		quotas: quotas{follow.DefaultMaxSitesPerUser, follow.DefaultHarvestsPerHour, follow.DefaultMaxStoredPerUser}, tick: min(*every/2, schedulerTick),
+		mailbox: func() []web.Mail { return demoMail(mailbox) }, digestEvery: *every,
 		listening: func(addr net.Addr) {
 			out := newTermWriter(stdout)
 			fmt.Fprintf(out, "\ntidings demo: open %s in a browser and sign in as %q with the password %q.\n", a.cfg.BaseURL, demoUser, password)
@@ -107,9 +128,46 @@ func cmdDemo(ctx context.Context, args []string, getenv func(string) string, std
 				fmt.Fprintf(out, "%s (%s):\n  %s\n", s.Title, s.URL, a.cfg.BaseURL+feedbuild.SiteFeedPath(s))
 			}
 			fmt.Fprintln(out, "Each feed also has one entry per changed page: add ?entries=page to its address.")
+			fmt.Fprintf(out, "The demo account's e-mail digests and pushes, one round of changes after another, arrive in the demo's own mailbox:\n  %sdemo/mailbox\n", a.cfg.BaseURL)
 			fmt.Fprintf(out, "The database is %s; it is removed when the demo stops (Ctrl-C).\n\n", cfg.DB)
 		},
 	}, stdout)
+}
+
+// demoMailFrom and demoMailTo are the demo's sender and the demo
+// account's address, which its own mailbox receives whatever they are.
+const (
+	demoMailFrom = "tidings-demo@localhost"
+	demoMailTo   = "demo@localhost"
+)
+
+// demoNotifications gives the demo account a confirmed e-mail address and
+// a push to the demo's mailbox, as a person sets them on the settings
+// page; the confirmation is taken as given, the mailbox being the demo's.
+func (a *app) demoNotifications(ctx context.Context, user db.User, mb *demosite.Mailbox) error {
+	now := time.Now()
+	hash := accounts.HashToken(accounts.NewToken())
+	if err := a.store.RequestEmail(ctx, user.ID, demoMailTo, hash, now.Add(time.Hour)); err != nil {
+		return err
+	}
+	if _, err := a.store.ConfirmEmail(ctx, hash, now); err != nil {
+		return err
+	}
+	if err := a.store.SetDigestEvery(ctx, user.ID, db.EveryDaily); err != nil {
+		return err
+	}
+	_, err := a.store.AddPushTarget(ctx, user.ID, mb.PushURL(), 0, now)
+	return err
+}
+
+// demoMail is what the demo's mailbox holds, as the mailbox page shows it.
+func demoMail(mb *demosite.Mailbox) []web.Mail {
+	var out []web.Mail
+	for _, m := range mb.Messages() {
+		out = append(out, web.Mail{ID: m.ID, Push: m.Push, From: m.From, To: m.To, Subject: m.Subject, Date: m.Date,
+			Text: m.Text, HTML: m.HTML, Received: m.Received})
+	}
+	return out
 }
 
 // demoAccount creates the demo account with a new random password.

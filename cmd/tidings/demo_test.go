@@ -1,7 +1,12 @@
 package main
 
 import (
+	"html"
+	"io"
 	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"os/exec"
 	"regexp"
@@ -63,6 +68,14 @@ func TestDemo(t *testing.T) {
 	if _, err := os.Stat(dbPath); err != nil {
 		t.Errorf("the demo's database: %v", err)
 	}
+	// A command beside the demo prints the addresses it serves, and says
+	// where they came from.
+	r := tidings(t, newEnv(t, "TIDINGS_BASE_URL", "", "TIDINGS_DB", dbPath), "feeds")
+	mustSucceed(t, r)
+	if !strings.Contains(r.stdout, "\tfeed "+base+"feeds/") || strings.Contains(r.stdout, "127.0.0.1:8080") ||
+		!strings.HasPrefix(r.stdout, "Feed addresses start with "+base+", where serve last listened on this database (") {
+		t.Errorf("feeds --db of the demo's database:\n%s", r.stdout)
+	}
 
 	var f *gofeed.Feed
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(200 * time.Millisecond) {
@@ -86,6 +99,7 @@ func TestDemo(t *testing.T) {
 	if f.Title != "Lantern Garden — changes" {
 		t.Errorf("feed title %q", f.Title)
 	}
+	checkDemoMailbox(t, base, out)
 
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
@@ -120,4 +134,48 @@ func TestDemoAddressInUse(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "cannot listen on "+ln.Addr().String()) || !strings.Contains(r.stderr, "--addr") || r.stdout != "" {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
+}
+
+// checkDemoMailbox signs in as the demo account, with the password the
+// demo printed, and reads the demo's mailbox page until it holds a
+// digest e-mail and a push of the sample sites' changes.
+func checkDemoMailbox(t *testing.T, base, instructions string) {
+	t.Helper()
+	if !strings.Contains(instructions, "arrive in the demo's own mailbox:\n  "+base+"demo/mailbox\n") {
+		t.Errorf("the demo's instructions do not name its mailbox:\n%s", instructions)
+	}
+	m := regexp.MustCompile(`with the password "([^"]+)"`).FindStringSubmatch(instructions)
+	if m == nil {
+		t.Fatalf("no password in:\n%s", instructions)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	get := func(u string) string {
+		t.Helper()
+		resp, err := c.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	tok := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(get(base + "signin"))
+	if tok == nil {
+		t.Fatal("the sign-in page has no CSRF token")
+	}
+	resp, err := c.PostForm(base+"signin", url.Values{"csrf": {html.UnescapeString(tok[1])}, "name": {"demo"}, "password": {m[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	digest := regexp.MustCompile(`(?s)<li class="mail mail-email".*?<strong class="subject">tidings: \d+ changes? on [^<]+</strong>.*?Removed: .*?Added: `)
+	push := regexp.MustCompile(`<li class="mail mail-push"[^>]*>\s*<details[^>]*>\s*<summary><span class="kind">Push</span> <strong class="subject">[^<:]+: \d+ pages? changed</strong>`)
+	var page string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		if page = html.UnescapeString(get(base + "demo/mailbox")); digest.MatchString(page) && push.MatchString(page) {
+			return
+		}
+	}
+	t.Errorf("after 60 s the demo's mailbox page shows no digest with what was removed and added, or no push:\n%s", page)
 }

@@ -72,6 +72,9 @@ func cmdFollow(ctx context.Context, args []string, getenv func(string) string, s
 		}
 	}
 	err = a.followAll(ctx, urls, user, *workers, stdout)
+	if len(a.followed) > 0 {
+		a.sayFeedBase(stdout)
+	}
 	if user.ID == 0 {
 		if nerr := a.sayUnfollowed(ctx, stdout, others); nerr != nil {
 			return errors.Join(err, nerr)

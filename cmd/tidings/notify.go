@@ -104,7 +104,7 @@ func cmdNotify(ctx context.Context, args []string, getenv func(string) string, s
 	var cfg Config
 	fs := newFlagSet("notify [--now]", stderr)
 	storeFlags(fs, &cfg)
-	addressFlags(fs, &cfg)
+	baseURLFlag(fs, &cfg)
 	notifyFlags(fs, &cfg)
 	allowPrivateFlag(fs, &cfg)
 	allowLoopback := allowLoopbackFlag(fs)
@@ -112,8 +112,8 @@ func cmdNotify(ctx context.Context, args []string, getenv func(string) string, s
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError{"usage: tidings notify [--now]"}
+	if err := noArguments(fs); err != nil {
+		return err
 	}
 	a, err := openApp(ctx, cfg, stderr, slog.LevelWarn)
 	if err != nil {
@@ -147,7 +147,7 @@ func cmdUserNotify(ctx context.Context, args []string, getenv func(string) strin
 	var cfg Config
 	fs := newFlagSet("user notify NAME [--email ADDR] [--every daily|weekly|off] [--push URL]... [--no-push URL] [--push-secret SECRET]", stderr)
 	storeFlags(fs, &cfg)
-	addressFlags(fs, &cfg)
+	baseURLFlag(fs, &cfg)
 	notifyFlags(fs, &cfg)
 	allowPrivateFlag(fs, &cfg)
 	allowLoopback := allowLoopbackFlag(fs)

@@ -184,8 +184,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		fmt.Fprint(stdout, topUsage)
 		return nil
 	}
-	fmt.Fprint(stderr, topUsage)
-	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+	return usageError{unknownCommand(cmd)}
+}
+
+// unknownCommand says, in one sentence, that cmd is no command and what
+// to do: the help is a command away, not printed in front of the mistake.
+func unknownCommand(cmd string) string {
+	if strings.HasPrefix(cmd, "-") {
+		return fmt.Sprintf("unknown command %q: the command comes first and its flags after it, as in tidings feeds --db FILE; tidings help lists the commands", cmd)
+	}
+	return fmt.Sprintf("unknown command %q; tidings help lists the commands", cmd)
 }
 
 func exitCode(err error, stderr io.Writer) int {
@@ -214,8 +222,11 @@ type app struct {
 	followed []db.Site
 	// guessedURL: no public address was given or remembered, so feed
 	// addresses use one made of an --addr: the one serve last served
-	// under, when it remembers one, else this command's.
+	// under, when it remembers one, else serve's default.
 	guessedURL bool
+	// urlFrom says where the feed addresses' start came from, when it was
+	// not given to this command (see publicURL); "" when it was.
+	urlFrom string
 }
 
 // openApp opens the store and builds the harvester. Logs go to stderr at
@@ -233,6 +244,10 @@ func openApp(ctx context.Context, cfg Config, stderr io.Writer, level slog.Level
 		}
 	}
 	store, err := db.Open(ctx, cfg.DB)
+	if db.IsPostgres(cfg.DB) && db.IsUnavailable(err) && ctx.Err() == nil {
+		return nil, fmt.Errorf("the database --db names, %s, does not answer (%s): start it, or correct --db (TIDINGS_DB), and run the command again",
+			db.Redact(cfg.DB), unreachableCause(err))
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -266,23 +281,40 @@ func (a *app) publicURL(ctx context.Context) error {
 	if a.cfg.baseURLGiven {
 		return nil
 	}
-	u, _, err := a.store.PublicURL(ctx)
+	u, at, err := a.store.PublicURL(ctx)
 	if err == nil {
 		a.cfg.BaseURL = u
+		a.urlFrom = fmt.Sprintf("the public address serve was last started with (--base-url, %s)", at.UTC().Format(recordedAt))
 		return nil
 	}
 	if !errors.Is(err, db.ErrNotFound) {
 		return err
 	}
 	a.guessedURL = true
-	u, _, err = a.store.ServedURL(ctx)
+	u, at, err = a.store.ServedURL(ctx)
 	switch {
 	case err == nil:
 		a.cfg.BaseURL = u
-	case !errors.Is(err, db.ErrNotFound):
+		a.urlFrom = fmt.Sprintf("where serve last listened on this database (%s); it was given no --base-url, so readers on other machines need the address they reach it at: give it with --base-url", at.UTC().Format(recordedAt))
+	case errors.Is(err, db.ErrNotFound) && a.cfg.Addr != defaultAddr:
+		a.urlFrom = "a guess made of TIDINGS_ADDR, where serve is to listen: no serve has run on this database yet; give the address readers reach tidings at with --base-url"
+	case errors.Is(err, db.ErrNotFound):
+		a.urlFrom = "serve's default address, a guess: no serve has run on this database yet; give the address readers reach tidings at with --base-url"
+	default:
 		return err
 	}
 	return nil
+}
+
+// recordedAt is how a recorded address's time is said.
+const recordedAt = "2006-01-02 15:04 UTC"
+
+// sayFeedBase says, for a command that printed feed addresses, where the
+// start of those addresses came from, unless it was given to it.
+func (a *app) sayFeedBase(w io.Writer) {
+	if a.urlFrom != "" {
+		fmt.Fprintf(newTermWriter(w), "Feed addresses start with %s, %s.\n", a.cfg.BaseURL, a.urlFrom)
+	}
 }
 
 // setHarvester makes h the harvester the commands harvest with, through a

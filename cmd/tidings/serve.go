@@ -17,6 +17,7 @@ import (
 	"tidings/follow"
 	"tidings/harvest"
 	"tidings/metrics"
+	"tidings/notify"
 	"tidings/sitecheck"
 	"tidings/web"
 	"tidings/worker"
@@ -29,6 +30,7 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	var cfg Config
 	fs := newFlagSet("serve", stderr)
 	globalFlags(fs, &cfg)
+	addressFlags(fs, &cfg)
 	cfg.MayCreate = true
 	feedFlags(fs, &cfg)
 	retentionFlag(fs, &cfg)
@@ -42,6 +44,9 @@ func cmdServe(ctx context.Context, args []string, getenv func(string) string, st
 	trusted := fs.String("trusted-proxies", "", "comma-separated CIDRs of reverse proxies whose X-Forwarded-For is believed (rate limits, logs)")
 	demo := fs.Bool("demo", false, "run tidings demo instead: sample sites on loopback and a temporary database (it takes --addr, --log-format and --demo-every)")
 	if err := parseFlags(fs, args, getenv); err != nil {
+		return err
+	}
+	if err := noArguments(fs); err != nil {
 		return err
 	}
 	if *demo {
@@ -117,6 +122,11 @@ type serveOptions struct {
 	tick         time.Duration // how often the scheduler looks for due sites
 	// listening, when set, is called once serve listens, with its address.
 	listening func(addr net.Addr)
+	// mailbox, when set, is the demo's mailbox, which its page shows.
+	mailbox func() []web.Mail
+	// digestEvery, when set, sends every digest of what is new this
+	// often, whatever each person's schedule: the demo's round of changes.
+	digestEvery time.Duration
 }
 
 // serve runs the web server and, unless noScheduler, the background
@@ -161,6 +171,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		return err
 	}
 	opts.Notify = notifier
+	opts.Mailbox = so.mailbox
 	srv, err := web.New(a.store, opts)
 	if err != nil {
 		return err
@@ -190,6 +201,9 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 		// stored. It belongs with the scheduler: a web process alone
 		// sends nothing, the workers do.
 		wg.Go(func() { notifier.Loop(ctx, notifyTick) })
+		if so.digestEvery > 0 {
+			wg.Go(func() { a.digestLoop(ctx, notifier, so.digestEvery) })
+		}
 	}
 	stopped := make(chan struct{})
 	wg.Go(func() {
@@ -208,6 +222,24 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	}
 	a.log.Info("stopped")
 	return nil
+}
+
+// digestLoop sends every digest of what is new each tick, whatever each
+// person's schedule, until ctx ends: the demo's digests follow its rounds
+// of changes, not the days.
+func (a *app) digestLoop(ctx context.Context, n *notify.Notifier, tick time.Duration) {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := n.Run(ctx, notify.RunOptions{AllDigests: true}); err != nil && ctx.Err() == nil {
+			a.log.Error("notify failed", "error", err)
+		}
+	}
 }
 
 // stopReason says why serve's context ended: the signal main received, or

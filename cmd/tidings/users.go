@@ -147,10 +147,13 @@ func cmdOPML(ctx context.Context, args []string, getenv func(string) string, std
 	var cfg Config
 	fs := newFlagSet("opml export --user NAME [--entries page]", stderr)
 	storeFlags(fs, &cfg)
-	addressFlags(fs, &cfg)
+	baseURLFlag(fs, &cfg)
 	name := fs.String("user", "", "whose follows to export")
 	mode := fs.String("entries", "", `"page" lists the feeds of one entry per changed page instead of one per harvest`)
 	if err := parseFlags(fs, args[1:], getenv); err != nil {
+		return err
+	}
+	if err := noArguments(fs); err != nil {
 		return err
 	}
 	entries, ok := opml.ParseEntries(*mode)

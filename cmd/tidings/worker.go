@@ -28,8 +28,8 @@ func cmdWorker(ctx context.Context, args []string, getenv func(string) string, s
 	if err := parseFlags(fs, args, getenv); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError{"usage: tidings worker [flags]"}
+	if err := noArguments(fs); err != nil {
+		return err
 	}
 	if err := errors.Join(cfg.validateFeeds(), cfg.validateRetention()); err != nil {
 		return usageError{err.Error()}

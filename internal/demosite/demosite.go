@@ -5,6 +5,8 @@
 // rewrites a few pages of each (their titles and text), and the first
 // site lists the change in its change list and the second moves the
 // page's lastmod, so that a reader watching their feeds sees them fill.
+// Its Mailbox receives what the demo sends, e-mail and pushes, on
+// loopback too.
 package demosite
 
 import (
