@@ -286,7 +286,9 @@ func (h *Harvester) duePages(ctx context.Context, j *CollectionRun, ps *pageRead
 
 // unreadPages are up to n of the pages the collection's first harvest
 // stores that no change of it names and that it did not read, as pending
-// pages: a sitemap's pages, recorded as seen. The harvest dates them.
+// pages: a sitemap's pages, recorded as seen. They are dated at the start
+// of the first harvest's window, before its news: when the site's queue
+// is bounded, the pages of the changes in the feed stay.
 func unreadPages(j *CollectionRun, newest map[string]int, n int) []db.PendingText {
 	read := map[string]bool{}
 	for _, s := range j.res.Snapshots {
@@ -300,7 +302,7 @@ func unreadPages(j *CollectionRun, newest map[string]int, n int) []db.PendingTex
 		if _, named := newest[p.URL]; named || read[p.URL] || j.reading.taken[p.URL] != nil {
 			continue
 		}
-		out = append(out, db.PendingText{CollectionID: j.col.ID, URL: p.URL, Kind: "created", Datetime: j.now})
+		out = append(out, db.PendingText{CollectionID: j.col.ID, URL: p.URL, Kind: "created", Datetime: j.cutoff})
 	}
 	return out
 }
