@@ -16,6 +16,11 @@ type PendingText struct {
 	URL          string
 	Kind         string
 	Datetime     time.Time
+	// Baseline: no feed shows the change (history, recorded as already
+	// seen at the collection's first harvest, or none: a page a list
+	// named): the page's text is read for the first time, to compare
+	// later texts with. Set by PendingTexts.
+	Baseline bool
 }
 
 // TextFill gives a pending change what its page's later snapshot found.
@@ -46,10 +51,12 @@ type SnapshotQueue struct {
 // latest change first.
 func (d *DB) PendingTexts(ctx context.Context, siteID, collectionID int64, limit int) ([]PendingText, error) {
 	return queryAll(ctx, d, fmt.Sprintf("load the pages pending a snapshot of collection %d", collectionID), `
-SELECT collection_id, url, kind, datetime FROM snapshot_queue
-WHERE site_id = ? AND collection_id = ? ORDER BY datetime DESC, url LIMIT ?`, func(row scanner) (PendingText, error) {
+SELECT q.collection_id, q.url, q.kind, q.datetime, NOT EXISTS (SELECT 1 FROM changes c
+	WHERE c.collection_id = q.collection_id AND c.url = q.url AND c.kind = q.kind AND c.datetime = q.datetime AND c.run_id IS NOT NULL)
+FROM snapshot_queue q
+WHERE q.site_id = ? AND q.collection_id = ? ORDER BY q.datetime DESC, q.url LIMIT ?`, func(row scanner) (PendingText, error) {
 		var p PendingText
-		err := row.Scan(&p.CollectionID, &p.URL, &p.Kind, timeCol{&p.Datetime})
+		err := row.Scan(&p.CollectionID, &p.URL, &p.Kind, timeCol{&p.Datetime}, &p.Baseline)
 		return p, err
 	}, siteID, collectionID, max(limit, 0))
 }

@@ -25,6 +25,11 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	if siteSession.reading == nil {
 		siteSession.reading = h.newPageReading()
 		siteSession.reading.rules = h.siteRules(ctx, site)
+		if siteSession.follow && h.opts.ReadPagesLater {
+			// The sources read no page either: a sitemap's first harvest
+			// would read its pages' baselines.
+			siteSession.reading.later, siteSession.reading.left = true, 0
+		}
 	}
 	s.reading = siteSession.reading
 	j := &CollectionRun{

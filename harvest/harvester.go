@@ -69,6 +69,14 @@ type Options struct {
 	// harvest (pagetext.Noise.Bound); a rule that spends it is switched
 	// off. 0 = pagetext.DefaultRuleBudget.
 	RuleBudget int64
+	// ReadPagesLater makes a follow answer once the change information is
+	// read and stored: the pages its first harvest would read for their
+	// text (the news' diffs, every page's baseline) are queued instead,
+	// and the site is due again at once, so that the scheduler of serve
+	// or worker reads them, within the site's politeness, as it runs any
+	// harvest. Off, a follow reads them before it returns (the site
+	// check, which shows what it read).
+	ReadPagesLater bool
 	// AfterHarvest, when set, is called after each site harvest has been
 	// stored, with what it found (for example to notify a WebSub hub).
 	AfterHarvest func(ctx context.Context, rep *SiteReport)
@@ -202,7 +210,7 @@ func (h *Harvester) FollowNew(ctx context.Context, root, input string) (*SiteRep
 	ctx = h.withSiteBytes(ctx)
 	defer h.client.HoldRobots(root)()
 	s := newSession(h.client, nil)
-	s.budget, s.docTimeout = h.newBudget(), h.opts.DiscoveryDocTimeout
+	s.budget, s.docTimeout, s.follow = h.newBudget(), h.opts.DiscoveryDocTimeout, true
 	sd := newSiteDiscovery(s, root, input, db.Site{}, nil, true)
 	disc, err := sd.run(ctx)
 	if err != nil {

@@ -41,6 +41,8 @@ type session struct {
 	// docTimeout bounds each document of a discovery (SiteDiscovery's
 	// timed); 0 leaves the client's timeout alone.
 	docTimeout time.Duration
+	// follow: the session is a site's first harvest, a follow.
+	follow bool
 	// againIfCut are the documents whose fetch state forgetCut drops
 	// (CollectionRun.ReadAgainIfCut).
 	againIfCut map[string]bool

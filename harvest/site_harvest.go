@@ -63,6 +63,10 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, red
 	}
 	failed = failed || siteRun.Error != ""
 	next := h.nextHarvest(st.started, failed, site.Failures, wait)
+	if r := st.s.reading; r != nil && r.queuedLater && !failed {
+		// The pages a follow queued are read by the next harvest, now.
+		next = st.started
+	}
 	if _, _, err := h.store.FinishSiteHarvest(dbctx, site.ID, st.started, failed, next); err != nil {
 		return rep, err
 	}

@@ -39,6 +39,12 @@ type pageReading struct {
 	// rules are the site's ignore rules: those for everyone (noise) and
 	// each person's own.
 	rules *siteRules
+	// later: the harvest is a follow that reads no page (see
+	// Options.ReadPagesLater); queuedLater, that it queued some.
+	later, queuedLater bool
+	// baselines is what is left of the budget of the pages pending since
+	// their collection's first harvest (readDue).
+	baselines int
 }
 
 // noise is what the site's pages hold that changes without news: the
@@ -130,14 +136,24 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pag
 	ps.queues[j.col.ID] = q
 	newest := newestChanges(j.changes)
 	due := h.duePages(ctx, j, ps, newest, q)
+	dueNews := len(due) - ps.baselines
 	// A collection's first harvest also reads, after its news, the pages
 	// it records as already seen: their snapshots are the baseline the
 	// first update compares with, or that update could say only
 	// "updated". What the budget leaves is queued and read first later.
 	todo, deleted := pagesToRead(j.changes, newest, ps, j.first)
 	given, todo := splitGiven(todo, j.given)
-	budget := max(ps.left-len(due), 0)
+	budget := max(ps.left-dueNews, 0)
 	q.Keep = queuedHarvests * h.opts.Snapshots.PageFetches
+	if ps.later {
+		// Every page waits for the harvest the scheduler runs next, the
+		// pages a list names without a change (a sitemap's, recorded as
+		// seen) too: their first text is the baseline an edit is found
+		// against.
+		budget = 0
+		q.Queue = append(q.Queue, unreadPages(j, newest, q.Keep-len(todo))...)
+		ps.queuedLater = ps.queuedLater || len(todo) > 0 || len(q.Queue) > 0
+	}
 	past := todo[min(len(todo), budget):]
 	for _, u := range past[:min(len(past), q.Keep)] {
 		q.Queue = append(q.Queue, pendingOf(&j.changes[newest[u]]))
@@ -152,7 +168,7 @@ func (h *Harvester) takeSnapshots(ctx context.Context, j *CollectionRun, ps *pag
 	}
 	var out []db.Snapshot
 	for _, p := range due {
-		if sh, snap, ok := h.readPage(ctx, j, ps, p.URL, p.Kind, prev); ok {
+		if sh, snap, ok := h.readDue(ctx, j, ps, p, prev); ok {
 			q.Done = append(q.Done, p.URL)
 			q.Fills = append(q.Fills, db.TextFill{PendingText: p, Title: sh.title, TextChange: sh.textChange, Diff: sh.diff})
 			out = appendSnap(out, snap)
@@ -238,25 +254,71 @@ func appendSnap(out []db.Snapshot, snap *db.Snapshot) []db.Snapshot {
 // page this harvest has a change of is no longer due: that change takes
 // its snapshot, or its place in the queue.
 func (h *Harvester) duePages(ctx context.Context, j *CollectionRun, ps *pageReading, newest map[string]int, q *db.SnapshotQueue) []db.PendingText {
-	if ps.left <= 0 || ps.stop {
+	ps.baselines = 0
+	if ps.stop {
 		return nil
 	}
-	list, err := h.store.PendingTexts(ctx, j.site.ID, j.col.ID, ps.left+len(newest))
+	baselines := queuedHarvests * h.opts.Snapshots.PageFetches
+	list, err := h.store.PendingTexts(ctx, j.site.ID, j.col.ID, max(ps.left, 0)+baselines+len(newest))
 	if err != nil {
 		h.opts.Logger.Error("load pages pending a snapshot", "site", j.site.URL, "error", err.Error())
 		return nil
 	}
 	var due []db.PendingText
+	news := 0
 	for _, p := range list {
 		if _, later := newest[p.URL]; later {
 			q.Done = append(q.Done, p.URL)
 			continue
 		}
-		if len(due) < ps.left {
+		switch {
+		case p.Baseline && baselines > 0:
+			baselines--
+			due = append(due, p)
+		case !p.Baseline && news < ps.left:
+			news++
 			due = append(due, p)
 		}
 	}
+	ps.baselines = len(due) - news
 	return due
+}
+
+// unreadPages are up to n of the pages the collection's first harvest
+// stores that no change of it names and that it did not read, as pending
+// pages: a sitemap's pages, recorded as seen. They are dated at the start
+// of the first harvest's window, before its news: when the site's queue
+// is bounded, the pages of the changes in the feed stay.
+func unreadPages(j *CollectionRun, newest map[string]int, n int) []db.PendingText {
+	read := map[string]bool{}
+	for _, s := range j.res.Snapshots {
+		read[s.URL] = true
+	}
+	var out []db.PendingText
+	for _, p := range j.res.Pages {
+		if len(out) >= n {
+			break
+		}
+		if _, named := newest[p.URL]; named || read[p.URL] || j.reading.taken[p.URL] != nil {
+			continue
+		}
+		out = append(out, db.PendingText{CollectionID: j.col.ID, URL: p.URL, Kind: "created", Datetime: j.cutoff})
+	}
+	return out
+}
+
+// readDue reads a page pending from an earlier harvest. A baseline (a
+// page whose text no harvest read yet, queued at its collection's first
+// harvest) is read within the budget of baselines rather than that of
+// the news, so that after a follow every page of the site is read, at the
+// host's pace, before an edit of it can pass unseen.
+func (h *Harvester) readDue(ctx context.Context, j *CollectionRun, ps *pageReading, p db.PendingText, prev map[string]db.Snapshot) (*pageNote, *db.Snapshot, bool) {
+	if !p.Baseline {
+		return h.readPage(ctx, j, ps, p.URL, p.Kind, prev)
+	}
+	ps.left, ps.baselines = ps.baselines, ps.left
+	defer func() { ps.left, ps.baselines = ps.baselines, ps.left }()
+	return h.readPage(ctx, j, ps, p.URL, p.Kind, prev)
 }
 
 func dueURLs(due []db.PendingText) []string {

@@ -249,6 +249,8 @@ func (ck *Checker) dryOptions(o Options) harvest.Options {
 	opts := ck.h.Options()
 	opts.InitialWindow = checkWindow
 	opts.AfterHarvest = nil
+	// The preview shows what the pages' texts say: no harvest follows.
+	opts.ReadPagesLater = false
 	// The check is reported, not logged as a harvest.
 	opts.Logger = slog.New(slog.DiscardHandler)
 	if o.Timeout > 0 {

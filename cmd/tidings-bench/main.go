@@ -5,7 +5,9 @@
 //
 //	go run ./cmd/tidings-bench [--sites 2000] [--workers 256]
 //
-// Scenario 1 runs the harvest package's big change list benchmarks.
+// Scenario 1 runs the harvest package's big change list benchmarks, then
+// times `tidings follow` of the same list as a person runs it, process
+// start to exit, beside the Python resync client's parse of the file.
 // Scenario 2 follows every site in one `tidings follow --from -`, which is
 // its first harvest; scenario 3 runs `tidings harvest --all` over the
 // unchanged fleet. Both keep tidings' politeness: the default delay between
@@ -143,6 +145,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "scenario 1: a 50,000-entry change list (go test -bench BigChangeList ./harvest/)")
 		more, err := bigListRows(ctx, 5, *postgres, stderr)
 		if err != nil {
+			return err
+		}
+		rows = append(rows, more...)
+		if more, err = h.bigListFollowRows(ctx); err != nil {
 			return err
 		}
 		rows = append(rows, more...)

@@ -480,6 +480,14 @@ func TestHarvest(t *testing.T) {
 	site := newSite(t)
 	env := newEnv(t)
 	mustSucceed(t, tidings(t, env, "follow", site.URL))
+	if n := site.Requests("/gallery/cats.html"); n != 0 {
+		t.Errorf("the follow read a page %d time(s); its pages wait for the harvest after it", n)
+	}
+	// The follow left the site due at once, for its pages.
+	mustSucceed(t, tidings(t, env, "harvest"))
+	if n := site.Requests("/gallery/cats.html"); n != 1 {
+		t.Errorf("the harvest after the follow read a page %d time(s), want once", n)
+	}
 	fetched := site.Requests("/shrine/capabilitylist.xml")
 
 	due := tidings(t, env, "harvest")
@@ -634,6 +642,8 @@ func TestExportChangesText(t *testing.T) {
 	site.Set("/gallery/cats.html", "<html><head><title>Cats of the Month</title></head><body><p>Tabby is the cat of May.</p></body></html>")
 	env := newEnv(t)
 	mustSucceed(t, tidings(t, env, "follow", site.URL))
+	// The pages are read by the harvest the follow left due.
+	mustSucceed(t, tidings(t, env, "harvest"))
 	r := tidings(t, env, "export", "changes", "--collection", "2")
 	mustSucceed(t, r)
 	type textChange struct {

@@ -284,6 +284,9 @@ func (c *Config) harvestOptions(log *slog.Logger) harvest.Options {
 		DiscoveryDocTimeout: c.DiscoveryDoc,
 		Sources:             c.Sources,
 		Snapshots:           c.Snapshots,
+		// A follow answers with the change information; the pages it
+		// names are read by the harvest the scheduler runs next.
+		ReadPagesLater: true,
 	}
 }
 

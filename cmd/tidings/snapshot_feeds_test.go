@@ -33,6 +33,8 @@ func TestServedFeedsSayWhatChanged(t *testing.T) {
 		entry("/shrine/cats.html", "created", "3h")+entry("/shrine/friends.html", "created", "3h")+"</urlset>", 1))
 	env := newEnv(t)
 	mustSucceed(t, tidings(t, env, "follow", site.URL))
+	// The harvest the follow left due reads the pages' first texts.
+	mustSucceed(t, tidings(t, env, "harvest"))
 
 	site.Set("/shrine/cats.html", page("Tabby purrs all day by the window.", ""))
 	site.Set("/shrine/friends.html", `<html><head><title>Friends</title><link rel="stylesheet" href="new.css"></head><body><div class="box"><p>Friends of the shrine.</p></div></body></html>`)

@@ -57,6 +57,11 @@ func (r docs) docEach(ctx context.Context, role, url string, each func(*rsync.En
 			return d, nil
 		}
 	}
+	if s, ok := r.host.(streamer); ok && each != nil {
+		if _, known := r.FetchState(url); !known {
+			return r.streamEach(ctx, s, role, url, each)
+		}
+	}
 	resp, memo, err := r.Fetch(ctx, role, url)
 	if err != nil {
 		return nil, err
