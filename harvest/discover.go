@@ -17,10 +17,19 @@ type Discovery struct {
 	Collections []db.CollectionSpec
 	Tried       []string // what was looked at, as sentences, in order
 	Warnings    []string
+	// Warned are the Warnings with what each means to the site's owner,
+	// when the source said (SiteDiscovery.Find).
+	Warned []Warning
 	// Broken are the documents a site publishes as change information
 	// that could not be read, each a sentence naming it and why: the
 	// site is then followed by what else it offers, and says so.
 	Broken []string
+}
+
+// warn adds a warning.
+func (d *Discovery) warn(w Warning) {
+	d.Warnings = append(d.Warnings, w.Text)
+	d.Warned = append(d.Warned, w)
 }
 
 // SiteRoot returns the root URL of the site that rawURL belongs to, or a

@@ -3,7 +3,6 @@ package harvest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -43,6 +42,24 @@ type Rechecker interface {
 	// records. ErrRediscover asks for a full discovery now: what was
 	// known is gone.
 	Recheck(ctx context.Context, d *SiteDiscovery) error
+}
+
+// PageWatcher is a Source whose collections are pages it watches, where
+// following an address inside a collection's scope adds that page to it
+// (a page a link crawl may never reach).
+type PageWatcher interface {
+	// PageToWatch tells what following rawURL does to col, one of the
+	// source's collections, whose pages watched are those listed:
+	// inScope, the address is inside its scope; adds, none of them is
+	// it, so the harvest that follows adds it.
+	PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (inScope, adds bool)
+}
+
+// PageWatcherOf returns the source registered under name when it watches
+// pages.
+func PageWatcherOf(name string) (PageWatcher, bool) {
+	w, ok := protocols[name].(PageWatcher)
+	return w, ok
 }
 
 // ErrRediscover: a recheck found the site changed beyond what it can
@@ -218,12 +235,6 @@ func (d *SiteDiscovery) Pass(key string, v any) {
 	d.s.passed[key] = v
 }
 
-// NoteRejected tells the context's Notes (the site check) of a document
-// of a source that failed validation.
-func NoteRejected(ctx context.Context, source, role, u string, err error) {
-	noteRejected(ctx, source, role, u, err)
-}
-
 // Refused reports whether the address policy refused a fetch: every other
 // fetch would be refused the same way.
 func (d *SiteDiscovery) Refused() bool { return d.refused != nil }
@@ -262,5 +273,5 @@ func (h *Harvester) NewCollectionRun(col db.Collection, now time.Time) *Collecti
 // then says so beside the less precise source it is followed by, rather
 // than that it publishes nothing.
 func (d *SiteDiscovery) Broken(format string, args ...any) {
-	d.d.Broken = append(d.d.Broken, fmt.Sprintf(format, args...))
+	d.BrokenFinding(Finding{}, format, args...)
 }

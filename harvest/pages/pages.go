@@ -104,8 +104,9 @@ func keepWatched(d *harvest.SiteDiscovery, input string) (covered bool) {
 // PageToWatch tells what following rawURL does to col, a watched page
 // set: inScope, the address is inside its scope; adds, no page watched
 // (listed in watched) is it under any of its spellings, so the harvest
-// that follows adds it (see pagesHarvest.plan).
-func PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (inScope, adds bool) {
+// that follows adds it (see pagesHarvest.plan). It makes Source a
+// harvest.PageWatcher.
+func (Source) PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (inScope, adds bool) {
 	if col.Protocol != Name {
 		return false, false
 	}

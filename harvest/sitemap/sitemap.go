@@ -40,8 +40,9 @@ func init() {
 		Follows: func(int) string { return "follows the sitemap, confirmed by reading pages" }})
 }
 
-// Source follows a plain sitemap (DESIGN.md, "Sources of change", tier
-// 2): each harvest compares the pages it lists with those it listed
+// Source follows a plain sitemap, of tier 1, the second of the three
+// kinds of change information (docs/site-owners.md, "What a site must
+// publish"): each harvest compares the pages it lists with those it listed
 // before, and reads the pages whose dates moved to confirm that their text
 // changed.
 type Source struct{}
