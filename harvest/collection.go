@@ -61,7 +61,7 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
 		Pages: j.res.Pages, Gone: j.res.Gone, Processed: j.res.Processed, State: j.res.State,
 		Snapshots: snapshots, Pending: siteSession.reading.queue(col.ID),
-		Checked: j.res.Checked, Watched: j.res.Watched, Learned: j.learned,
+		Checked: j.res.Checked, Watched: j.res.Watched, Learned: j.learned, Withdraw: j.res.Withdraw,
 	}
 	// The watermark moves only when every document was read: otherwise a
 	// change in an unread one, older than one read, would be skipped next

@@ -97,6 +97,10 @@ type Result struct {
 	Snapshots []db.Snapshot
 	Checked   map[string]time.Time
 	Watched   []db.WatchedPage
+	// Withdraw are pages whose stored changes are to leave every feed
+	// (a page the site now asks to keep out of indexes), withdrawn in the
+	// transaction that stores the rest.
+	Withdraw []string
 }
 
 // Collection is the collection being harvested.
@@ -113,10 +117,6 @@ func (j *CollectionRun) First() bool { return j.first }
 
 // Settings are the collection's source's own settings.
 func (j *CollectionRun) Settings() source.Settings { return j.h.opts.Sources.Of(j.col.Protocol) }
-
-// Store is the store, for reading what the collection holds; what a
-// harvest writes goes with its Result, in one transaction.
-func (j *CollectionRun) Store() *db.DB { return j.h.store }
 
 // Fetch gets url, conditionally when an earlier fetch left validators, on
 // the site harvest's budget of documents. On a 304 it returns a

@@ -108,7 +108,7 @@ func (h *Harvest) load(ctx context.Context) error {
 		return err
 	}
 	h.set = pageset.New(known)
-	h.checks, err = h.Store().PageChecks(ctx, h.col.ID)
+	h.checks, err = h.PageChecks(ctx)
 	return err
 }
 

@@ -123,7 +123,7 @@ func (j *rsHarvest) takeLate(ctx context.Context) error {
 		if p := j.col.PrunedUntil; p != nil && !c.Datetime.After(*p) {
 			continue
 		}
-		stored, err := j.Store().HasChange(ctx, j.col.ID, c.URL, c.Kind, c.Datetime)
+		stored, err := j.HasChange(ctx, c.URL, c.Kind, c.Datetime)
 		if err != nil {
 			return err
 		}
@@ -239,7 +239,7 @@ func (j *rsHarvest) skipStoredAtWatermark(ctx context.Context) error {
 	if wm == nil {
 		return nil
 	}
-	stored, err := j.Store().ChangesAt(ctx, j.col.ID, *wm)
+	stored, err := j.ChangesAt(ctx, *wm)
 	if err != nil {
 		return err
 	}
