@@ -3,13 +3,12 @@ package harvest
 import (
 	"context"
 	"errors"
-	"net/url"
-	"strings"
 	"time"
 
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/source"
+	"tidings/urls"
 )
 
 // Source is the adapter of one source of change information, in a
@@ -241,23 +240,8 @@ func (d *SiteDiscovery) Refused() bool { return d.refused != nil }
 
 // OnSite reports whether a document speaks for a page: only for pages on
 // its own host or the site's (www. or not), so that no site can put
-// entries about someone else's pages into its feed.
-func (j *CollectionRun) OnSite(page, doc string) bool {
-	pu, err := url.Parse(page)
-	if err != nil {
-		return false
-	}
-	host := bareHost(pu.Hostname())
-	for _, other := range []string{doc, j.site.URL} {
-		if ou, err := url.Parse(other); err == nil && bareHost(ou.Hostname()) == host {
-			return true
-		}
-	}
-	return false
-}
-
-// bareHost is a host as a site's own pages may name it, www. or not.
-func bareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+// entries about someone else's pages into its feed (urls.OnSite).
+func (j *CollectionRun) OnSite(page, doc string) bool { return urls.OnSite(page, doc, j.site.URL) }
 
 // NewCollectionRun starts a run of col outside any site harvest, at now:
 // for an adapter's benchmarks, which drive its comparison without a site

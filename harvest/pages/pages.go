@@ -10,6 +10,7 @@ import (
 	"tidings/harvest"
 	"tidings/hints"
 	"tidings/source"
+	"tidings/urls"
 )
 
 // Name names watched page sets in the store: where a site publishes no
@@ -110,7 +111,7 @@ func (Source) PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL st
 	if col.Protocol != Name {
 		return false, false
 	}
-	_, input, err := harvest.NormalizeAddress(rawURL)
+	_, input, err := urls.Normalize(rawURL)
 	if err != nil {
 		return false, false
 	}
