@@ -19,8 +19,8 @@ import (
 func TestCheckAsksTheSourceToExplain(t *testing.T) {
 	const u = "https://example.org/scp/blog.scp"
 	l := &checkLog{}
-	l.Rejected(scp.Name, "delta", u, &scpbridge.Error{Line: 3, Msg: "the line is not valid JSON"})
-	l.Rejected(pages.Name, "page", u+"2", errors.New("it is broken"))
+	l.Rejected(scp.Source{}.Name(), "delta", u, &scpbridge.Error{Line: 3, Msg: "the line is not valid JSON"})
+	l.Rejected(pages.Source{}.Name(), "page", u+"2", errors.New("it is broken"))
 	if len(l.problems) != 2 {
 		t.Fatalf("problems %+v, want two", l.problems)
 	}
@@ -30,7 +30,7 @@ func TestCheckAsksTheSourceToExplain(t *testing.T) {
 	if p := l.problems[1]; p.Problem != "the page is not valid: it is broken" || !strings.Contains(p.Fix, "follows its specification") {
 		t.Errorf("watched pages, no Explainer: %+v", p)
 	}
-	failed := Collection{Protocol: arcsource.Name, Title: "Herons", Source: "https://example.org/arc.json",
+	failed := Collection{Protocol: arcsource.Source{}.Name(), Title: "Herons", Source: "https://example.org/arc.json",
 		Error:   "the ARC sitemap https://example.org/arc.json is not valid: line 2: invalid JSON",
 		failure: &harvest.Problem{Msg: "…", Err: &arcdoc.Error{Line: 2, Msg: "invalid JSON"}}}
 	if p := failedProblem(failed); p.Problem != "the ARC sitemap is not valid: invalid JSON" || !strings.Contains(p.Fix, "Appendix E") {
