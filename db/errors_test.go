@@ -98,8 +98,8 @@ func TestClosedDatabaseFailsLoudly(t *testing.T) {
 		"CreateInvite":      func() error { return d.CreateInvite(ctx, "i", ann.ID, now) },
 		"InviteValid":       func() error { _, err := d.InviteValid(ctx, "i", now); return err },
 		"Invites":           func() error { _, err := d.Invites(ctx); return err },
-		"WithdrawChanges": func() error {
-			_, err := d.WithdrawChanges(ctx, id, []string{"https://shrine.example/a"})
+		"CountChangesOf": func() error {
+			_, err := d.CountChangesOf(ctx, id, []string{"https://shrine.example/a"})
 			return err
 		},
 	}

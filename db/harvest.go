@@ -110,6 +110,9 @@ type CollectionHarvest struct {
 	// Learned are shapes of lines the harvest learned are the site's
 	// noise, kept as its rules of kind IgnoreLearned.
 	Learned []string
+	// Withdraw are pages whose stored changes are deleted, before the
+	// run's own are stored (see withdrawChanges).
+	Withdraw []string
 }
 
 // SaveCollectionHarvest stores a collection's harvest and returns the run
@@ -122,6 +125,9 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 			return err
 		}
 		run.ID = id
+		if err := withdrawChanges(ctx, tx, run.CollectionID, h.Withdraw); err != nil {
+			return err
+		}
 		insert := insertChanges
 		if d.eng == postgresEngine {
 			insert = insertChangesInBatches

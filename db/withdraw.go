@@ -11,52 +11,39 @@ import (
 // limit on variables is 32,766; this stays far below).
 const withdrawChunk = 500
 
-// WithdrawChanges deletes every stored change of the given pages of a
-// collection, for pages a site now asks to keep out of indexes, and lowers
-// the change counts of the runs that had put them in the feed so their
-// digest entries stay right. It returns how many changes were deleted.
-func (d *DB) WithdrawChanges(ctx context.Context, collectionID int64, urls []string) (int64, error) {
-	// Most harvests have nothing to withdraw: a read finds out without
-	// taking the writer.
-	var found []string
+// CountChangesOf counts the stored changes of the given pages of a
+// collection: those a harvest's Withdraw would delete.
+func (d *DB) CountChangesOf(ctx context.Context, collectionID int64, urls []string) (int64, error) {
+	var n int64
 	for start := 0; start < len(urls); start += withdrawChunk {
 		match, args := withdrawMatch(collectionID, urls[start:min(start+withdrawChunk, len(urls))])
-		list, err := queryAll(ctx, d, fmt.Sprintf("find changes to withdraw from collection %d", collectionID),
-			`SELECT DISTINCT url FROM changes WHERE `+match, func(row scanner) (string, error) {
-				var u string
-				return u, row.Scan(&u)
-			}, args...)
-		if err != nil {
-			return 0, err
+		var k int64
+		if err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM changes WHERE `+match, args...).Scan(&k); err != nil {
+			return 0, fmt.Errorf("db: count the changes of %d pages of collection %d: %w", len(urls), collectionID, err)
 		}
-		found = append(found, list...)
-	}
-	if len(found) == 0 {
-		return 0, nil
-	}
-	var n int64
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		for start := 0; start < len(found); start += withdrawChunk {
-			match, args := withdrawMatch(collectionID, found[start:min(start+withdrawChunk, len(found))])
-			_, err := tx.ExecContext(ctx, `
-UPDATE runs SET changes = changes - (SELECT count(*) FROM changes WHERE run_id = runs.id AND `+match+`)
-WHERE id IN (SELECT run_id FROM changes WHERE run_id IS NOT NULL AND `+match+`)`, append(args, args...)...)
-			if err != nil {
-				return err
-			}
-			res, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE `+match, args...)
-			if err != nil {
-				return err
-			}
-			k, _ := res.RowsAffected()
-			n += k
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("db: withdraw changes of collection %d: %w", collectionID, err)
+		n += k
 	}
 	return n, nil
+}
+
+// withdrawChanges deletes, in tx, every stored change of the given pages
+// of a collection, for pages a site now asks to keep out of indexes, and
+// lowers the change counts of the runs that had put them in the feed so
+// their digest entries stay right.
+func withdrawChanges(ctx context.Context, tx *sql.Tx, collectionID int64, urls []string) error {
+	for start := 0; start < len(urls); start += withdrawChunk {
+		match, args := withdrawMatch(collectionID, urls[start:min(start+withdrawChunk, len(urls))])
+		_, err := tx.ExecContext(ctx, `
+UPDATE runs SET changes = changes - (SELECT count(*) FROM changes WHERE run_id = runs.id AND `+match+`)
+WHERE id IN (SELECT run_id FROM changes WHERE run_id IS NOT NULL AND `+match+`)`, append(args, args...)...)
+		if err != nil {
+			return fmt.Errorf("withdraw changes: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE `+match, args...); err != nil {
+			return fmt.Errorf("withdraw changes: %w", err)
+		}
+	}
+	return nil
 }
 
 func withdrawMatch(collectionID int64, urls []string) (string, []any) {

@@ -7,6 +7,29 @@ import (
 	"time"
 )
 
+// withdraw withdraws the changes of urls as a harvest of col at does,
+// with a run of its own, and returns how many of them went.
+func withdraw(t *testing.T, d *DB, col Collection, at time.Time, urls []string) (int64, error) {
+	t.Helper()
+	ctx := context.Background()
+	before, err := d.CountChangesOf(ctx, col.ID, urls)
+	if err != nil {
+		return 0, err
+	}
+	_, err = d.SaveCollectionHarvest(ctx, CollectionHarvest{
+		Run:      Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: at.Add(-time.Second), FinishedAt: at},
+		Withdraw: urls,
+	})
+	if err != nil {
+		return 0, err
+	}
+	after, err := d.CountChangesOf(ctx, col.ID, urls)
+	if err != nil || after != 0 {
+		t.Fatalf("%d changes of the pages left after withdrawing them, %v", after, err)
+	}
+	return before, nil
+}
+
 func TestWithdrawChangesKeepsDigestsRight(t *testing.T) {
 	ctx := context.Background()
 	d, _ := openTest(t)
@@ -22,13 +45,13 @@ func TestWithdrawChangesKeepsDigestsRight(t *testing.T) {
 	second := storeRun(t, d, col, t0.Add(time.Hour), "", Change{URL: secret, Kind: "updated", Datetime: t0.Add(time.Minute)})
 	storeRun(t, d, other, t0, "", Change{URL: secret, Kind: "created", Datetime: t0})
 
-	if n, err := d.WithdrawChanges(ctx, col.ID, []string{"https://shrine.example/unknown"}); err != nil || n != 0 {
+	if n, err := withdraw(t, d, col, t0.Add(2*time.Hour), []string{"https://shrine.example/unknown"}); err != nil || n != 0 {
 		t.Fatalf("withdrawing a page with no changes: %d, %v", n, err)
 	}
-	if n, err := d.WithdrawChanges(ctx, col.ID, nil); err != nil || n != 0 {
+	if n, err := withdraw(t, d, col, t0.Add(2*time.Hour), nil); err != nil || n != 0 {
 		t.Fatalf("withdrawing nothing: %d, %v", n, err)
 	}
-	n, err := d.WithdrawChanges(ctx, col.ID, []string{secret, "https://shrine.example/unknown"})
+	n, err := withdraw(t, d, col, t0.Add(2*time.Hour), []string{secret, "https://shrine.example/unknown"})
 	if err != nil || n != 3 {
 		t.Fatalf("withdrawn %d, %v; want the page's 3 changes, history included", n, err)
 	}
@@ -54,7 +77,7 @@ func TestWithdrawChangesKeepsDigestsRight(t *testing.T) {
 	if kept, _ := d.FeedChanges(ctx, Scope{CollectionID: other.ID}, 10); len(kept) != 1 || kept[0].URL != secret {
 		t.Errorf("the other collection's changes: %+v", kept)
 	}
-	if n, err := d.WithdrawChanges(ctx, col.ID, []string{secret}); err != nil || n != 0 {
+	if n, err := withdraw(t, d, col, t0.Add(2*time.Hour), []string{secret}); err != nil || n != 0 {
 		t.Errorf("withdrawing again: %d, %v; want nothing left", n, err)
 	}
 }
@@ -79,7 +102,7 @@ func TestWithdrawManyPages(t *testing.T) {
 	for i := range pages - 1 {
 		urls = append(urls, changes[i].URL, fmt.Sprintf("https://wiki.example/never-%04d", i))
 	}
-	n, err := d.WithdrawChanges(ctx, col.ID, urls)
+	n, err := withdraw(t, d, col, at.Add(time.Hour), urls)
 	if err != nil || n != pages-1 {
 		t.Fatalf("withdrawn %d, %v; want %d", n, err, pages-1)
 	}

@@ -75,7 +75,7 @@ func (s *Service) Add(ctx context.Context, userID int64, rawURL string) (Added, 
 		if err := s.checkRoom(ctx, userID); err != nil {
 			return Added{}, err
 		}
-		return s.queueAdd(ctx, userID, rawURL, pending{addr: a})
+		return s.queueAdd(ctx, userID, pending{addr: a})
 	}
 	if err != nil {
 		return Added{}, err
@@ -112,18 +112,18 @@ func (s *Service) Add(ctx context.Context, userID int64, rawURL string) (Added, 
 	if err := s.allowHarvest(ctx, userID, site.ID); err != nil {
 		return Added{}, err
 	}
-	return s.queueAdd(ctx, userID, rawURL, pending{addr: a, site: &site})
+	return s.queueAdd(ctx, userID, pending{addr: a, site: &site})
 }
 
-// queueAdd stores a discovery of rawURL for the person, within their
-// MaxPendingDiscoveries, and queues it.
-func (s *Service) queueAdd(ctx context.Context, userID int64, rawURL string, p pending) (Added, error) {
+// queueAdd stores a discovery of p's address for the person, normalised
+// (Address.String), within their MaxPendingDiscoveries, and queues it.
+func (s *Service) queueAdd(ctx context.Context, userID int64, p pending) (Added, error) {
 	if n, err := s.store.PendingCount(ctx, userID); err != nil {
 		return Added{}, err
 	} else if n >= s.opts.MaxPendingDiscoveries {
 		return Added{}, &PendingError{Pending: n, Max: s.opts.MaxPendingDiscoveries}
 	}
-	x, err := s.store.CreateDiscovery(ctx, userID, 0, rawURL)
+	x, err := s.store.CreateDiscovery(ctx, userID, 0, p.addr.String())
 	if err != nil {
 		return Added{}, err
 	}

@@ -34,6 +34,16 @@ func ParseAddress(raw string) (Address, error) {
 	return Address{Root: root, Input: input, Bare: !strings.Contains(strings.TrimSpace(raw), "://")}, nil
 }
 
+// String is the address as it is kept (a pending discovery's row): the
+// page given, normalised, without its scheme when it was typed without
+// one, so that ParseAddress reads it back the same, Bare included.
+func (a Address) String() string {
+	if a.Bare {
+		return strings.TrimPrefix(a.Input, "https://")
+	}
+	return a.Input
+}
+
 // overHTTP is the same address over http, when it was assumed to be https.
 func (a Address) overHTTP() (Address, bool) {
 	root, ok := strings.CutPrefix(a.Root, "https://")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tidings/db"
+	"tidings/urls"
 	"tidings/worker"
 )
 
@@ -34,7 +35,7 @@ func (s *Service) discover(p pending) {
 	if s.opts.NoBackground {
 		return // stored: a worker takes it
 	}
-	host := worker.HostOf(p.addr.Root)
+	host := urls.HostKey(p.addr.Root)
 	if p.err != nil {
 		host = p.d.InputURL
 	}

@@ -431,3 +431,34 @@ func TestNoBackgroundLeavesTheWorkInTheDatabase(t *testing.T) {
 		t.Errorf("followed %s", got)
 	}
 }
+
+// TestAddKeepsTheAddressNormalised: a pending discovery's row keeps the
+// address normalised once, as ParseAddress reads it back (an address
+// typed without its scheme stays one, to be tried over http too).
+func TestAddKeepsTheAddressNormalised(t *testing.T) {
+	store := openStore(t)
+	ann := user(t, store, "ann")
+	s := New(store, newFake(store), Options{NoBackground: true})
+	s.Start(t.Context())
+	for _, raw := range []string{" Fresh.EXAMPLE/Shrine/#top", "HTTP://Other.Example/a"} {
+		if _, err := s.Add(t.Context(), ann.ID, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Wait()
+	rows, err := store.ClaimableDiscoveries(t.Context(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, x := range rows {
+		kept = append(kept, x.InputURL)
+	}
+	slices.Sort(kept)
+	if want := []string{"fresh.example/Shrine/", "http://other.example/a"}; !slices.Equal(kept, want) {
+		t.Fatalf("rows keep %q, want %q", kept, want)
+	}
+	if a, err := ParseAddress(kept[0]); err != nil || !a.Bare || a.Input != "https://fresh.example/Shrine/" {
+		t.Errorf("read back: %+v, %v", a, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"tidings/db"
+	"tidings/urls"
 	"tidings/worker"
 )
 
@@ -25,7 +26,7 @@ func (s *Service) HarvestNow(ctx context.Context, userID int64, site db.Site) er
 	s.harvesting[site.ID] = true
 	s.mu.Unlock()
 	s.harvests.Push(worker.Task{
-		Key: "harvest " + strconv.FormatInt(site.ID, 10), User: userID, Host: worker.HostOf(site.URL),
+		Key: "harvest " + strconv.FormatInt(site.ID, 10), User: userID, Host: urls.HostKey(site.URL),
 		Run: func(ctx context.Context) {
 			defer func() {
 				s.mu.Lock()

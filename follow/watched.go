@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"tidings/db"
-	"tidings/harvest/pages"
+	"tidings/harvest"
 )
 
 // addsWatchedPage reports whether following input on a site tidings
@@ -20,7 +20,8 @@ func (s *Service) addsWatchedPage(ctx context.Context, siteID int64, input strin
 	}
 	watched := false
 	for _, c := range cols {
-		if c.Protocol != pages.Name {
+		w, ok := harvest.PageWatcherOf(c.Protocol)
+		if !ok {
 			continue
 		}
 		watched = true
@@ -28,7 +29,7 @@ func (s *Service) addsWatchedPage(ctx context.Context, siteID int64, input strin
 		if err != nil {
 			return false, err
 		}
-		if inScope, adds := pages.PageToWatch(c, list, input); inScope {
+		if inScope, adds := w.PageToWatch(c, list, input); inScope {
 			return adds, nil
 		}
 	}

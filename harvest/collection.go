@@ -18,7 +18,7 @@ import (
 // A harvest cut short by ctx (shutdown) is not stored: it would only record
 // "context canceled" as the collection's error, and the next harvest does
 // the same work again, losing nothing since the watermark did not move.
-func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, siteSession *session) (db.Run, time.Duration, error) {
+func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.Collection, known map[string]db.FetchState, siteSession *session) (CollectionReport, time.Duration, error) {
 	now := h.opts.Now()
 	s := newSession(h.client, known)
 	s.budget, s.bodies, s.pages, s.passed = siteSession.budget, siteSession.bodies, siteSession.pages, siteSession.passed
@@ -38,13 +38,13 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	}
 	run := db.Run{SiteID: site.ID, CollectionID: col.ID, StartedAt: now}
 	j.reading = siteSession.reading
+	var failed error
 	if p, ok := protocols[col.Protocol]; !ok {
 		run.Error = fmt.Sprintf("this tidings does not know the protocol %q of this collection", col.Protocol)
 	} else {
-		var err error
-		j.res, err = p.Harvest(ctx, j)
-		if err != nil {
-			run.Error = err.Error()
+		j.res, failed = p.Harvest(ctx, j)
+		if failed != nil {
+			run.Error = failed.Error()
 		}
 	}
 	if size, spent := siteBytesSpent(ctx); spent {
@@ -60,12 +60,13 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	run.Documents, run.NotModified = j.s.documents, j.s.notModified
 	run.LastmodOnly = j.lastmod
 	run.Warnings = j.warn.all()
+	rep := CollectionReport{Collection: col, Warned: j.warn.typed(), Err: failed}
 	run.FinishedAt = h.opts.Now()
 	stored := db.CollectionHarvest{
 		Run: run, Changes: j.changes, FetchStates: j.s.states,
 		Pages: j.res.Pages, Gone: j.res.Gone, Processed: j.res.Processed, State: j.res.State,
 		Snapshots: snapshots, Pending: siteSession.reading.queue(col.ID),
-		Checked: j.res.Checked, Watched: j.res.Watched, Learned: j.learned,
+		Checked: j.res.Checked, Watched: j.res.Watched, Learned: j.learned, Withdraw: j.res.Withdraw,
 	}
 	// The watermark moves only when every document was read: otherwise a
 	// change in an unread one, older than one read, would be skipped next
@@ -83,7 +84,8 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	}
 	if ctx.Err() != nil && run.Error != "" {
 		if !errors.Is(context.Cause(ctx), ErrSiteTimeout) {
-			return run, 0, ctx.Err()
+			rep.Run = run
+			return rep, 0, ctx.Err()
 		}
 		// The site took too long: say so, and store what was read.
 		run.Error = fmt.Sprintf("tidings stopped harvesting this site after %s (the limit for one site)", h.opts.SiteTimeout)
@@ -92,8 +94,9 @@ func (h *Harvester) harvestCollection(ctx context.Context, site db.Site, col db.
 	// A fetch finished just as shutdown began is still stored, whole.
 	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeTimeout)
 	defer cancel()
-	saved, err := h.store.SaveCollectionHarvest(storeCtx, stored)
-	return saved, j.s.retryAfter, err
+	var err error
+	rep.Run, err = h.store.SaveCollectionHarvest(storeCtx, stored)
+	return rep, j.s.retryAfter, err
 }
 
 // storeTimeout bounds storing one harvest once shutdown has begun.

@@ -1,10 +1,8 @@
 package harvest
 
 import (
-	"net/url"
-	"strings"
-
 	"tidings/db"
+	"tidings/urls"
 )
 
 // maxCollections bounds the collections one site may declare.
@@ -17,10 +15,19 @@ type Discovery struct {
 	Collections []db.CollectionSpec
 	Tried       []string // what was looked at, as sentences, in order
 	Warnings    []string
+	// Warned are the Warnings with what each means to the site's owner,
+	// when the source said (SiteDiscovery.Find).
+	Warned []Warning
 	// Broken are the documents a site publishes as change information
 	// that could not be read, each a sentence naming it and why: the
 	// site is then followed by what else it offers, and says so.
 	Broken []string
+}
+
+// warn adds a warning.
+func (d *Discovery) warn(w Warning) {
+	d.Warnings = append(d.Warnings, w.Text)
+	d.Warned = append(d.Warned, w)
 }
 
 // SiteRoot returns the root URL of the site that rawURL belongs to, or a
@@ -31,37 +38,14 @@ func SiteRoot(rawURL string) (string, error) {
 }
 
 // NormalizeAddress accepts what a person types: an address with or without
-// its scheme. It returns the site's root and the full input URL.
+// its scheme. It returns the site's root and the full input URL, or a
+// *Problem saying why it is none (see urls.Normalize).
 func NormalizeAddress(rawURL string) (root, input string, err error) {
-	s := strings.TrimSpace(rawURL)
-	if s == "" {
-		return "", "", problemf("no address was given")
-	}
-	if !strings.Contains(s, "://") {
-		s = "https://" + s
-	}
-	u, err := url.Parse(s)
+	root, input, err = urls.Normalize(rawURL)
 	if err != nil {
-		return "", "", problemf("%q is not a URL", rawURL)
+		return "", "", &Problem{Msg: err.Error(), Err: err}
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", "", problemf("%q is not an http or https address", rawURL)
-	}
-	if u.Hostname() == "" {
-		return "", "", problemf("%q has no host name", rawURL)
-	}
-	if u.User != nil {
-		// "mailto:ann@example.org" and "https://user:pw@host/" are not sites
-		// to fetch, and credentials must not travel to a host.
-		return "", "", problemf("%q contains a user name; give the site's address without it", rawURL)
-	}
-	u.Host = strings.ToLower(u.Host)
-	u.Fragment = ""
-	if u.Path == "" {
-		u.Path = "/"
-	}
-	r := url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/"}
-	return r.String(), u.String(), nil
+	return root, input, nil
 }
 
 // TriedOnce is Tried with each sentence once: several sources look at the

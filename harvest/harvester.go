@@ -150,12 +150,21 @@ type SiteReport struct {
 	Site        db.Site
 	Run         db.Run // the site-level run: discovery and the Source Description
 	Collections []CollectionReport
+	// Warned are the site-level run's warnings with what each means to
+	// the site's owner, when a source said (see Warning).
+	Warned []Warning
 }
 
 // CollectionReport is one collection's part of a site harvest.
 type CollectionReport struct {
 	Collection db.Collection
 	Run        db.Run
+	// Warned are the run's warnings with what each means to the site's
+	// owner, when the source said (see Warning).
+	Warned []Warning
+	// Err is the error the source's harvest returned, which Run.Error
+	// says; a source that is an Explainer can explain it.
+	Err error
 }
 
 // Changes counts the new changes put into feeds.
@@ -211,7 +220,7 @@ func (h *Harvester) FollowNew(ctx context.Context, root, input string) (*SiteRep
 	defer h.client.HoldRobots(root)()
 	s := newSession(h.client, nil)
 	s.budget, s.docTimeout, s.follow = h.newBudget(), h.opts.DiscoveryDocTimeout, true
-	sd := newSiteDiscovery(s, root, input, db.Site{}, nil, true)
+	sd := newSiteDiscovery(h, s, root, input, db.Site{}, nil, true)
 	disc, err := sd.run(ctx)
 	if err != nil {
 		return nil, disc, err

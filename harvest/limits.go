@@ -3,6 +3,7 @@ package harvest
 import (
 	"cmp"
 	"container/heap"
+	"fmt"
 	"slices"
 	"time"
 
@@ -200,8 +201,9 @@ func (j *CollectionRun) finishDates() {
 		j.warn.add("ignored %d %s dated before 1991, before the web began", d.early, changesWord(d.early))
 	}
 	if d.late > 0 {
-		j.warn.add("ignored %d %s dated more than a day after this harvest (the latest on %s), which would stay on top of the feed",
-			d.late, changesWord(d.late), d.latest.Format("2006-01-02"))
+		j.warn.addFinding(Finding{Code: CodeFutureDates, Document: j.col.SourceURL}, fmt.Sprintf(
+			"ignored %d %s dated more than a day after this harvest (the latest on %s), which would stay on top of the feed",
+			d.late, changesWord(d.late), d.latest.Format("2006-01-02")))
 	}
 }
 

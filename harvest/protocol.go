@@ -17,7 +17,7 @@ import (
 // protocols are the registered sources, by name.
 var protocols = map[string]Source{}
 
-// tierOf is how precise a source is (DESIGN.md, "Sources of change"): a
+// tierOf is how precise a source is (source.Info.Tier): a
 // less precise one is asked only when every one of a lower tier found
 // nothing, so a site that offers a more precise source is always followed
 // by it.
@@ -42,6 +42,7 @@ func protocolNames() []string {
 // protocol: robots.txt, the page that was given and any document fetched
 // are fetched once and reused.
 type SiteDiscovery struct {
+	h         *Harvester
 	s         *session
 	root      string  // https://example.org/
 	input     string  // the address given, or the site's root
@@ -56,6 +57,7 @@ type SiteDiscovery struct {
 	quick bool
 
 	d          *Discovery
+	broken     []Finding // what each of d.Broken means to the site's owner
 	byKey      map[string]bool
 	keep       map[string]bool // protocols whose stored collections stay: not looked for, or the look failed
 	rediscover bool            // a recheck asked for a full discovery
@@ -72,9 +74,9 @@ type cached struct {
 	err  error
 }
 
-func newSiteDiscovery(s *session, root, input string, site db.Site, known map[string]bool, wantTitle bool) *SiteDiscovery {
+func newSiteDiscovery(h *Harvester, s *session, root, input string, site db.Site, known map[string]bool, wantTitle bool) *SiteDiscovery {
 	return &SiteDiscovery{
-		s: s, root: root, input: input, site: site, known: known, wantTitle: wantTitle,
+		h: h, s: s, root: root, input: input, site: site, known: known, wantTitle: wantTitle,
 		d: &Discovery{}, byKey: map[string]bool{}, keep: map[string]bool{}, cache: map[string]cached{},
 	}
 }
@@ -135,8 +137,8 @@ func (d *SiteDiscovery) run(ctx context.Context) (*Discovery, error) {
 	if len(d.d.Collections) == 0 {
 		return d.d, problemf("%s; tried: %s", d.whyNothing(), strings.Join(once(d.d.Tried), "; "))
 	}
-	for _, b := range d.d.Broken {
-		d.warnf("%s; until it can be read, tidings follows the site by what else it offers", b)
+	for i, b := range d.d.Broken {
+		d.d.warn(Warning{Text: b + "; until it can be read, tidings follows the site by what else it offers", Finding: d.broken[i]})
 	}
 	if d.wantTitle && d.d.SiteTitle == "" {
 		// Nothing published names the site: its home page does.
@@ -182,7 +184,7 @@ func (d *SiteDiscovery) triedf(format string, args ...any) {
 }
 
 func (d *SiteDiscovery) warnf(format string, args ...any) {
-	d.d.Warnings = append(d.d.Warnings, fmt.Sprintf(format, args...))
+	d.d.warn(Warning{Text: fmt.Sprintf(format, args...)})
 }
 
 // failed records a fetch that went wrong.

@@ -148,25 +148,40 @@ func problemf(format string, args ...any) error {
 // warnings collects warnings with a cap, so that a 50,000-entry list with
 // no dates yields a readable run record rather than 50,000 lines.
 type warnings struct {
-	list    []string
+	list    []Warning
 	dropped int
 }
 
 const maxWarnings = 20
 
 func (w *warnings) add(format string, args ...any) {
+	w.addFinding(Finding{}, fmt.Sprintf(format, args...))
+}
+
+func (w *warnings) addFinding(f Finding, text string) {
 	if len(w.list) >= maxWarnings {
 		w.dropped++
 		return
 	}
-	w.list = append(w.list, fmt.Sprintf(format, args...))
+	w.list = append(w.list, Warning{Text: text, Finding: f})
 }
 
+// all are the warnings as the run's record says them.
 func (w *warnings) all() []string {
+	var out []string
+	for _, x := range w.typed() {
+		out = append(out, x.Text)
+	}
+	return out
+}
+
+// typed are the warnings with their findings, the count of those past
+// the cap last.
+func (w *warnings) typed() []Warning {
 	if w.dropped == 0 {
 		return w.list
 	}
-	return append(w.list[:len(w.list):len(w.list)], fmt.Sprintf("… and %d more warnings", w.dropped))
+	return append(w.list[:len(w.list):len(w.list)], Warning{Text: fmt.Sprintf("… and %d more warnings", w.dropped)})
 }
 
 func (w *warnings) count() int { return len(w.list) + w.dropped }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"tidings/db"
@@ -19,6 +20,9 @@ type siteStep struct {
 	err     error
 	keep    map[string]bool // protocols whose stored collections stay
 	full    bool            // every protocol looked everywhere
+	// warned are the site-level run's warnings with their findings, as
+	// storeSite records them.
+	warned []Warning
 }
 
 // harvest harvests a site: the site-level step (given by Follow, else run
@@ -53,7 +57,7 @@ func (h *Harvester) harvest(ctx context.Context, site db.Site, st *siteStep, red
 	if err != nil {
 		return nil, err
 	}
-	rep := &SiteReport{Site: site, Run: siteRun}
+	rep := &SiteReport{Site: site, Run: siteRun, Warned: st.warned}
 	failed, wait, err := h.harvestCollections(ctx, rep, cols, known, st)
 	if st.s.reading != nil {
 		h.noteSpent(dbctx, site, st.s.reading.rules)
@@ -94,7 +98,7 @@ func (h *Harvester) discover(ctx context.Context, st *siteStep, site db.Site, st
 		keys[c.Key] = true
 	}
 	if !rediscover && site.DiscoveredAt != nil && st.started.Sub(*site.DiscoveredAt) < h.opts.DiscoveryInterval {
-		sd := newSiteDiscovery(st.s, site.URL, site.InputURL, site, keys, false)
+		sd := newSiteDiscovery(h, st.s, site.URL, site.InputURL, site, keys, false)
 		sd.quick = true
 		st.disc, st.err = sd.run(ctx)
 		st.keep = sd.keep
@@ -102,11 +106,14 @@ func (h *Harvester) discover(ctx context.Context, st *siteStep, site db.Site, st
 			return
 		}
 	}
-	sd := newSiteDiscovery(st.s, site.URL, site.InputURL, site, keys, site.Title == "")
+	sd := newSiteDiscovery(h, st.s, site.URL, site.InputURL, site, keys, site.Title == "")
 	sd.stored = stored
 	st.disc, st.err = sd.run(ctx)
 	st.keep, st.full = sd.keep, true
 }
+
+// collectionsBefore is the warning of a site whose discovery failed.
+const collectionsBefore = "harvesting the collections found before"
 
 // storeSite stores the site-level run. What discovery found becomes the
 // site's collections, a protocol kept keeping its stored ones; when it
@@ -114,11 +121,13 @@ func (h *Harvester) discover(ctx context.Context, st *siteStep, site db.Site, st
 func (h *Harvester) storeSite(ctx context.Context, site *db.Site, stored []db.Collection, known map[string]db.FetchState, st *siteStep) ([]db.Collection, db.Run, error) {
 	disc := st.disc
 	run := db.Run{SiteID: site.ID, StartedAt: st.started, Warnings: disc.Warnings}
+	st.warned = slices.Clone(disc.Warned)
 	cols := stored
 	if st.err != nil {
 		run.Error = st.err.Error()
 		if len(stored) > 0 {
-			run.Warnings = append(run.Warnings, "harvesting the collections found before")
+			run.Warnings = append(run.Warnings, collectionsBefore)
+			st.warned = append(st.warned, Warning{Text: collectionsBefore})
 		}
 	} else {
 		for _, c := range stored {
@@ -184,18 +193,18 @@ func (h *Harvester) harvestCollections(ctx context.Context, rep *SiteReport, col
 			rep.Run, err = h.store.SaveSiteHarvest(context.WithoutCancel(ctx), cut, nil)
 			return true, wait, err
 		}
-		run, ra, err := h.harvestCollection(ctx, rep.Site, c, known, st.s)
+		cr, ra, err := h.harvestCollection(ctx, rep.Site, c, known, st.s)
 		if err != nil {
 			return true, wait, err
 		}
 		wait = max(wait, ra)
-		allFailed = allFailed && run.Error != ""
+		allFailed = allFailed && cr.Run.Error != ""
 		// The report tells the collection as stored now: what it watches,
 		// what it counts, after this harvest rather than before.
 		if now, err := h.store.CollectionByID(context.WithoutCancel(ctx), c.ID); err == nil {
-			c = now
+			cr.Collection = now
 		}
-		rep.Collections = append(rep.Collections, CollectionReport{Collection: c, Run: run})
+		rep.Collections = append(rep.Collections, cr)
 	}
 	return allFailed, wait, nil
 }

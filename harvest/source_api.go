@@ -3,14 +3,12 @@ package harvest
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/source"
+	"tidings/urls"
 )
 
 // Source is the adapter of one source of change information, in a
@@ -43,6 +41,24 @@ type Rechecker interface {
 	// records. ErrRediscover asks for a full discovery now: what was
 	// known is gone.
 	Recheck(ctx context.Context, d *SiteDiscovery) error
+}
+
+// PageWatcher is a Source whose collections are pages it watches, where
+// following an address inside a collection's scope adds that page to it
+// (a page a link crawl may never reach).
+type PageWatcher interface {
+	// PageToWatch tells what following rawURL does to col, one of the
+	// source's collections, whose pages watched are those listed:
+	// inScope, the address is inside its scope; adds, none of them is
+	// it, so the harvest that follows adds it.
+	PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (inScope, adds bool)
+}
+
+// PageWatcherOf returns the source registered under name when it watches
+// pages.
+func PageWatcherOf(name string) (PageWatcher, bool) {
+	w, ok := protocols[name].(PageWatcher)
+	return w, ok
 }
 
 // ErrRediscover: a recheck found the site changed beyond what it can
@@ -80,6 +96,10 @@ type Result struct {
 	Snapshots []db.Snapshot
 	Checked   map[string]time.Time
 	Watched   []db.WatchedPage
+	// Withdraw are pages whose stored changes are to leave every feed
+	// (a page the site now asks to keep out of indexes), withdrawn in the
+	// transaction that stores the rest.
+	Withdraw []string
 }
 
 // Collection is the collection being harvested.
@@ -96,10 +116,6 @@ func (j *CollectionRun) First() bool { return j.first }
 
 // Settings are the collection's source's own settings.
 func (j *CollectionRun) Settings() source.Settings { return j.h.opts.Sources.Of(j.col.Protocol) }
-
-// Store is the store, for reading what the collection holds; what a
-// harvest writes goes with its Result, in one transaction.
-func (j *CollectionRun) Store() *db.DB { return j.h.store }
 
 // Fetch gets url, conditionally when an earlier fetch left validators, on
 // the site harvest's budget of documents. On a 304 it returns a
@@ -218,35 +234,14 @@ func (d *SiteDiscovery) Pass(key string, v any) {
 	d.s.passed[key] = v
 }
 
-// NoteRejected tells the context's Notes (the site check) of a document
-// of a source that failed validation.
-func NoteRejected(ctx context.Context, source, role, u string, err error) {
-	noteRejected(ctx, source, role, u, err)
-}
-
 // Refused reports whether the address policy refused a fetch: every other
 // fetch would be refused the same way.
 func (d *SiteDiscovery) Refused() bool { return d.refused != nil }
 
 // OnSite reports whether a document speaks for a page: only for pages on
 // its own host or the site's (www. or not), so that no site can put
-// entries about someone else's pages into its feed.
-func (j *CollectionRun) OnSite(page, doc string) bool {
-	pu, err := url.Parse(page)
-	if err != nil {
-		return false
-	}
-	host := bareHost(pu.Hostname())
-	for _, other := range []string{doc, j.site.URL} {
-		if ou, err := url.Parse(other); err == nil && bareHost(ou.Hostname()) == host {
-			return true
-		}
-	}
-	return false
-}
-
-// bareHost is a host as a site's own pages may name it, www. or not.
-func bareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+// entries about someone else's pages into its feed (urls.OnSite).
+func (j *CollectionRun) OnSite(page, doc string) bool { return urls.OnSite(page, doc, j.site.URL) }
 
 // NewCollectionRun starts a run of col outside any site harvest, at now:
 // for an adapter's benchmarks, which drive its comparison without a site
@@ -262,5 +257,5 @@ func (h *Harvester) NewCollectionRun(col db.Collection, now time.Time) *Collecti
 // then says so beside the less precise source it is followed by, rather
 // than that it publishes nothing.
 func (d *SiteDiscovery) Broken(format string, args ...any) {
-	d.d.Broken = append(d.d.Broken, fmt.Sprintf(format, args...))
+	d.BrokenFinding(Finding{}, format, args...)
 }

@@ -8,6 +8,7 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/pagetext"
+	"tidings/source"
 )
 
 // What a source in a package of its own needs beside source_api.go when
@@ -25,6 +26,12 @@ func (d *SiteDiscovery) SourceURL() string { return d.d.SourceURL }
 // discovery starts there (Site().SourceURL). A source that could not look
 // this time sets the stored one again, so that it stands.
 func (d *SiteDiscovery) SetSourceURL(u string) { d.d.SourceURL = u }
+
+// Now is when the harvest's clock says it is.
+func (d *SiteDiscovery) Now() time.Time { return d.h.opts.Now() }
+
+// Settings are the settings of the source named (its own name).
+func (d *SiteDiscovery) Settings(name string) source.Settings { return d.h.opts.Sources.Of(name) }
 
 // SetSiteTitle names the site; see WantTitle.
 func (d *SiteDiscovery) SetSiteTitle(title string) { d.d.SiteTitle = title }
@@ -66,14 +73,6 @@ func (d *SiteDiscovery) PageTitle(ctx context.Context, u string) string { return
 func (d *SiteDiscovery) Passed(key string) (any, bool) {
 	v, ok := d.s.passed[key]
 	return v, ok
-}
-
-// NoteParsed tells the context's Notes (the site check) of a document
-// read whole for the source named; doc is the source's own parse.
-func NoteParsed(ctx context.Context, source string, doc any) {
-	if n := notesOf(ctx); n != nil {
-		n.Parsed(source, doc)
-	}
 }
 
 // FetchState is what was stored of the last fetch of url.

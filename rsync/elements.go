@@ -42,6 +42,19 @@ func (p *parser) warnf(format string, args ...any) {
 	p.doc.Warnings = append(p.doc.Warnings, fmt.Sprintf(format, args...))
 }
 
+// warnCode is warnf for a warning about what a finding of code counts,
+// so that whoever shows the finding need not repeat the warning.
+func (p *parser) warnCode(code, format string, args ...any) {
+	n := len(p.doc.Warnings)
+	p.warnf(format, args...)
+	if len(p.doc.Warnings) > n {
+		if p.doc.WarningCodes == nil {
+			p.doc.WarningCodes = map[int]string{}
+		}
+		p.doc.WarningCodes[n] = code
+	}
+}
+
 // finish adds the warnings that sum up the whole document.
 func (p *parser) finish() {
 	if p.longURLs > 0 {
@@ -286,7 +299,11 @@ func (p *parser) entryDate(e *Entry, name, v string, where fmt.Stringer) *time.T
 	t, err := hints.ParseW3CDatetime(v)
 	if err != nil {
 		e.BadDates = append(e.BadDates, name)
-		p.warnf("%s: %s %q is not a W3C datetime", where, name, clip(v))
+		if name == "datetime" {
+			p.warnCode(FindBadDatetime, "%s: %s %q is not a W3C datetime", where, name, clip(v))
+		} else {
+			p.warnf("%s: %s %q is not a W3C datetime", where, name, clip(v))
+		}
 		return nil
 	}
 	return &t

@@ -65,6 +65,10 @@ type Document struct {
 	// Warnings name problems that did not stop the parse, such as an entry
 	// whose date could not be read (that attribute is then left nil).
 	Warnings []string `json:"warnings,omitempty"`
+	// WarningCodes names, by their index in Warnings, the warnings about
+	// what a finding counts (a datetime that could not be read is
+	// FindBadDatetime's), by the finding's code.
+	WarningCodes map[int]string `json:"warning_codes,omitempty"`
 	// Findings are the ways the document departs from what IFCC-0001 asks
 	// of its authors (see Finding).
 	Findings []Finding `json:"findings,omitempty"`

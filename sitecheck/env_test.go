@@ -31,7 +31,7 @@ func testChecker(t *testing.T, o harvest.Options) (*db.DB, *Checker) {
 		// the tests that read pages say so.
 		o.Snapshots.Off = true
 	}
-	return store, New(harvest.New(client, store, o), client)
+	return store, New(harvest.New(client, store, o))
 }
 
 // scpSection serves an SCP sitemap listing one snapshot of the section

@@ -1,97 +1,46 @@
 package sitecheck
 
 import (
-	"bytes"
-	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
-	"tidings/fetch"
-	"tidings/rsync"
+	"tidings/harvest"
 	"tidings/source"
 )
 
 // found says what each document that gave change information is, in
-// the order read: the ResourceSync documents parsed, the resource lists
-// the check counted, and the sources of the other collections.
+// the order read: the documents the sources described as they read them,
+// then the sources of the other collections.
 func found(log *checkLog, cols []Collection) []string {
 	log.mu.Lock()
-	docs := append([]checkedDoc(nil), log.docs...)
+	docs := slices.Clone(log.docs)
 	log.mu.Unlock()
 	var out []string
-	seen := map[string]int{} // the line of each document said, plus one
+	seen := map[string]bool{}
 	for _, d := range docs {
-		out = append(out, d.url+" is "+docKind(d))
-		seen[d.url] = len(out)
+		out = append(out, d.URL+" is "+d.What)
+		seen[d.URL] = true
 	}
 	for _, c := range cols {
-		if c.PagesFrom != "" {
-			line := fmt.Sprintf("%s is a resource list of %s", c.PagesFrom, count(c.Pages, "page", "pages"))
-			if i := seen[c.PagesFrom]; i > 0 {
-				// Parsed by the harvest too: the count says more.
-				out[i-1] = line
-			} else {
-				out = append(out, line)
-				seen[c.PagesFrom] = len(out)
-			}
-		}
-		if seen[c.Source] == 0 {
-			seen[c.Source] = len(out) + 1
+		if !seen[c.Source] {
+			seen[c.Source] = true
 			out = append(out, fmt.Sprintf("%s is where the collection %s is read from (%s)", c.Source, c.Title, source.Describe(c.Protocol, c.Pages)))
 		}
 	}
 	return out
 }
 
-// docKind names a ResourceSync document and what it points to.
-func docKind(d checkedDoc) string {
-	switch d.capability {
-	case rsync.CapDescription:
-		return "a ResourceSync Source Description naming " + count(len(d.lists), "capability list", "capability lists")
-	case rsync.CapCapabilityList:
-		var names []string
-		for _, c := range d.lists {
-			names = append(names, "a "+capabilityName(c))
-		}
-		if len(names) == 0 {
-			return "a capability list naming nothing to harvest"
-		}
-		return "a capability list naming " + strings.Join(names, " and ")
-	case rsync.CapChangeList:
-		return "a change list"
+// pageList returns the document that lists the pages of the collection
+// read from u (a capability list's resource list), when it was read.
+func (l *checkLog) pageList(u string) (harvest.Document, bool) {
+	d, ok := l.doc(u)
+	if !ok || d.PageList == "" {
+		return harvest.Document{}, false
 	}
-	return "a ResourceSync " + capabilityName(d.capability)
-}
-
-// resourceListOf returns the resource list the capability list at u
-// names, or "" when it names none or was not read.
-func (l *checkLog) resourceListOf(u string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, d := range l.docs {
-		if d.url == u {
-			return d.resourceList
-		}
-	}
-	return ""
-}
-
-// listedPages counts the pages of a resource list. A harvest that has a
-// change list to read does not read the resource list beside it, so,
-// until the site publishes its first change, the check would otherwise
-// say the collection has no pages.
-func (c *collector) listedPages(ctx context.Context, u string) (int, bool) {
-	resp, err := c.client.Get(ctx, u, fetch.Conditional{})
-	if err != nil || resp.NotModified {
-		return 0, false
-	}
-	n := 0
-	doc, err := rsync.ParseEach(bytes.NewReader(resp.Body), resp.URL, func(*rsync.Entry) { n++ })
-	if err != nil || doc.Capability != rsync.CapResourceList || doc.IsIndex() {
-		return 0, false
-	}
-	return n, true
+	list, ok := l.doc(d.PageList)
+	return list, ok && list.Lists
 }
 
 // collectionOutcome says what a collection's check read, what it holds,

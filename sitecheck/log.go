@@ -6,50 +6,34 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 
-	"tidings/harvest/arc"
-	"tidings/harvest/resourcesync"
-
-	arcdoc "tidings/arc"
 	"tidings/fetch"
 	"tidings/harvest"
-	"tidings/harvest/scp"
-	"tidings/rsync"
-	"tidings/scpbridge"
 )
 
 // checkLog is what a check of a site hears while its dry-run harvest
-// runs: every request, every ResourceSync document parsed, and the SCP
-// and ARC documents that failed validation. It travels with the context,
-// so ordinary harvests, which carry none, pay one lookup per document.
+// runs: every request, every document a source read whole and what the
+// source found wrong with it, and the documents that failed validation.
+// It travels with the context, so ordinary harvests, which carry none,
+// pay one lookup per document.
 type checkLog struct {
 	mu       sync.Mutex
 	fetched  []Fetch
 	more     int // requests past maxCheckFetches
-	docs     []checkedDoc
+	docs     []harvest.Document
 	seenDocs map[string]bool
-	invalid  []Problem
-}
-
-// checkedDoc is what a check keeps of one ResourceSync document.
-type checkedDoc struct {
-	url, capability string
-	findings        []rsync.Finding
-	newest          *Entry
-	// lists are the capabilities of the documents a Source Description or
-	// capability list names; resourceList is the first resource list a
-	// capability list names, which the check reads to count the pages.
-	lists        []string
-	resourceList string
+	// problems are what the sources found wrong with the documents they
+	// read, and the documents rejected, each once.
+	problems []Problem
+	seen     map[Problem]bool
 }
 
 // Bounds of what one check keeps, whatever the site serves.
 const (
-	maxCheckFetches = 300
-	maxCheckDocs    = 500
-	maxCheckInvalid = 50
+	maxCheckFetches  = 300
+	maxCheckDocs     = 500
+	maxCheckProblems = 500
 )
 
 // attach returns a context whose requests and harvests l hears.
@@ -97,79 +81,64 @@ func outcome(f fetch.Fetched) string {
 	return fmt.Sprintf("%d %s", f.Status, http.StatusText(f.Status))
 }
 
-// Parsed records a ResourceSync document parsed during a check; once per
-// URL. The check reads no other source's documents whole.
-func (l *checkLog) Parsed(source string, doc any) {
-	d, ok := doc.(*rsync.Document)
-	if source != resourcesync.Name || !ok {
-		return
-	}
+// Read records a document a source read whole; once per URL.
+func (l *checkLog) Read(doc harvest.Document) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.seenDocs[d.URL] || len(l.docs) >= maxCheckDocs {
+	if l.seenDocs[doc.URL] || len(l.docs) >= maxCheckDocs {
 		return
 	}
 	if l.seenDocs == nil {
 		l.seenDocs = map[string]bool{}
 	}
-	l.seenDocs[d.URL] = true
-	cd := checkedDoc{url: d.URL, capability: d.Capability, findings: d.Findings}
-	for _, e := range d.Entries {
-		if len(cd.lists) < maxCheckDocs {
-			cd.lists = append(cd.lists, e.Capability)
-		}
-		if e.Capability == rsync.CapResourceList && cd.resourceList == "" && d.Capability == rsync.CapCapabilityList {
-			cd.resourceList = e.Loc
-		}
-	}
-	if d.Newest != nil {
-		cd.newest = &Entry{URL: d.NewestLoc, At: *d.Newest}
-	}
-	l.docs = append(l.docs, cd)
+	l.seenDocs[doc.URL] = true
+	l.docs = append(l.docs, doc)
 }
 
-// Rejected records a document that failed validation during a check,
-// with the line that made it invalid when its parser says.
-func (l *checkLog) Rejected(source, role, u string, err error) {
-	var p Problem
-	switch source {
-	case scp.Name:
-		p = scpRejected(role, u, err)
-	case arc.Name:
-		p = arcRejected(u, err)
-	default:
-		p = Problem{Code: CodeCollectionFailed, Doc: u, Blocking: true, Problem: fmt.Sprintf("the %s is not valid: %s", role, err),
-			Fix: "Correct it so that it follows its specification; until it does, tidings cannot follow it."}
-	}
+// doc returns the document read at u.
+func (l *checkLog) doc(u string) (harvest.Document, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.invalid) < maxCheckInvalid {
-		l.invalid = append(l.invalid, p)
+	for _, d := range l.docs {
+		if d.URL == u {
+			return d, true
+		}
+	}
+	return harvest.Document{}, false
+}
+
+// Found records what a source found wrong with a document it read.
+func (l *checkLog) Found(f harvest.Finding) {
+	if f.IsProblem() {
+		l.add(problemOf(f))
 	}
 }
 
-func scpRejected(role, u string, err error) Problem {
-	p := Problem{Code: CodeSCPInvalid, Doc: u, Blocking: true, Problem: fmt.Sprintf("the SCP %s is not valid: %s", role, err)}
-	var se *scpbridge.Error
-	if errors.As(err, &se) {
-		p.Problem = fmt.Sprintf("the SCP %s is not valid: %s", role, se.Msg)
-		if se.Line > 0 {
-			p.Where = fmt.Sprintf("line %d", se.Line)
-		}
+// Rejected records a document that failed validation during a check, in
+// the words of its source when it has them (harvest.Explainer).
+func (l *checkLog) Rejected(source, role, u string, err error) {
+	p := Problem{Code: CodeCollectionFailed, Doc: u, Blocking: true, Problem: fmt.Sprintf("the %s is not valid: %s", role, err),
+		Fix: "Correct it so that it follows its specification; until it does, tidings cannot follow it."}
+	if what, fix, ok := harvest.Explain(source, err); ok {
+		p.Problem, p.Fix = what, fix
 	}
-	p.Fix = "Correct it (and whatever writes it) so that every line is a page as the SCP specification describes; tidings rejects the whole file until then, and none of its changes reach the feed."
-	return p
+	l.add(p)
 }
 
-func arcRejected(u string, err error) Problem {
-	p := Problem{Code: CodeARCInvalid, Doc: u, Blocking: true, Problem: "the ARC sitemap is not valid: " + strings.TrimPrefix(err.Error(), "arc: ")}
-	var ae *arcdoc.Error
-	if errors.As(err, &ae) {
-		p.Problem = "the ARC sitemap is not valid: " + ae.Msg
-		if ae.Line > 0 {
-			p.Where = fmt.Sprintf("line %d", ae.Line)
-		}
+func (l *checkLog) add(p Problem) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seen[p] || len(l.problems) >= maxCheckProblems {
+		return
 	}
-	p.Fix = "Correct it so that it validates against the ARC sitemap schema (Appendix E); until it does, tidings cannot follow it."
-	return p
+	if l.seen == nil {
+		l.seen = map[Problem]bool{}
+	}
+	l.seen[p] = true
+	l.problems = append(l.problems, p)
+}
+
+// problemOf is a source's finding as the check shows it.
+func problemOf(f harvest.Finding) Problem {
+	return Problem{Code: f.Code, Doc: f.Document, Where: f.Where, Problem: f.Message, Fix: f.Fix, Blocking: f.Blocking}
 }

@@ -6,61 +6,22 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
-
-	"tidings/harvest/sitemap"
 
 	"tidings/fetch"
 	"tidings/follow"
 	"tidings/harvest"
-	"tidings/harvest/listed"
-	"tidings/rsync"
 	"tidings/source"
 )
 
-// Codes of the problems a check names.
+// Codes of the problems the check itself names; the sources name theirs
+// (harvest.Finding), each stable for scripts and tests.
 const (
 	CodeNothingFound     = "nothing-found"
 	CodeCollectionFailed = "collection-failed"
-	CodeNoUp             = "no-up"
-	CodeNoDescribes      = "no-describes"
-	CodeNoDatetime       = "no-datetime"
-	CodeNoChange         = "no-change"
-	CodeUnknownChange    = "unknown-change"
-	CodeBadDatetime      = "bad-datetime"
-	CodeNoFrom           = "no-from"
-	CodeFuture           = "future-dates"
-	CodeSCPInvalid       = "scp-invalid"
-	CodeARCInvalid       = "arc-invalid"
-	CodeARCPageInvalid   = "arc-page-invalid"
 	CodeRobots           = "robots-disallowed"
-	CodeBuildStamped     = "build-stamped"
 	CodePagesOnly        = "no-change-information"
 	CodeNoHTTPS          = "no-https"
 )
-
-// covered tells, for the codes whose problem says what a harvest warning
-// says, which warnings those are: once the problem is named, with its
-// fix, the warning is not repeated.
-var covered = map[string]func(w string) bool{
-	CodeNoDescribes: func(w string) bool { return strings.Contains(w, `rel="describes"`) },
-	CodeNoDatetime: func(w string) bool {
-		return strings.HasPrefix(w, "ignored ") && strings.HasSuffix(w, ": no datetime")
-	},
-	CodeNoChange: func(w string) bool { return strings.HasSuffix(w, ": no rs:md change attribute") },
-	CodeUnknownChange: func(w string) bool {
-		return strings.HasPrefix(w, "skipped ") && strings.Contains(w, ": unknown change ")
-	},
-	CodeFuture: func(w string) bool { return strings.Contains(w, "dated more than a day after this harvest") },
-	// A broken document the site is followed beside is named by its
-	// problem, with the fix.
-	CodeARCInvalid: func(w string) bool {
-		return strings.HasPrefix(w, "the ARC sitemap ") && strings.Contains(w, "until it can be read")
-	},
-	CodeBadDatetime: func(w string) bool {
-		return strings.Contains(w, `: datetime "`) && strings.HasSuffix(w, " is not a W3C datetime")
-	},
-}
 
 // triedSep is how discovery lists what it tried after what it concluded;
 // the report lists those attempts apart (Report.Tried).
@@ -95,11 +56,11 @@ func nothingFound(err error, fetched []Fetch) Problem {
 
 // judge names the problems, sorts the warnings no rule explains, and
 // says whether the site can be followed.
-func judge(rep *Report, log *checkLog, srep *harvest.SiteReport, strictDatetime bool) {
-	for _, d := range log.docs {
-		rep.Problems = append(rep.Problems, docProblems(d, rep.Checked, strictDatetime)...)
-	}
-	rep.Problems = append(rep.Problems, log.invalid...)
+func judge(rep *Report, log *checkLog, srep *harvest.SiteReport) {
+	log.mu.Lock()
+	found := slices.Clone(log.problems)
+	log.mu.Unlock()
+	rep.Problems = append(rep.Problems, found...)
 	if p, ok := robotsProblem(rep.Fetched); ok {
 		rep.Problems = append(rep.Problems, p)
 	}
@@ -107,9 +68,8 @@ func judge(rep *Report, log *checkLog, srep *harvest.SiteReport, strictDatetime 
 	for _, c := range rep.Collections {
 		if c.Error == "" {
 			ok++
-		} else if !namesInvalid(c.Error, log.invalid) {
-			rep.Problems = append(rep.Problems, Problem{Code: CodeCollectionFailed, Doc: c.Source, Blocking: true,
-				Problem: c.Error, Fix: "Until this is fixed, tidings cannot harvest the collection " + c.Title + "."})
+		} else if !namesInvalid(c.Error, found) {
+			rep.Problems = append(rep.Problems, failedProblem(c))
 		}
 	}
 	if srep != nil {
@@ -135,19 +95,31 @@ func judge(rep *Report, log *checkLog, srep *harvest.SiteReport, strictDatetime 
 // rule reads into problems, drops those a problem already says, and keeps
 // the rest as they are.
 func sortWarnings(rep *Report, srep *harvest.SiteReport) {
-	warnings := slices.Clone(srep.Run.Warnings)
+	warned := slices.Clone(srep.Warned)
 	for _, cr := range srep.Collections {
-		warnings = append(warnings, cr.Run.Warnings...)
+		warned = append(warned, cr.Warned...)
 	}
-	for _, w := range warnings {
-		if p, ok := arcPageProblem(w); ok {
-			rep.Problems = append(rep.Problems, p)
-		} else if w == listed.StampWarning {
-			rep.Problems = append(rep.Problems, stampProblem(rep))
-		} else if !explained(w, rep.Problems) {
-			rep.Warnings = append(rep.Warnings, w)
+	for _, w := range warned {
+		switch {
+		case w.IsProblem():
+			if p := problemOf(w.Finding); !slices.Contains(rep.Problems, p) {
+				rep.Problems = append(rep.Problems, p)
+			}
+		case !explained(w, rep.Problems):
+			rep.Warnings = append(rep.Warnings, w.Text)
 		}
 	}
+}
+
+// failedProblem is the problem of a collection whose harvest failed, in
+// the words of its source when it has them (harvest.Explainer).
+func failedProblem(c Collection) Problem {
+	p := Problem{Code: CodeCollectionFailed, Doc: c.Source, Blocking: true,
+		Problem: c.Error, Fix: "Until this is fixed, tidings cannot harvest the collection " + c.Title + "."}
+	if what, fix, ok := harvest.Explain(c.Protocol, c.failure); ok {
+		p.Problem, p.Fix = what, fix
+	}
+	return p
 }
 
 func verdict(rep *Report) string {
@@ -233,164 +205,19 @@ func robotsProblem(fetched []Fetch) (Problem, bool) {
 		Fix:     "Allow the user agent tidings to fetch the change information in robots.txt (an Allow: line for its path); tidings obeys robots.txt."}, true
 }
 
-// explained reports whether a problem already named says what w says.
-func explained(w string, problems []Problem) bool {
-	for _, p := range problems {
-		if match, ok := covered[p.Code]; ok && match(w) {
-			return true
-		}
-	}
-	return false
+// explained reports whether a problem already named says what the
+// warning w says: one of the code its source gave it.
+func explained(w harvest.Warning, problems []Problem) bool {
+	return w.Code != "" && slices.ContainsFunc(problems, func(p Problem) bool { return p.Code == w.Code })
 }
 
 // namesInvalid reports whether a collection's error is about a document
-// already named as invalid.
-func namesInvalid(msg string, invalid []Problem) bool {
-	for _, p := range invalid {
-		if strings.Contains(msg, p.Doc) {
+// already named as one tidings cannot follow.
+func namesInvalid(msg string, found []Problem) bool {
+	for _, p := range found {
+		if p.Blocking && p.Doc != "" && strings.Contains(msg, p.Doc) {
 			return true
 		}
 	}
 	return false
-}
-
-// stampProblem is a sitemap whose every lastmod is the build time: it
-// still works, at the cost of reading every page to confirm a change.
-func stampProblem(rep *Report) Problem {
-	var doc string
-	for _, c := range rep.Collections {
-		if c.Protocol == sitemap.Name {
-			doc = c.Source
-			break
-		}
-	}
-	return Problem{Code: CodeBuildStamped, Doc: doc,
-		Problem: "the sitemap's lastmod is the build time on (nearly) every page, so it cannot say which pages changed",
-		Fix: "Give each <url> the date its page's content last changed, or leave lastmod out; better, publish a ResourceSync change list " +
-			"(tidings publish writes one). Meanwhile tidings reads the pages to confirm each change."}
-}
-
-// arcPageProblem turns the warning about an invalid ARC page entry ("in
-// <sitemap>, page 3 (<url>) lacks …; it was skipped") into a problem.
-func arcPageProblem(w string) (Problem, bool) {
-	body, ok := strings.CutPrefix(w, "in ")
-	if !ok {
-		return Problem{}, false
-	}
-	body, ok = strings.CutSuffix(body, "; it was skipped")
-	doc, entry, found := strings.Cut(body, ", page ")
-	var n int
-	if !ok || !found || doc == "" {
-		return Problem{}, false
-	}
-	if _, err := fmt.Sscanf(entry, "%d", &n); err != nil {
-		return Problem{}, false
-	}
-	return Problem{Code: CodeARCPageInvalid, Doc: doc, Where: fmt.Sprintf("page %d", n),
-		Problem: "the page entry is not valid: page " + entry,
-		Fix:     "Correct the entry so that it validates against the ARC sitemap schema; tidings skips it until then."}, true
-}
-
-// docProblems are the problems of one ResourceSync document.
-func docProblems(d checkedDoc, now time.Time, strictDatetime bool) []Problem {
-	var out []Problem
-	for _, f := range d.findings {
-		if p, ok := findingProblem(d, f, strictDatetime); ok {
-			p.Doc = d.url
-			out = append(out, p)
-		}
-	}
-	if n := d.newest; n != nil && n.At.After(now.Add(harvest.MaxClockSkew)) {
-		out = append(out, Problem{Code: CodeFuture, Doc: d.url, Where: "entry <" + n.URL + ">",
-			Problem: fmt.Sprintf("the change list has changes dated in the future: the latest, %s, on %s.", n.URL, n.At.UTC().Format(time.RFC3339)),
-			Fix: "Date each change when it was made, and check the clock and time zone of whatever writes the list: " +
-				"tidings ignores changes dated more than a day ahead, which would otherwise stay on top of the feed."})
-	}
-	return out
-}
-
-// findingProblem phrases one finding of a document for its owner.
-func findingProblem(d checkedDoc, f rsync.Finding, strictDatetime bool) (Problem, bool) {
-	switch f.Code {
-	case rsync.FindNoUp:
-		above := "the Source Description"
-		if d.capability == rsync.CapChangeList {
-			above = "its capability list"
-		}
-		return Problem{Code: CodeNoUp,
-			Problem: fmt.Sprintf("the %s has no <rs:ln rel=\"up\"> link to %s.", capabilityName(d.capability), above),
-			Fix:     fmt.Sprintf("Add <rs:ln rel=\"up\" href=\"…\"/> naming %s: IFCC-0001 requires it, so that whoever is given this document can find what it belongs to.", above)}, true
-	case rsync.FindNoDescribes:
-		if f.Loc != "" {
-			return Problem{Code: CodeNoDescribes, Where: entryWhere(f),
-				Problem: fmt.Sprintf("the Source Description's entry for the capability list %s has no <rs:ln rel=\"describes\">.", f.Loc),
-				Fix:     "Add <rs:ln rel=\"describes\" href=\"…\"/> to that <url>, naming the collection's home page, as IFCC-0001 requires."}, true
-		}
-		return Problem{Code: CodeNoDescribes, Problem: "the capability list has no <rs:ln rel=\"describes\"> naming its collection.",
-			Fix: "Add <rs:ln rel=\"describes\" href=\"…\"/> naming the collection's home page: IFCC-0001 requires it, and it is the collection's identity. " +
-				"Meanwhile tidings identifies the collection by the Source Description's describes link, else by the capability list's own address, so that moving the list would start a new feed."}, true
-	case rsync.FindNoDatetime:
-		then := "tidings dates these entries by their lastmod meanwhile (and ignores those without one)."
-		if strictDatetime {
-			then = "this tidings (--strict-datetime) ignores entries without it."
-		}
-		return Problem{Code: CodeNoDatetime, Where: entryWhere(f),
-			Problem: fmt.Sprintf("%s of the change list %s no datetime.", entriesWord(f.Count), hasWord(f.Count)),
-			Fix:     "Add datetime=\"…\" (when the change was made, such as 2024-05-01T12:00:00Z) to each entry's rs:md: IFCC-0001 requires it, and " + then}, true
-	case rsync.FindNoChange:
-		return Problem{Code: CodeNoChange, Where: entryWhere(f),
-			Problem: fmt.Sprintf("%s of the change list %s no change attribute.", entriesWord(f.Count), hasWord(f.Count)),
-			Fix:     "Add change=\"created\", \"updated\" or \"deleted\" to each entry's rs:md; tidings skips entries without it."}, true
-	case rsync.FindBadDatetime:
-		return Problem{Code: CodeBadDatetime, Where: entryWhere(f),
-			Problem: fmt.Sprintf("%s of the change list %s a datetime that is not a W3C datetime.", entriesWord(f.Count), hasWord(f.Count)),
-			Fix:     "Write each datetime as a W3C datetime, such as 2024-05-01 or 2024-05-01T12:00:00Z; tidings skips these entries rather than guess when they changed."}, true
-	case rsync.FindNoFrom:
-		return Problem{Code: CodeNoFrom, Problem: "the change list's rs:md has no from attribute.",
-			Fix: "Add from=\"…\" to the change list's own rs:md, the time from which it lists changes, as IFCC-0001 requires."}, true
-	case rsync.FindUnknownChange:
-		return Problem{Code: CodeUnknownChange, Where: entryWhere(f),
-			Problem: fmt.Sprintf("%s of the change list %s change=%q, which is not a change IFCC-0001 knows.", entriesWord(f.Count), hasWord(f.Count), f.Value),
-			Fix:     "Use change=\"created\", \"updated\" or \"deleted\"; tidings skips these entries."}, true
-	}
-	return Problem{}, false
-}
-
-func capabilityName(c string) string {
-	switch c {
-	case rsync.CapChangeList:
-		return "change list"
-	case rsync.CapCapabilityList:
-		return "capability list"
-	case rsync.CapResourceList:
-		return "resource list"
-	case rsync.CapDescription:
-		return "Source Description"
-	}
-	return c
-}
-
-func entryWhere(f rsync.Finding) string {
-	s := fmt.Sprintf("entry %d <%s>", f.Entry, f.Loc)
-	if f.Line > 0 {
-		s += fmt.Sprintf(" on line %d", f.Line)
-	}
-	if f.Count > 1 {
-		s = "from " + s
-	}
-	return s
-}
-
-func entriesWord(n int) string {
-	if n == 1 {
-		return "1 entry"
-	}
-	return fmt.Sprintf("%d entries", n)
-}
-
-func hasWord(n int) string {
-	if n == 1 {
-		return "has"
-	}
-	return "have"
 }

@@ -13,8 +13,6 @@ import (
 	"tidings/fetch"
 	"tidings/follow"
 	"tidings/harvest"
-	"tidings/harvest/resourcesync"
-	"tidings/source"
 )
 
 // Report is what a check of a site found, for its owner: each place
@@ -84,6 +82,8 @@ type Collection struct {
 	Changes int
 	InFeed  int
 	Error   string // why its harvest failed; "" when it worked
+	// failure is the error Error says, for its source to explain.
+	failure error
 	// Outcome says in one sentence what was read, what the collection
 	// holds and what following it now would put in its feed; the web page
 	// and the command line say the same.
@@ -154,14 +154,11 @@ const checkWindow = 100 * 365 * 24 * time.Hour
 
 // Checker checks sites with a harvester's client and settings.
 type Checker struct {
-	h      *harvest.Harvester
-	client *fetch.Client
+	h *harvest.Harvester
 }
 
-// New returns a Checker that runs its dry runs as h would harvest; c is
-// the client h fetches with, which the check also reads what a harvest
-// does not with (a resource list beside a change list).
-func New(h *harvest.Harvester, c *fetch.Client) *Checker { return &Checker{h: h, client: c} }
+// New returns a Checker that runs its dry runs as h would harvest.
+func New(h *harvest.Harvester) *Checker { return &Checker{h: h} }
 
 // Check looks at the site rawURL belongs to as a follow would, and runs a
 // first harvest of every collection it finds, without storing anything:
@@ -227,20 +224,22 @@ func (ck *Checker) check(ctx context.Context, root, input string, o Options) (*R
 	switch {
 	case srep == nil && disc != nil && err != nil:
 		// Nothing could be followed: the report says why.
-		rep.Warnings = append(rep.Warnings, disc.Warnings...)
+		for _, w := range disc.Warned {
+			rep.Warnings = append(rep.Warnings, w.Text)
+		}
 		rep.Problems = append(rep.Problems, nothingFound(err, log.fetchList()))
 	case err != nil:
 		return nil, err
 	default:
 		// What was read is reported even when the check ran out of time.
-		c := collector{store: store, window: rep.Window, o: o, client: ck.client, log: log}
+		c := collector{store: store, window: rep.Window, o: o, log: log}
 		if err := c.collections(context.WithoutCancel(ctx), rep, srep); err != nil {
 			return nil, err
 		}
 	}
 	rep.Found = found(log, rep.Collections)
 	rep.Fetched, rep.FetchedMore = log.fetches()
-	judge(rep, log, srep, strictDatetime(opts.Sources))
+	judge(rep, log, srep)
 	return rep, nil
 }
 
@@ -275,7 +274,6 @@ type collector struct {
 	store  *db.DB
 	window time.Duration
 	o      Options
-	client *fetch.Client
 	log    *checkLog
 }
 
@@ -296,12 +294,10 @@ func (c *collector) collections(ctx context.Context, rep *Report, srep *harvest.
 	for _, cr := range srep.Collections {
 		col := cr.Collection
 		cc := Collection{Protocol: col.Protocol, Key: col.Key, Title: col.Title, Source: col.SourceURL,
-			Documents: cr.Run.Documents, Pages: cr.Run.Pages, Changes: cr.Run.Changes + cr.Run.Backfilled, InFeed: inFeed[col.ID], Error: cr.Run.Error}
-		if list := c.log.resourceListOf(col.SourceURL); list != "" && cc.Error == "" {
-			if n, ok := c.listedPages(ctx, list); ok {
-				cc.Pages, cc.PagesFrom = n, list
-				cc.Documents++
-			}
+			Documents: cr.Run.Documents, Pages: cr.Run.Pages, Changes: cr.Run.Changes + cr.Run.Backfilled, InFeed: inFeed[col.ID],
+			Error: cr.Run.Error, failure: cr.Err}
+		if list, ok := c.log.pageList(col.SourceURL); ok && cc.Error == "" {
+			cc.Pages, cc.PagesFrom = list.Pages, list.URL
 		}
 		if cc.Preview, err = c.preview(ctx, col.ID, c.o.PreviewEntries); err != nil {
 			return err
@@ -310,12 +306,4 @@ func (c *collector) collections(ctx context.Context, rep *Report, srep *harvest.
 		rep.Collections = append(rep.Collections, cc)
 	}
 	return nil
-}
-
-// strictDatetime reports whether the harvester ignores change list
-// entries without a datetime (--strict-datetime), which changes what the
-// check tells an owner to expect.
-func strictDatetime(s source.SettingsSet) bool {
-	st, ok := s.Of(resourcesync.Name).(interface{ Strict() bool })
-	return ok && st.Strict()
 }

@@ -13,12 +13,9 @@ import (
 	"tidings/db"
 	"tidings/fetch"
 	"tidings/harvest"
-	"tidings/harvest/listed"
-	"tidings/harvest/resourcesync"
 	"tidings/internal/checksite"
 	"tidings/internal/scpsite"
 	"tidings/internal/sitemapsite"
-	"tidings/rsync"
 )
 
 // checkNow is the clock of the check tests; the fixtures' dates are
@@ -253,14 +250,21 @@ func TestCheckLogKeepsABoundedRecord(t *testing.T) {
 		l.heard(fetch.Fetched{URL: fmt.Sprintf("https://example.org/%d", i), Status: 200, Bytes: 10})
 	}
 	for i := range maxCheckDocs + 5 {
-		l.Parsed(resourcesync.Name, &rsync.Document{URL: fmt.Sprintf("https://example.org/%d.xml", i)})
+		l.Read(harvest.Document{URL: fmt.Sprintf("https://example.org/%d.xml", i), What: "a change list"})
 	}
-	l.Parsed(resourcesync.Name, &rsync.Document{URL: "https://example.org/0.xml"})
+	l.Read(harvest.Document{URL: "https://example.org/0.xml", What: "a change list"})
+	for i := range maxCheckProblems + 5 {
+		l.Found(harvest.Finding{Code: "x", Document: fmt.Sprintf("https://example.org/%d.xml", i), Message: "m", Fix: "f"})
+	}
+	l.Found(harvest.Finding{Code: "x", Document: "https://example.org/0.xml", Message: "m", Fix: "f"})
 	if len(l.fetched) != maxCheckFetches || l.more != 5 || l.fetched[0].Outcome != "200 OK, 10 bytes" {
 		t.Errorf("kept %d requests and counted %d more; the first %+v", len(l.fetched), l.more, l.fetched[0])
 	}
 	if len(l.docs) != maxCheckDocs {
 		t.Errorf("kept %d documents, want %d", len(l.docs), maxCheckDocs)
+	}
+	if len(l.problems) != maxCheckProblems {
+		t.Errorf("kept %d problems, want %d", len(l.problems), maxCheckProblems)
 	}
 }
 
@@ -299,7 +303,7 @@ func TestCheckNamesABuildStampedSitemap(t *testing.T) {
 	if len(stamped) != 1 || stamped[0].Doc != site.URL("/sitemap.xml") || !strings.Contains(stamped[0].Fix, "tidings publish") {
 		t.Errorf("problems %+v; want one %s of %s", rep.Problems, CodeBuildStamped, site.URL("/sitemap.xml"))
 	}
-	if slices.Contains(rep.Warnings, listed.StampWarning) {
+	if slices.Contains(rep.Warnings, stampWarning) {
 		t.Errorf("the build stamp is also among the warnings: %q", rep.Warnings)
 	}
 }

@@ -24,9 +24,11 @@ type Info struct {
 	// Name is the source's name as the store records a collection's
 	// protocol ("sitemap"); stable across versions.
 	Name string
-	// Tier says how precise the source is (DESIGN.md, "Sources of change"):
-	// 0, the site says what changed and when; higher, tidings finds out by
-	// comparing. A site is followed by its most precise source.
+	// Tier says how precise the source is, from 0, as the numbered kinds
+	// of change information in docs/site-owners.md ("What a site must
+	// publish") count from 1: 0, the site says what changed and when;
+	// higher, tidings finds out by comparing. A site is followed by its
+	// most precise source.
 	Tier int
 	// Rank orders the sources of one tier, lower first: which discovery
 	// asks first, and how lists are ordered.

@@ -52,7 +52,7 @@ func newUIApp(t *testing.T, store *db.DB, o Options) *uiApp {
 			o.Follow = follow.New(store, h, follow.Options{})
 		}
 		if o.Checker == nil {
-			o.Checker = sitecheck.New(h, client)
+			o.Checker = sitecheck.New(h)
 		}
 	}
 	s, err := New(store, o)

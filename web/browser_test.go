@@ -188,7 +188,7 @@ func startBrowserAppWith(t *testing.T, registration string) *browserApp {
 		BaseURL:      app.base,
 		Registration: registration,
 		Follow:       follow.New(store, gatedHarvester{h, gate}, follow.Options{}),
-		Checker:      sitecheck.New(h, client),
+		Checker:      sitecheck.New(h),
 		Logger:       slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

@@ -247,7 +247,7 @@ func TestCheckPageCountsRefusedAddresses(t *testing.T) {
 	}})
 	store := openStore(t)
 	h := harvest.New(client, store, harvest.Options{})
-	a := newUIApp(t, store, Options{Follow: follow.New(store, h, follow.Options{}), Checker: sitecheck.New(h, client)})
+	a := newUIApp(t, store, Options{Follow: follow.New(store, h, follow.Options{}), Checker: sitecheck.New(h)})
 	srv := httptest.NewServer(a.h)
 	t.Cleanup(srv.Close)
 	get := func(site string) (int, string) {

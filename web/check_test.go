@@ -35,8 +35,8 @@ func TestCheckPageNamesEachProblemAndStoresNothing(t *testing.T) {
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d\n%s", rec.Code, body)
 	}
-	for _, code := range []string{sitecheck.CodeNoDescribes, sitecheck.CodeNoUp, sitecheck.CodeNoDatetime, sitecheck.CodeUnknownChange,
-		sitecheck.CodeFuture, sitecheck.CodeNoChange, sitecheck.CodeSCPInvalid, sitecheck.CodeARCInvalid} {
+	// The codes the sources give these problems, as scripts read them.
+	for _, code := range []string{"no-describes", "no-up", "no-datetime", "unknown-change", "future-dates", "no-change", "scp-invalid", "arc-invalid"} {
 		if !strings.Contains(body, `data-code="`+code+`"`) {
 			t.Errorf("the page names no %s problem", code)
 		}
@@ -78,7 +78,7 @@ func TestCheckPageFormAndBadAddresses(t *testing.T) {
 	}})
 	store := openStore(t)
 	h := harvest.New(client, store, harvest.Options{})
-	a := newUIApp(t, store, Options{Follow: followWith(store, h, follow.Options{}), Checker: sitecheck.New(h, client)})
+	a := newUIApp(t, store, Options{Follow: followWith(store, h, follow.Options{}), Checker: sitecheck.New(h)})
 	c := a.client(t, "192.0.2.2")
 	rec := c.get("/check")
 	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `<input type="url" id="url" name="url"`) {

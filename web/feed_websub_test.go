@@ -84,7 +84,7 @@ func TestWebSubPingsChangedFeeds(t *testing.T) {
 		AfterHarvest: func(ctx context.Context, rep *harvest.SiteReport) {
 			var done []feedbuild.Harvested
 			for _, cr := range rep.Collections {
-				done = append(done, feedbuild.Harvested(cr))
+				done = append(done, feedbuild.Harvested{Collection: cr.Collection, Run: cr.Run})
 			}
 			topics, err := build.ChangedFeeds(ctx, rep.Site.ID, done)
 			if err == nil {

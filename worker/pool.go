@@ -11,8 +11,9 @@ package worker
 
 import (
 	"context"
-	"net/url"
 	"sync"
+
+	"tidings/urls"
 )
 
 // DefaultWorkers is how many sites are harvested at once.
@@ -184,11 +185,5 @@ func (l *lane) each(ctx context.Context, n int, host func(i int) string, fn func
 }
 
 // HostOf is the politeness key of a site: its host and port, as each
-// port may be another server.
-func HostOf(siteURL string) string {
-	u, err := url.Parse(siteURL)
-	if err != nil {
-		return siteURL
-	}
-	return u.Host
-}
+// port may be another server (urls.HostKey).
+func HostOf(siteURL string) string { return urls.HostKey(siteURL) }

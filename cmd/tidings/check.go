@@ -56,7 +56,7 @@ func cmdCheck(ctx context.Context, args []string, getenv func(string) string, st
 	if err := refusedAddress(ctx, h, fs.Arg(0)); err != nil {
 		return err
 	}
-	rep, err := sitecheck.New(h, client).Check(ctx, fs.Arg(0), sitecheck.Options{})
+	rep, err := sitecheck.New(h).Check(ctx, fs.Arg(0), sitecheck.Options{})
 	if err != nil {
 		return err
 	}

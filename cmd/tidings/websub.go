@@ -88,7 +88,7 @@ func (p *pinger) wait() {
 func harvested(rep *harvest.SiteReport) []feedbuild.Harvested {
 	out := make([]feedbuild.Harvested, len(rep.Collections))
 	for i, cr := range rep.Collections {
-		out[i] = feedbuild.Harvested(cr)
+		out[i] = feedbuild.Harvested{Collection: cr.Collection, Run: cr.Run}
 	}
 	return out
 }

@@ -182,10 +182,10 @@ func (d *arcDiscovery) accept(ctx context.Context, u string, resp *fetch.Respons
 		if arcCandidate(u) {
 			// Any page is tried as a pasted ARC sitemap; only a document
 			// where one is looked for, or named like one, was meant as one.
-			harvest.NoteRejected(ctx, Name, "ARC sitemap", u, err)
+			harvest.NoteFinding(ctx, invalid(u, err))
 			if !strings.Contains(strings.ToLower(resp.ContentType), "html") {
 				// A page answering for a missing one is no broken sitemap.
-				d.Broken("the ARC sitemap %s is not valid: %s", u, trimARC(err))
+				d.BrokenFinding(harvest.Finding{Code: CodeInvalid, Document: u}, "the ARC sitemap %s is not valid: %s", u, trimARC(err))
 			}
 		}
 		d.Tried("%s is not an ARC sitemap: %s", u, trimARC(err))

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"tidings/harvest/arc"
-	"tidings/internal/pgtest"
+	"tidings/internal/harvesttest"
 
 	"tidings/db"
 	"tidings/fetch"
@@ -152,6 +152,7 @@ type arcEnv struct {
 	clock  *clock
 	client *fetch.Client
 	store  *db.DB
+	target string // the database's --db value
 	h      *harvest.Harvester
 }
 
@@ -159,7 +160,8 @@ type arcEnv struct {
 // options (a fake pacing clock).
 func newARCEnv(t *testing.T, now time.Time, with ...func(*fetch.ClientOptions)) *arcEnv {
 	t.Helper()
-	store, err := db.Open(context.Background(), pgtest.Target(t))
+	target := harvesttest.Target(t)
+	store, err := db.Open(context.Background(), target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func newARCEnv(t *testing.T, now time.Time, with ...func(*fetch.ClientOptions)) 
 		w(&o)
 	}
 	client := fetch.NewClient(o)
-	return &arcEnv{t: t, site: newARCSite(t), clock: c, client: client, store: store,
+	return &arcEnv{t: t, site: newARCSite(t), clock: c, client: client, store: store, target: target,
 		// The ARC fixture serves no pages, and these tests count requests:
 		// page snapshots are tested apart.
 		h: harvest.New(client, store, harvest.Options{Now: c.Now, Snapshots: harvest.SnapshotSettings{Off: true}})}

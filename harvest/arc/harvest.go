@@ -206,16 +206,18 @@ func day(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 
-// withdrawPrivate removes the earlier changes of pages the site now marks
-// private, so they leave every feed.
+// withdrawPrivate has the earlier changes of pages the site now marks
+// private removed, so they leave every feed, in the transaction that
+// stores this harvest.
 func (h *arcHarvest) withdrawPrivate(ctx context.Context) error {
 	if len(h.withdraw) == 0 {
 		return nil
 	}
-	n, err := h.Store().WithdrawChanges(ctx, h.col.ID, h.withdraw)
+	n, err := h.StoredChangesOf(ctx, h.withdraw)
 	if err != nil {
 		return err
 	}
+	h.res.Withdraw = h.withdraw
 	if n > 0 {
 		h.Warn("%d earlier changes were removed from the feed: the site now asks that their pages not be indexed", n)
 	}

@@ -44,7 +44,7 @@ func (h *arcHarvest) skipped(doc *pageset.Doc, sm *arcdoc.Sitemap, src string) {
 		h.Warn("in %s, %d more page entries are not valid pages and were skipped", src, sm.SkippedUnlisted)
 	}
 	for _, s := range sm.Skipped {
-		h.Warn("in %s, %s; it was skipped", src, s)
+		h.Find(pageInvalid(src, s), "in %s, %s; it was skipped", src, s)
 		if s.URL == "" {
 			continue
 		}

@@ -108,7 +108,7 @@ func (h *Harvest) load(ctx context.Context) error {
 		return err
 	}
 	h.set = pageset.New(known)
-	h.checks, err = h.Store().PageChecks(ctx, h.col.ID)
+	h.checks, err = h.PageChecks(ctx)
 	return err
 }
 
@@ -124,7 +124,7 @@ func (h *Harvest) finish(ctx context.Context, listed []db.Page, complete, read b
 		return err
 	}
 	if h.st.Stamped {
-		h.Warn("%s", StampWarning)
+		h.Find(stampFinding(h.col.SourceURL), "%s", StampWarning)
 	}
 	// The budget goes to the pages whose date moved (read by compare),
 	// then to the new pages, then to the pages checked longest ago.

@@ -123,7 +123,7 @@ func (h *Harvest) readInTurn(ctx context.Context, urls []string, kind string, ea
 			return start, nil
 		}
 		end := min(start+readChunk, len(urls))
-		prev, err := h.Store().Snapshots(ctx, h.Site().ID, urls[start:end])
+		prev, err := h.StoredSnapshots(ctx, urls[start:end])
 		if err != nil {
 			return start, err
 		}
@@ -372,7 +372,7 @@ func (h *Harvest) sharedLines(ctx context.Context) (lines pagetext.LineSet, titl
 			sample = append(sample, urls[i])
 		}
 	}
-	if snaps, err := h.Store().Snapshots(ctx, h.Site().ID, sample); err == nil {
+	if snaps, err := h.StoredSnapshots(ctx, sample); err == nil {
 		for _, s := range snaps {
 			titles = append(titles, s.Title)
 			if t, err := pagetext.Decompress(s.Text, maxTextRead); err == nil && t != "" {
@@ -420,7 +420,7 @@ func (h *Harvest) mostUsedMethod(ctx context.Context) string {
 	for i := 0; i < len(urls) && len(sample) < sharedSample; i += step {
 		sample = append(sample, urls[i])
 	}
-	snaps, err := h.Store().Snapshots(ctx, h.Site().ID, sample)
+	snaps, err := h.StoredSnapshots(ctx, sample)
 	if err != nil {
 		return ""
 	}

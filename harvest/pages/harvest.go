@@ -120,11 +120,11 @@ func newPagesHarvest(ctx context.Context, r *harvest.CollectionRun) (*pagesHarve
 	if err != nil {
 		return nil, err
 	}
-	list, err := r.Store().WatchedPages(ctx, col.ID)
+	list, err := r.WatchedPages(ctx)
 	if err != nil {
 		return nil, err
 	}
-	prev, err := r.Store().Snapshots(ctx, site.ID, slices.Collect(maps.Keys(known)))
+	prev, err := r.StoredSnapshots(ctx, slices.Collect(maps.Keys(known)))
 	if err != nil {
 		return nil, err
 	}

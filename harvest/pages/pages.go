@@ -10,6 +10,7 @@ import (
 	"tidings/harvest"
 	"tidings/hints"
 	"tidings/source"
+	"tidings/urls"
 )
 
 // Name names watched page sets in the store: where a site publishes no
@@ -104,12 +105,13 @@ func keepWatched(d *harvest.SiteDiscovery, input string) (covered bool) {
 // PageToWatch tells what following rawURL does to col, a watched page
 // set: inScope, the address is inside its scope; adds, no page watched
 // (listed in watched) is it under any of its spellings, so the harvest
-// that follows adds it (see pagesHarvest.plan).
-func PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (inScope, adds bool) {
+// that follows adds it (see pagesHarvest.plan). It makes Source a
+// harvest.PageWatcher.
+func (Source) PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL string) (inScope, adds bool) {
 	if col.Protocol != Name {
 		return false, false
 	}
-	_, input, err := harvest.NormalizeAddress(rawURL)
+	_, input, err := urls.Normalize(rawURL)
 	if err != nil {
 		return false, false
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"tidings/db"
 	"tidings/fetch"
@@ -34,6 +35,11 @@ type docs struct {
 	// whole: should changes wait for the next harvest, the list must be
 	// read again then.
 	cut func(url string)
+	// now and strict phrase what the site check is told (see note): the
+	// harvest's time, and whether entries without a datetime are ignored
+	// (Settings.StrictDatetime).
+	now    time.Time
+	strict bool
 }
 
 // passKey is what discovery passes a document it read on under.
@@ -76,11 +82,19 @@ func (r docs) docEach(ctx context.Context, role, url string, each func(*rsync.En
 		r.Remember(url, resp, prev.Memo, sum)
 		return r.remembered(ctx, role, url, prev.Memo)
 	}
-	d, err := rsync.ParseEach(bytes.NewReader(resp.Body), url, each)
+	listed := 0
+	counted := each
+	if each != nil {
+		counted = func(e *rsync.Entry) {
+			listed++
+			each(e)
+		}
+	}
+	d, err := rsync.ParseEach(bytes.NewReader(resp.Body), url, counted)
 	if err != nil {
 		return nil, parseError(role, err)
 	}
-	harvest.NoteParsed(ctx, Name, d)
+	r.note(ctx, d, listed)
 	if each != nil && !d.IsIndex() {
 		// Its entries are gone: it is remembered as a change list is.
 		r.keepChangeList(url, resp, sum)

@@ -33,10 +33,8 @@ const maxLate = 1000
 // change list is harvested by comparing resource lists (see
 // harvestResourceList).
 func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Result, error) {
-	j := &rsHarvest{CollectionRun: r, col: r.Collection(), docs: docs{host: r, cut: r.ReadAgainIfCut}}
-	if s, ok := r.Settings().(*Settings); ok {
-		j.strict = s.StrictDatetime
-	}
+	strict := strictIn(r.Settings())
+	j := &rsHarvest{CollectionRun: r, col: r.Collection(), strict: strict, docs: docs{host: r, cut: r.ReadAgainIfCut, now: r.Now(), strict: strict}}
 	if err := j.skipStoredAtWatermark(ctx); err != nil {
 		return harvest.Result{}, err
 	}
@@ -125,7 +123,7 @@ func (j *rsHarvest) takeLate(ctx context.Context) error {
 		if p := j.col.PrunedUntil; p != nil && !c.Datetime.After(*p) {
 			continue
 		}
-		stored, err := j.Store().HasChange(ctx, j.col.ID, c.URL, c.Kind, c.Datetime)
+		stored, err := j.HasChange(ctx, c.URL, c.Kind, c.Datetime)
 		if err != nil {
 			return err
 		}
@@ -183,9 +181,7 @@ func (j *rsHarvest) each(src string) func(*rsync.Entry) {
 // addEntries adds what a change list says beyond the entries each took:
 // its warnings, and the entries of a list read before.
 func (j *rsHarvest) addEntries(doc *rsync.Document) {
-	for _, w := range doc.Warnings {
-		j.Warn("%s", w)
-	}
+	warnings(j.CollectionRun, doc)
 	for i := range doc.Entries {
 		j.add(doc.URL, &doc.Entries[i])
 	}
@@ -195,10 +191,10 @@ func (j *rsHarvest) add(src string, e *rsync.Entry) {
 	switch e.Change {
 	case rsync.ChangeCreated, rsync.ChangeUpdated, rsync.ChangeDeleted:
 	case "":
-		j.Warn("skipped %s in %s: no rs:md change attribute", e.Loc, src)
+		j.Find(harvest.Finding{Code: CodeNoChange, Document: src}, "skipped %s in %s: no rs:md change attribute", e.Loc, src)
 		return
 	default:
-		j.Warn("skipped %s in %s: unknown change %q", e.Loc, src, e.Change)
+		j.Find(harvest.Finding{Code: CodeUnknownChange, Document: src}, "skipped %s in %s: unknown change %q", e.Loc, src, e.Change)
 		return
 	}
 	// Only the date the change is dated by matters: a bad lastmod beside a
@@ -216,7 +212,7 @@ func (j *rsHarvest) add(src string, e *rsync.Entry) {
 		at, fromLastmod = e.Lastmod, e.Lastmod != nil
 	}
 	if at == nil {
-		j.Warn("ignored %s in %s: no datetime", e.Loc, src)
+		j.Find(harvest.Finding{Code: CodeNoDatetime, Document: src}, "ignored %s in %s: no datetime", e.Loc, src)
 		return
 	}
 	// A change dated exactly at the last processing time may be new: with
@@ -243,7 +239,7 @@ func (j *rsHarvest) skipStoredAtWatermark(ctx context.Context) error {
 	if wm == nil {
 		return nil
 	}
-	stored, err := j.Store().ChangesAt(ctx, j.col.ID, *wm)
+	stored, err := j.ChangesAt(ctx, *wm)
 	if err != nil {
 		return err
 	}

@@ -132,9 +132,7 @@ func resourceHash(e *rsync.Entry) string {
 // listWarnings adds what a resource list says beyond the entries each
 // took: its warnings, and the entries of a list read before.
 func (h *listHarvest) listWarnings(doc *rsync.Document, each func(*rsync.Entry)) {
-	for _, w := range doc.Warnings {
-		h.Warn("%s", w)
-	}
+	warnings(h.CollectionRun, doc)
 	for i := range doc.Entries {
 		each(&doc.Entries[i])
 	}

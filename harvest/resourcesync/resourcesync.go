@@ -56,7 +56,7 @@ type rsDiscovery struct {
 
 // newDiscovery starts a ResourceSync discovery over sd.
 func newDiscovery(sd *harvest.SiteDiscovery) *rsDiscovery {
-	return &rsDiscovery{SiteDiscovery: sd, docs: docs{host: sd}, seen: map[string]bool{}}
+	return &rsDiscovery{SiteDiscovery: sd, docs: docs{host: sd, now: sd.Now(), strict: strictIn(sd.Settings(Name))}, seen: map[string]bool{}}
 }
 
 // Discover finds the Source Description(s): first where it was found last
@@ -165,7 +165,7 @@ func (d *rsDiscovery) try(ctx context.Context, u string, hops int) {
 		d.Tried("%s is not a ResourceSync document: %s", u, trimRsync(err))
 		return
 	}
-	harvest.NoteParsed(ctx, Name, doc)
+	d.docs.note(ctx, doc, 0)
 	d.keepDescription(resp, doc)
 	d.classify(ctx, doc, u, hops)
 }
@@ -264,7 +264,7 @@ func (d *rsDiscovery) fromPage(ctx context.Context) {
 	}
 	if doc, err := rsync.Parse(bytes.NewReader(resp.Body), resp.URL); err == nil {
 		d.seen[d.Input()] = true
-		harvest.NoteParsed(ctx, Name, doc)
+		d.docs.note(ctx, doc, 0)
 		d.keepDescription(resp, doc)
 		d.classify(ctx, doc, d.Input(), 0)
 		return
@@ -316,7 +316,8 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 			}
 			if key == "" {
 				key = e.Loc
-				d.Warn("neither the Source Description %s nor the capability list %s has rs:ln rel=\"describes\"; it is identified by its own URL", desc.URL, e.Loc)
+				d.Find(harvest.Finding{Code: CodeNoDescribes, Document: desc.URL},
+					"neither the Source Description %s nor the capability list %s has rs:ln rel=\"describes\"; it is identified by its own URL", desc.URL, e.Loc)
 			}
 			add(key, e.Loc, about)
 		}
@@ -331,7 +332,8 @@ func (d *rsDiscovery) collections(ctx context.Context) {
 		key := cl.Link("describes")
 		if key == "" {
 			key = cl.URL
-			d.Warn("the capability list %s has no rs:ln rel=\"describes\"; it is identified by its own URL", cl.URL)
+			d.Find(harvest.Finding{Code: CodeNoDescribes, Document: cl.URL},
+				"the capability list %s has no rs:ln rel=\"describes\"; it is identified by its own URL", cl.URL)
 		}
 		if d.SourceURL() == "" {
 			d.SetSourceURL(cl.URL)

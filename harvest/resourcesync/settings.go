@@ -16,7 +16,3 @@ func (s *Settings) RegisterFlags(fs *flag.FlagSet) {
 
 // Validate: every setting of ResourceSync can be used.
 func (s *Settings) Validate() error { return nil }
-
-// Strict reports whether entries without a datetime are ignored, as the
-// site check words its advice.
-func (s *Settings) Strict() bool { return s.StrictDatetime }

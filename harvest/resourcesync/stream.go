@@ -42,7 +42,11 @@ func (r docs) streamEach(ctx context.Context, s streamer, role, url string, each
 		return nil, &harvest.Problem{Msg: fmt.Sprintf("the %s %s %v", role, url, err), Err: err}
 	}
 	capped := &capReader{r: body, left: s.MaxBody(), max: s.MaxBody(), sum: sum}
-	d, err := rsync.ParseEach(capped, url, each)
+	listed := 0
+	d, err := rsync.ParseEach(capped, url, func(e *rsync.Entry) {
+		listed++
+		each(e)
+	})
 	var rest error
 	if err == nil {
 		// The digest is of the whole document, past its root's end too.
@@ -62,7 +66,7 @@ func (r docs) streamEach(ctx context.Context, s streamer, role, url string, each
 	case rest != nil:
 		return nil, &harvest.Problem{Msg: fmt.Sprintf("the %s %s could not be read completely: %v", role, url, rest), Err: rest}
 	}
-	harvest.NoteParsed(ctx, Name, d)
+	r.note(ctx, d, listed)
 	resp := &fetch.Response{URL: st.URL, ETag: st.ETag, LastModified: st.LastModified, ContentType: st.ContentType}
 	digest := hex.EncodeToString(sum.Sum(nil))
 	if d.IsIndex() {

@@ -114,7 +114,7 @@ func (h *scpHarvest) readFile(ctx context.Context, it *scpItem, initial bool) (s
 			break
 		}
 		if err != nil {
-			harvest.NoteRejected(ctx, Name, role, it.URL, err)
+			harvest.NoteFinding(ctx, invalid(role, it.URL, err))
 			h.reject(role, it.URL, err.Error())
 			h.r.Logger().Info("scp file rejected", "url", it.URL, "error", err.Error(),
 				"compressed", r.Stats().Compressed, "decompressed", r.Stats().Decompressed)

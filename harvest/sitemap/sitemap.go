@@ -3,8 +3,6 @@ package sitemap
 import (
 	"bytes"
 	"context"
-	"net/url"
-	"path"
 	"strings"
 
 	"tidings/db"
@@ -13,6 +11,7 @@ import (
 	"tidings/harvest/listed"
 	smdoc "tidings/sitemap"
 	"tidings/source"
+	"tidings/urls"
 )
 
 // Name names the collections followed by comparing a site's successive
@@ -40,40 +39,15 @@ func init() {
 		Follows: func(int) string { return "follows the sitemap, confirmed by reading pages" }})
 }
 
-// Source follows a plain sitemap (DESIGN.md, "Sources of change", tier
-// 2): each harvest compares the pages it lists with those it listed
+// Source follows a plain sitemap, of tier 1, the second of the three
+// kinds of change information (docs/site-owners.md, "What a site must
+// publish"): each harvest compares the pages it lists with those it listed
 // before, and reads the pages whose dates moved to confirm that their text
 // changed.
 type Source struct{}
 
 // Name is the name sitemap collections are stored under.
 func (Source) Name() string { return Name }
-
-// sitemapScope is the part of the site a collection covers: the directory
-// of the address given ("https://user.github.io/project/" for
-// ".../project", ".../project/" or ".../project/sitemap.xml"), or the root.
-func sitemapScope(input string) string {
-	u, err := url.Parse(input)
-	if err != nil || u.Host == "" {
-		return input
-	}
-	p := u.Path
-	switch {
-	case p == "" || p == "/":
-		p = "/"
-	case strings.HasSuffix(p, "/"):
-	case strings.Contains(path.Base(p), "."):
-		// A file (index.html, sitemap.xml): its directory.
-		p = path.Dir(p)
-		if p != "/" {
-			p += "/"
-		}
-	default:
-		p += "/"
-	}
-	s := url.URL{Scheme: u.Scheme, Host: u.Host, Path: p}
-	return s.String()
-}
 
 // looksLikeSitemap: the address given names a sitemap itself.
 func looksLikeSitemap(u string) bool {
@@ -115,7 +89,7 @@ func sitemapCandidates(ctx context.Context, d *harvest.SiteDiscovery, scope stri
 // Discover takes the first sitemap that lists a page of the scope (or is
 // an index on the site's host) as the scope's collection.
 func (Source) Discover(ctx context.Context, d *harvest.SiteDiscovery) error {
-	scope := sitemapScope(d.Input())
+	scope := urls.Scope(d.Input())
 	var unsure error
 	for _, u := range sitemapCandidates(ctx, d, scope) {
 		resp, err := d.Get(ctx, u)

@@ -1,0 +1,48 @@
+package harvest
+
+import (
+	"context"
+	"time"
+
+	"tidings/db"
+)
+
+// What a source reads of what its collection holds: the store is the
+// core's, and an adapter reads only these, bound to its collection and
+// site. What a harvest writes goes with its Result, in one transaction
+// (Result.Withdraw included).
+
+// HasChange reports whether the collection stores the change of url of
+// that kind at that time.
+func (j *CollectionRun) HasChange(ctx context.Context, url, kind string, at time.Time) (bool, error) {
+	return j.h.store.HasChange(ctx, j.col.ID, url, kind, at)
+}
+
+// ChangesAt returns the collection's stored changes dated at.
+func (j *CollectionRun) ChangesAt(ctx context.Context, at time.Time) ([]db.Change, error) {
+	return j.h.store.ChangesAt(ctx, j.col.ID, at)
+}
+
+// PageChecks returns when each page of the collection was last read to
+// check it (see Result.Checked).
+func (j *CollectionRun) PageChecks(ctx context.Context) (map[string]time.Time, error) {
+	return j.h.store.PageChecks(ctx, j.col.ID)
+}
+
+// StoredSnapshots returns the site's stored snapshots of the pages urls,
+// by URL.
+func (j *CollectionRun) StoredSnapshots(ctx context.Context, urls []string) (map[string]db.Snapshot, error) {
+	return j.h.store.Snapshots(ctx, j.site.ID, urls)
+}
+
+// WatchedPages returns the pages the collection watches (see
+// Result.Watched).
+func (j *CollectionRun) WatchedPages(ctx context.Context) ([]db.WatchedPage, error) {
+	return j.h.store.WatchedPages(ctx, j.col.ID)
+}
+
+// StoredChangesOf counts the collection's stored changes of the pages
+// urls: those Result.Withdraw would remove.
+func (j *CollectionRun) StoredChangesOf(ctx context.Context, urls []string) (int64, error) {
+	return j.h.store.CountChangesOf(ctx, j.col.ID, urls)
+}
