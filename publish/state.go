@@ -56,6 +56,13 @@ type entry struct {
 	at     time.Time
 	hash   string // "" when deleted
 	length int64
+	// note is the author's word on the change, written in the change
+	// list's tidings:note.
+	note string
+	// rel and commit are where the run found the change, to read the
+	// page's text; never written.
+	rel    string
+	commit string
 }
 
 // resource is one page of a resource list.
@@ -107,6 +114,11 @@ func readState(dir string, l layout) (*state, error) {
 		if err := st.takeChanges(l, cl); err != nil {
 			return nil, err
 		}
+		data, err := readCapped(filepath.Join(dir, filepath.FromSlash(l.file(changeListName))))
+		if err != nil {
+			return nil, err
+		}
+		takeNotes(st.current, data)
 	}
 	idx, err := readDoc(dir, l, changeListIndexName)
 	if err != nil {
