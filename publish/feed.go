@@ -76,12 +76,21 @@ func (r *run) changeFeed(ctx context.Context, p *plan, st *state, pages []*page,
 	slices.SortFunc(newest, func(a, b entry) int { return compareEntries(b, a) })
 	newest = newest[:min(len(newest), r.o.FeedEntries)]
 	var fresh []feeds.Entry
-	for _, e := range newest {
+	for i, e := range newest {
 		was, is := old[e.url], now[e.url]
 		if fromGit {
 			was, is = r.commitTexts(ctx, e)
 		}
-		fresh = append(fresh, r.feedEntry(p, e, was, is))
+		fe := r.feedEntry(p, e, was, is)
+		// The changes of one run, or of one commit, share their time, and
+		// readers order entries by it: a microsecond apart, each has a
+		// place of its own, the one the change list gives it.
+		for _, later := range newest[i+1:] {
+			if later.at.Equal(e.at) {
+				fe.Updated = fe.Updated.Add(time.Microsecond)
+			}
+		}
+		fresh = append(fresh, fe)
 	}
 	prev, warn := readFeedEntries(r.o.Dir, p.l)
 	if warn != "" {

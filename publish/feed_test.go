@@ -285,7 +285,7 @@ func TestLinkFeedInsertsTheLineOnce(t *testing.T) {
 	}
 	res = publishAt(t, o, "2026-03-02T10:00:00Z")
 	home2, _ := os.ReadFile(filepath.Join(dir, "index.html"))
-	if res.Collections[0].Linked || !bytes.Equal(home, home2) || len(res.Written) != 0 {
+	if !res.Collections[0].Linked || !bytes.Equal(home, home2) || len(res.Written) != 0 {
 		t.Errorf("a second run linked again (%v) or wrote %q", res.Collections[0].Linked, res.Written)
 	}
 	rl := readDoc(t, dir, "resourcesync/resourcelist.xml")

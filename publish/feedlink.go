@@ -21,18 +21,17 @@ func feedLinkLine(title, href string) string {
 // linkFeeds inserts, before the pages are read, the feed's link into each
 // collection's index page that has none, just before its </head>: the
 // page then changes, as the author asked, and this run publishes the
-// change. It returns the collections whose page it changed; a page
-// without a </head> is left as it is, with a warning.
-func linkFeeds(o *Options) (map[string]bool, []string, error) {
-	linked := map[string]bool{}
-	var warnings []string
+// change. It returns the collections whose page links the feed, now or
+// already; a page without a </head> is left as it is, with a warning.
+func linkFeeds(o *Options) (linked map[string]bool, inserted bool, warnings []string, err error) {
+	linked = map[string]bool{}
 	for _, rel := range o.Collections {
 		index := "index.html"
 		if rel != "" {
 			index = rel + "/index.html"
 		}
-		if err := noLinks(o.Dir, index); err != nil {
-			return nil, nil, err
+		if err = noLinks(o.Dir, index); err != nil {
+			return nil, false, nil, err
 		}
 		name := filepath.Join(o.Dir, filepath.FromSlash(index))
 		fi, err := os.Stat(name)
@@ -41,11 +40,12 @@ func linkFeeds(o *Options) (map[string]bool, []string, error) {
 		}
 		data, err := readCapped(name)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, nil, err
 		}
 		l := newLayout(o, rel)
 		href := l.docURL(feedAtomName)
 		if bytes.Contains(data, []byte(html.EscapeString(href))) {
+			linked[rel] = true
 			continue
 		}
 		end := bytes.Index(bytes.ToLower(data), []byte("</head>"))
@@ -61,9 +61,9 @@ func linkFeeds(o *Options) (map[string]bool, []string, error) {
 		out = append(out, '\n')
 		out = append(out, data[end:]...)
 		if err := replaceFile(name, out, fi.Mode().Perm()); err != nil {
-			return nil, nil, err
+			return nil, false, nil, err
 		}
-		linked[rel] = true
+		linked[rel], inserted = true, true
 	}
-	return linked, warnings, nil
+	return linked, inserted, warnings, nil
 }

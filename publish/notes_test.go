@@ -82,3 +82,23 @@ func TestNotesFromCommits(t *testing.T) {
 		t.Errorf("feed after the commits: %+v", f.Items[:2])
 	}
 }
+
+// TestFirstRunFromCommitsPingsNothing: the changes a first run reads from
+// the commits may all be known to the services already; only those a
+// later run finds are news.
+func TestFirstRunFromCommitsPingsNothing(t *testing.T) {
+	repo, site := gitRepo(t)
+	commitMsg(t, repo, "2026-10-01T10:00:00Z", "Open the shrine", map[string]string{"site/index.html": page("Home", "", "Hello.")})
+	hub := newRecorder(t, 204)
+	o := publish.Options{Dir: site, Datetime: publish.DatetimeGit, History: 30 * 24 * time.Hour,
+		Pings: publish.PingOptions{Client: loopbackClient(), WebSubHub: hub.srv.URL}}
+	res := publishAt(t, o, "2026-10-20T00:00:00Z")
+	if res.Collections[0].Created != 1 || len(hub.got()) != 0 || len(res.Pings) != 0 {
+		t.Fatalf("first run: %+v, hub heard %q", res.Collections[0], hub.got())
+	}
+	writeSite(t, site, map[string]string{"index.html": page("Home", "", "Hello again.")})
+	res = publishAt(t, o, "2026-10-21T00:00:00Z")
+	if len(hub.got()) != 3 || len(res.Pings) != 1 || res.Pings[0].Err != nil {
+		t.Errorf("second run: hub heard %q, pings %v", hub.got(), res.Pings)
+	}
+}

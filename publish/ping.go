@@ -114,12 +114,14 @@ func (p PingResult) String() string {
 }
 
 // ping tells the services asked of the run's changes, when there are
-// any: never an error, each answer is reported.
+// any, except a first run's: never an error, each answer is reported.
 func (r *run) ping(ctx context.Context, plans []*plan) {
 	o := &r.o.Pings
 	var changed, topics []string
 	for _, p := range plans {
-		if len(p.adds) == 0 {
+		// A first run's changes come from the commits: nothing says which
+		// of them the services have not heard of.
+		if len(p.adds) == 0 || p.res.First {
 			continue
 		}
 		for _, e := range p.adds {

@@ -117,8 +117,8 @@ type CollectionResult struct {
 	// Feed is the URL of its change feed (Atom; the JSON Feed is beside
 	// it, .json for .atom), and FeedTitle the feed's title.
 	Feed, FeedTitle string
-	// Linked is set when the run inserted the feed's link into the
-	// collection's index page.
+	// Linked is set, with LinkFeed, when the collection's index page
+	// links its change feed: the run inserted the link, or found it.
 	Linked bool
 }
 
@@ -260,10 +260,11 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	var linked map[string]bool
 	if o.LinkFeed {
 		var warnings []string
-		if linked, warnings, err = linkFeeds(&o); err != nil {
+		var inserted bool
+		if linked, inserted, warnings, err = linkFeeds(&o); err != nil {
 			return nil, err
 		}
-		if len(linked) > 0 {
+		if inserted {
 			if site, err = readSite(&o); err != nil {
 				return nil, err
 			}
