@@ -120,7 +120,7 @@ func changeListXML(up string, from, until time.Time, es []entry) []byte {
 	// Bound only where a note is written: a list without one stays as
 	// every ResourceSync reader expects it, byte for byte.
 	if slices.ContainsFunc(es, func(e entry) bool { return e.note != "" }) {
-		root.CreateAttr("xmlns:"+notePrefix, NSNote)
+		root.CreateAttr("xmlns:"+notePrefix, rsync.NSNote)
 	}
 	link(root, "up", up)
 	untilText := ""

@@ -14,6 +14,7 @@ import (
 
 	"tidings/internal/changetest"
 	"tidings/publish"
+	"tidings/rsync"
 )
 
 // page is an HTML page of the feed's fixture site: a title, an optional
@@ -112,7 +113,7 @@ func notesOf(t *testing.T, dir, rel string) map[string]string {
 	out := map[string]string{}
 	for _, u := range doc.URLs {
 		for _, a := range u.MD.Attrs {
-			if a.Name.Space == publish.NSNote && a.Name.Local == "note" {
+			if a.Name.Space == rsync.NSNote && a.Name.Local == "note" {
 				out[u.Loc] = a.Value
 			}
 		}

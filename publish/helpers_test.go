@@ -133,7 +133,7 @@ func checkNamespaces(t *testing.T, rel string, data []byte) {
 				got := strings.Join(ns, " ")
 				// A change list binds the notes' namespace too when it
 				// carries a note.
-				got = strings.TrimSuffix(got, " "+publish.NSNote)
+				got = strings.TrimSuffix(got, " "+rsync.NSNote)
 				if got != rsync.NSSitemap+" "+rsync.NSResourceSync {
 					t.Errorf("%s: root binds %q", rel, got)
 				}

@@ -114,11 +114,6 @@ func readState(dir string, l layout) (*state, error) {
 		if err := st.takeChanges(l, cl); err != nil {
 			return nil, err
 		}
-		data, err := readCapped(filepath.Join(dir, filepath.FromSlash(l.file(changeListName))))
-		if err != nil {
-			return nil, err
-		}
-		takeNotes(st.current, data)
 	}
 	idx, err := readDoc(dir, l, changeListIndexName)
 	if err != nil {
@@ -220,7 +215,7 @@ func (st *state) takeChanges(l layout, doc *rsync.Document) error {
 		if e.Datetime == nil {
 			return staleErr(l, rel, fmt.Sprintf("its entry for %s has no datetime", e.Loc))
 		}
-		st.current = append(st.current, entry{url: e.Loc, kind: e.Change, at: *e.Datetime, hash: e.Hash, length: e.Length})
+		st.current = append(st.current, entry{url: e.Loc, kind: e.Change, at: *e.Datetime, hash: e.Hash, length: e.Length, note: e.Note})
 	}
 	return nil
 }
