@@ -51,14 +51,21 @@ func newDater(ctx context.Context, o *Options, now time.Time) (*dater, error) {
 	return d, nil
 }
 
+// dated is when a file's change was made and, when a commit made it, the
+// commit's subject, which is the change's note.
+type dated struct {
+	at      time.Time
+	subject string
+}
+
 // dates gives each file (slash path from the site's root) its date: the
 // last commit that touched it when its state in the folder is the
 // committed one, else the run's time.
-func (d *dater) dates(ctx context.Context, rels []string) (map[string]time.Time, error) {
-	out := make(map[string]time.Time, len(rels))
+func (d *dater) dates(ctx context.Context, rels []string) (map[string]dated, error) {
+	out := make(map[string]dated, len(rels))
 	want := map[string]bool{}
 	for _, r := range rels {
-		out[r] = d.now
+		out[r] = dated{at: d.now}
 		if d.git != nil && !d.dty[r] && d.inHistory(r) {
 			want[r] = true
 		}
@@ -66,17 +73,18 @@ func (d *dater) dates(ctx context.Context, rels []string) (map[string]time.Time,
 	if len(want) == 0 {
 		return out, nil
 	}
-	found, err := d.git.lastDates(ctx, want)
+	found, err := d.git.lastCommits(ctx, want)
 	if err != nil {
 		return nil, err
 	}
-	for r, t := range found {
+	for r, c := range found {
+		t := c.at
 		// A commit dated after the run (a clock ahead) would date the
 		// change in the future, where readers set it aside.
 		if t.After(d.now) {
 			t = d.now
 		}
-		out[r] = t
+		out[r] = dated{at: t, subject: c.subject}
 	}
 	return out, nil
 }

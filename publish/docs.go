@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -116,6 +117,11 @@ func resourceListXML(up string, at time.Time, rs []resource) []byte {
 // changeListXML is one change list; until is zero for the open one.
 func changeListXML(up string, from, until time.Time, es []entry) []byte {
 	doc, root := newDoc("urlset")
+	// Bound only where a note is written: a list without one stays as
+	// every ResourceSync reader expects it, byte for byte.
+	if slices.ContainsFunc(es, func(e entry) bool { return e.note != "" }) {
+		root.CreateAttr("xmlns:"+notePrefix, rsync.NSNote)
+	}
 	link(root, "up", up)
 	untilText := ""
 	if !until.IsZero() {
@@ -131,7 +137,7 @@ func changeListXML(up string, from, until time.Time, es []entry) []byte {
 				length = strconv.FormatInt(e.length, 10)
 			}
 		}
-		md(u, "change", e.kind, "datetime", w3c(e.at), "hash", e.hash, "length", length)
+		md(u, "change", e.kind, "datetime", w3c(e.at), "hash", e.hash, "length", length, notePrefix+":note", e.note)
 	}
 	return render(doc)
 }

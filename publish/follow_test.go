@@ -213,3 +213,33 @@ func TestTidingsFollowsThroughRobotsTxt(t *testing.T) {
 		t.Fatalf("found:\n got %v\nwant %v", got, want)
 	}
 }
+
+// TestTidingsKeepsTheAuthorsNotes: the notes a published change list
+// carries become the summaries of the changes tidings stores, which its
+// per-page entries show.
+func TestTidingsKeepsTheAuthorsNotes(t *testing.T) {
+	dir := fixtureSite(t)
+	f := newFollower(t, dir, func(h http.Handler) http.Handler { return h })
+	f.publish("2026-11-02T10:00:00Z", publish.Options{})
+	f.harvest()
+	writeSite(t, dir, map[string]string{
+		"about.html":         `<html><head><meta name="change-note" content="Moved to the seaside"></head><body>about me, again</body></html>`,
+		"shrine/gallery.htm": "more pictures",
+	})
+	f.publish("2026-11-03T08:30:00Z", publish.Options{Note: "Autumn update"})
+	if got := f.harvest(); len(got) != 2 {
+		t.Fatalf("harvest found %v", got)
+	}
+	notes := map[string]string{}
+	err := f.store.ExportChanges(context.Background(), db.ExportFilter{}, func(c db.ExportedChange) error {
+		notes[c.URL] = c.Summary
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{f.url + "about.html": "Moved to the seaside", f.url + "shrine/gallery.htm": "Autumn update"}
+	if !reflect.DeepEqual(notes, want) {
+		t.Errorf("stored summaries %q, want %q", notes, want)
+	}
+}

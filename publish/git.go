@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -90,38 +91,42 @@ func (g *gitRepo) tracked(ctx context.Context) (map[string]bool, error) {
 
 // logEntry is one file of one commit.
 type logEntry struct {
-	at     time.Time
-	status byte // A, M, D, T …
-	rel    string
+	at      time.Time
+	commit  string // its hash
+	subject string // the first line of its message: the change's note
+	status  byte   // A, M, D, T …
+	rel     string
 }
 
 // log streams `git log --name-status` of the folder, newest first (or
 // oldest first with reverse), to each until it returns false.
 func (g *gitRepo) log(ctx context.Context, extra []string, each func(logEntry) bool) error {
-	args := append([]string{"log", "-z", "--format=%x01%cI", "--name-status", "--no-renames", "--relative"}, extra...)
+	args := append([]string{"log", "-z", "--format=%x01%cI%x02%H%x02%s", "--name-status", "--no-renames", "--relative"}, extra...)
 	args = append(args, "--", ".")
 	var (
-		at      time.Time
-		status  byte
-		badDate error
+		at              time.Time
+		commit, subject string
+		status          byte
+		badDate         error
 	)
 	err := g.stream(ctx, func(field string) bool {
 		field = strings.TrimPrefix(field, "\n")
 		switch {
 		case strings.HasPrefix(field, "\x01"):
-			t, err := time.Parse(time.RFC3339, strings.TrimPrefix(field, "\x01"))
-			if err != nil {
-				badDate = fmt.Errorf("publish: git log gave the date %q: %w", field[1:], err)
+			head := strings.SplitN(strings.TrimPrefix(field, "\x01"), "\x02", 3)
+			t, err := time.Parse(time.RFC3339, head[0])
+			if err != nil || len(head) != 3 {
+				badDate = fmt.Errorf("publish: git log gave the commit line %q: %v", field[1:], err)
 				return false
 			}
-			at, status = t.UTC(), 0
+			at, commit, subject, status = t.UTC(), head[1], head[2], 0
 		case status == 0:
 			if field == "" {
 				return true
 			}
 			status = field[0]
 		default:
-			e := logEntry{at: at, status: status, rel: field}
+			e := logEntry{at: at, commit: commit, subject: subject, status: status, rel: field}
 			status = 0
 			return each(e)
 		}
@@ -133,10 +138,10 @@ func (g *gitRepo) log(ctx context.Context, extra []string, each func(logEntry) b
 	return err
 }
 
-// lastDates finds, for each wanted file, the date of the last commit that
-// touched it; it reads the history only as far back as it must.
-func (g *gitRepo) lastDates(ctx context.Context, want map[string]bool) (map[string]time.Time, error) {
-	found := map[string]time.Time{}
+// lastCommits finds, for each wanted file, the last commit that touched
+// it; it reads the history only as far back as it must.
+func (g *gitRepo) lastCommits(ctx context.Context, want map[string]bool) (map[string]logEntry, error) {
+	found := map[string]logEntry{}
 	if len(want) == 0 {
 		return found, nil
 	}
@@ -146,7 +151,7 @@ func (g *gitRepo) lastDates(ctx context.Context, want map[string]bool) (map[stri
 	err := g.log(ctx, nil, func(e logEntry) bool {
 		if want[e.rel] {
 			if _, ok := found[e.rel]; !ok {
-				found[e.rel] = e.at
+				found[e.rel] = e
 			}
 		}
 		return len(found) < len(want)
@@ -221,4 +226,23 @@ func (l *limitedBuffer) Write(p []byte) (int, error) {
 		l.buf.Write(p[:min(room, len(p))])
 	}
 	return len(p), nil
+}
+
+// blob reads the file rel (relative to the site's folder) as the commit
+// rev has it; false when rev has no such file, or one over max bytes.
+func (g *gitRepo) blob(ctx context.Context, rev, rel string, max int64) ([]byte, bool) {
+	spec := rev + ":./" + rel
+	size, err := g.output(ctx, "cat-file", "-s", spec)
+	if err != nil {
+		return nil, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(size)), 10, 64)
+	if err != nil || n > max {
+		return nil, false
+	}
+	data, err := g.output(ctx, "cat-file", "blob", spec)
+	if err != nil {
+		return nil, false
+	}
+	return data, true
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"tidings/feeds"
 	"tidings/rsync"
 )
 
@@ -27,6 +28,12 @@ type plan struct {
 	at        time.Time
 	resources []resource
 	lists     lists
+	adds      []entry // the changes the run found
+	// changeListURL is what the capability list names: the change list,
+	// or its index once lists are archived.
+	changeListURL string
+	texts         texts         // the pages' texts, for the next run's feed
+	feed          []feeds.Entry // the change feed's entries, newest first
 }
 
 // plan compares one collection with what the last run wrote and dates the
@@ -69,6 +76,9 @@ func (r *run) plan(ctx context.Context, rel string) (*plan, error) {
 		return nil, err
 	}
 	adds = dropRepeated(st.current, adds)
+	if err := r.changeFeed(ctx, p, st, pages, adds); err != nil {
+		return nil, err
+	}
 	for _, e := range adds {
 		switch e.kind {
 		case rsync.ChangeCreated:
@@ -81,6 +91,11 @@ func (r *run) plan(ctx context.Context, rel string) (*plan, error) {
 	}
 	p.lists.add(adds, r.now, r.o.MaxListEntries)
 	p.res.Archived = len(p.lists.closed)
+	p.adds = adds
+	p.changeListURL = l.docURL(changeListName)
+	if len(p.lists.archives) > 0 {
+		p.changeListURL = l.docURL(changeListIndexName)
+	}
 	return p, nil
 }
 
@@ -98,7 +113,7 @@ func (r *run) begin(ctx context.Context, p *plan, st *state, pages []*page) ([]e
 		return nil, err
 	}
 	for _, pg := range pages {
-		p.resources = append(p.resources, resource{url: pg.url, lastmod: dates[pg.rel], hash: pg.hash, length: pg.length})
+		p.resources = append(p.resources, resource{url: pg.url, lastmod: dates[pg.rel].at, hash: pg.hash, length: pg.length})
 	}
 	sortResources(p.resources)
 	if r.o.History == 0 || st.hasList {
@@ -134,7 +149,7 @@ func (r *run) history(ctx context.Context, rel string, since time.Time, pages []
 			tooMany = true
 			return false
 		}
-		out = append(out, entry{url: pageURL(r.o.BaseURL, e.rel), kind: kind, at: at})
+		out = append(out, entry{url: pageURL(r.o.BaseURL, e.rel), kind: kind, at: at, note: cleanNote(e.subject), rel: e.rel, commit: e.commit})
 		return true
 	})
 	if err != nil {
@@ -160,9 +175,9 @@ func (r *run) diff(ctx context.Context, p *plan, st *state, pages []*page) ([]en
 		prev, ok := st.resources[pg.url]
 		switch {
 		case !ok:
-			changed = append(changed, pending{entry{url: pg.url, kind: rsync.ChangeCreated, hash: pg.hash, length: pg.length}, pg.rel})
+			changed = append(changed, pending{entry{url: pg.url, kind: rsync.ChangeCreated, hash: pg.hash, length: pg.length, rel: pg.rel}, pg.rel})
 		case prev.hash != pg.hash:
-			changed = append(changed, pending{entry{url: pg.url, kind: rsync.ChangeUpdated, hash: pg.hash, length: pg.length}, pg.rel})
+			changed = append(changed, pending{entry{url: pg.url, kind: rsync.ChangeUpdated, hash: pg.hash, length: pg.length, rel: pg.rel}, pg.rel})
 		case prev.lastmod.IsZero():
 			toDate = append(toDate, pg.rel)
 		}
@@ -172,7 +187,7 @@ func (r *run) diff(ctx context.Context, p *plan, st *state, pages []*page) ([]en
 			continue
 		}
 		rel, _ := relOfURL(r.o.BaseURL, u)
-		changed = append(changed, pending{entry{url: u, kind: rsync.ChangeDeleted}, rel})
+		changed = append(changed, pending{entry{url: u, kind: rsync.ChangeDeleted, rel: rel}, rel})
 	}
 	for _, c := range changed {
 		toDate = append(toDate, c.rel)
@@ -184,7 +199,8 @@ func (r *run) diff(ctx context.Context, p *plan, st *state, pages []*page) ([]en
 	byURL := map[string]time.Time{}
 	var adds []entry
 	for _, c := range changed {
-		c.e.at = dates[c.rel]
+		c.e.at = dates[c.rel].at
+		c.e.note = cleanNote(dates[c.rel].subject)
 		byURL[c.e.url] = c.e.at
 		adds = append(adds, c.e)
 	}
@@ -196,7 +212,7 @@ func (r *run) diff(ctx context.Context, p *plan, st *state, pages []*page) ([]en
 		if t, ok := byURL[pg.url]; ok {
 			res.lastmod = t
 		} else if res.lastmod.IsZero() {
-			res.lastmod = dates[pg.rel]
+			res.lastmod = dates[pg.rel].at
 		}
 		p.resources = append(p.resources, res)
 	}

@@ -69,6 +69,18 @@ type Options struct {
 	MaxListEntries int
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+
+	// Note is the note of every change this run finds, unless a page
+	// carries a new one of its own.
+	Note string
+	// FeedEntries is how many entries each change feed keeps
+	// (DefaultFeedEntries when 0).
+	FeedEntries int
+	// LinkFeed inserts the <link rel="alternate"> of its change feed into
+	// each collection's index page that has none.
+	LinkFeed bool
+	// Pings, all off when empty.
+	Pings PingOptions
 }
 
 // Result says what a run did.
@@ -80,6 +92,9 @@ type Result struct {
 	Written []string
 	// Warnings name pages left out and other things the author may fix.
 	Warnings []string
+	// Pings are what the IndexNow endpoint and the WebSub hub answered,
+	// when they were asked.
+	Pings []PingResult
 }
 
 // CollectionResult is what a run found in one collection.
@@ -99,6 +114,12 @@ type CollectionResult struct {
 	Created, Updated, Deleted int
 	// Archived counts the change lists the run closed.
 	Archived int
+	// Feed is the URL of its change feed (Atom; the JSON Feed is beside
+	// it, .json for .atom), and FeedTitle the feed's title.
+	Feed, FeedTitle string
+	// Linked is set, with LinkFeed, when the collection's index page
+	// links its change feed: the run inserted the link, or found it.
+	Linked bool
 }
 
 // Changes is the number of changes the run added to the collection.
@@ -159,6 +180,16 @@ func (o *Options) normalize() error {
 	}
 	if o.MaxListEntries <= 0 {
 		o.MaxListEntries = DefaultMaxListEntries
+	}
+	if o.FeedEntries < 0 || o.FeedEntries > MaxFeedEntries {
+		return usagef("--feed-entries must be between 1 and %d", MaxFeedEntries)
+	}
+	if o.FeedEntries == 0 {
+		o.FeedEntries = DefaultFeedEntries
+	}
+	o.Note = cleanNote(o.Note)
+	if err := o.Pings.normalize(); err != nil {
+		return err
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -226,6 +257,20 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var linked map[string]bool
+	if o.LinkFeed {
+		var warnings []string
+		var inserted bool
+		if linked, inserted, warnings, err = linkFeeds(&o); err != nil {
+			return nil, err
+		}
+		if inserted {
+			if site, err = readSite(&o); err != nil {
+				return nil, err
+			}
+		}
+		site.warnings = append(site.warnings, warnings...)
+	}
 	now := o.Now().UTC().Truncate(time.Second)
 	d, err := newDater(ctx, &o, now)
 	if err != nil {
@@ -243,5 +288,17 @@ func Publish(ctx context.Context, o Options) (*Result, error) {
 	if err := p.write(plans); err != nil {
 		return nil, err
 	}
+	for i := range p.res.Collections {
+		p.res.Collections[i].Linked = linked[p.res.Collections[i].Path]
+	}
+	if key := o.Pings.keyFile(); key != "" {
+		if err := noLinks(o.Dir, key); err != nil {
+			return nil, err
+		}
+		if err := p.writeFile(outFile{key, []byte(o.Pings.IndexNowKey)}); err != nil {
+			return nil, err
+		}
+	}
+	p.ping(ctx, plans)
 	return p.res, nil
 }

@@ -123,7 +123,7 @@ func readSite(o *Options) (*site, error) {
 // or one an --include glob matches; never inside a hidden folder or the
 // folder tidings writes to.
 func isPage(o *Options, rel string) bool {
-	if isHiddenPath(rel) || rel == o.Folder || strings.HasPrefix(rel, o.Folder+"/") {
+	if isHiddenPath(rel) || rel == o.Folder || strings.HasPrefix(rel, o.Folder+"/") || rel == o.Pings.keyFile() {
 		return false
 	}
 	switch strings.ToLower(path.Ext(rel)) {

@@ -56,6 +56,13 @@ type entry struct {
 	at     time.Time
 	hash   string // "" when deleted
 	length int64
+	// note is the author's word on the change, written in the change
+	// list's tidings:note.
+	note string
+	// rel and commit are where the run found the change, to read the
+	// page's text; never written.
+	rel    string
+	commit string
 }
 
 // resource is one page of a resource list.
@@ -208,7 +215,7 @@ func (st *state) takeChanges(l layout, doc *rsync.Document) error {
 		if e.Datetime == nil {
 			return staleErr(l, rel, fmt.Sprintf("its entry for %s has no datetime", e.Loc))
 		}
-		st.current = append(st.current, entry{url: e.Loc, kind: e.Change, at: *e.Datetime, hash: e.Hash, length: e.Length})
+		st.current = append(st.current, entry{url: e.Loc, kind: e.Change, at: *e.Datetime, hash: e.Hash, length: e.Length, note: e.Note})
 	}
 	return nil
 }

@@ -19,9 +19,10 @@ type outFile struct {
 }
 
 // documents are the files of one collection, in the order they are
-// written: what a document links to is written before it, and the
-// resource list, which the next run compares with, last.
-func (p *plan) documents() []outFile {
+// written: what a document links to is written before it, the change
+// feed and the texts it compares after the change list, and the resource
+// list, which the next run compares with, last.
+func (p *plan) documents(o *Options) []outFile {
 	l := p.l
 	capURL := l.docURL(capabilityListName)
 	var out []outFile
@@ -46,6 +47,8 @@ func (p *plan) documents() []outFile {
 		out = append(out, outFile{l.file(changeListIndexName), changeListIndexXML(capURL, from, entries)})
 		changeList = l.docURL(changeListIndexName)
 	}
+	out = append(out, p.feedFiles(o)...)
+	out = append(out, outFile{l.file(textsName), textsFile(p.texts)})
 	up := pageURL(l.base, sourceDescription)
 	out = append(out, outFile{l.file(capabilityListName), capabilityListXML(up, p.col, l.docURL(resourceListName), changeList)})
 	out = append(out, outFile{l.file(resourceListName), resourceListXML(capURL, p.at, p.resources)})
@@ -59,7 +62,7 @@ func (r *run) write(plans []*plan) error {
 	// run leaves the folder as it was.
 	docs := make([][]outFile, len(plans))
 	for i, p := range plans {
-		docs[i] = p.documents()
+		docs[i] = p.documents(r.o)
 		for _, f := range docs[i] {
 			if err := noLinks(r.o.Dir, f.rel); err != nil {
 				return err
@@ -97,6 +100,17 @@ func (r *run) writeFile(f outFile) error {
 	if same {
 		return nil
 	}
+	// Static hosts serve what others may read.
+	if err := replaceFile(name, f.data, 0o644); err != nil {
+		return err
+	}
+	r.res.Written = append(r.res.Written, f.rel)
+	return nil
+}
+
+// replaceFile writes data to name through a temporary file renamed over
+// it.
+func replaceFile(name string, data []byte, perm os.FileMode) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
@@ -105,21 +119,19 @@ func (r *run) writeFile(f outFile) error {
 		return fmt.Errorf("publish: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(f.data); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return fmt.Errorf("publish: write %s: %w", name, err)
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("publish: write %s: %w", name, err)
 	}
-	// Static hosts serve what others may read.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+	if err := os.Chmod(tmp.Name(), perm); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
 	if err := os.Rename(tmp.Name(), name); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	r.res.Written = append(r.res.Written, f.rel)
 	return nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"tidings/hints"
 )
@@ -275,6 +276,7 @@ func (p *parser) entryMD(e *Entry, md *mdAttrs, where fmt.Stringer) {
 	e.Change = md.change
 	e.Hash = md.hash
 	e.Type = md.typ
+	e.Note = md.note
 	if v := md.length; v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 0 {
@@ -422,10 +424,17 @@ type mdAttrs struct {
 	capability, change, hash, typ, length string
 	lastmod, datetime, from, until        string
 	at, completed                         string
+	note                                  string
 }
 
 func (md *mdAttrs) merge(el *elem) {
 	for _, a := range el.attrs {
+		if a.Name.Space == NSNote && a.Name.Local == "note" {
+			if md.note == "" {
+				md.note = noteText(a.Value)
+			}
+			continue
+		}
 		if !isPlainAttr(a) {
 			continue
 		}
@@ -482,4 +491,21 @@ func isPlainAttr(a xml.Attr) bool {
 		return false
 	}
 	return isRSNS(a.Name.Space)
+}
+
+// MaxNoteBytes bounds a change note kept from a change list.
+const MaxNoteBytes = 500
+
+// noteText is a note as kept: one line, valid UTF-8, at most
+// MaxNoteBytes, cut on a character boundary.
+func noteText(v string) string {
+	v = strings.Join(strings.Fields(strings.ToValidUTF8(v, "")), " ")
+	if len(v) <= MaxNoteBytes {
+		return v
+	}
+	cut := MaxNoteBytes
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut]
 }

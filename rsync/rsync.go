@@ -13,6 +13,10 @@ import (
 const (
 	NSResourceSync = "http://www.openarchives.org/rs/terms/"
 	NSSitemap      = "http://www.sitemaps.org/schemas/sitemap/0.9"
+	// NSNote is the namespace of the change note `tidings publish`
+	// writes on a change list entry's rs:md (`tidings:note="…"`): the
+	// author's word on the change.
+	NSNote = "urn:x-tidings:publish"
 )
 
 // Root tells which sitemap root element a document has.
@@ -92,6 +96,9 @@ type Entry struct {
 	From       *time.Time `json:"from,omitempty"`
 	Until      *time.Time `json:"until,omitempty"`
 	Links      []Link     `json:"links,omitempty"`
+	// Note is the author's note on the change (NSNote), one line of at
+	// most MaxNoteBytes.
+	Note string `json:"note,omitempty"`
 	// BadDates names the date attributes (lastmod, datetime, from, until)
 	// that were present but unparseable, in the order read; each is left
 	// nil and warned about. Whether the entry is still usable depends on

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"tidings/fetch"
 	"tidings/publish"
 )
 
@@ -20,6 +21,10 @@ var publishEnv = map[string]string{
 	"base-url": "TIDINGS_PUBLISH_BASE_URL",
 	"folder":   "TIDINGS_PUBLISH_FOLDER",
 	"datetime": "TIDINGS_PUBLISH_DATETIME",
+	// The pings are the site's too: a CI secret holds the key.
+	"indexnow-key":      "TIDINGS_PUBLISH_INDEXNOW_KEY",
+	"indexnow-endpoint": "TIDINGS_PUBLISH_INDEXNOW_ENDPOINT",
+	"websub-hub":        "TIDINGS_PUBLISH_WEBSUB_HUB",
 }
 
 // listFlag is a flag that may be given more than once.
@@ -59,13 +64,21 @@ func cmdPublish(ctx context.Context, args []string, getenv func(string) string, 
 	var o publish.Options
 	var collections, include listFlag
 	var history periodFlag
-	fs := newFlagSet("publish DIR --base-url URL [--collection PATH]... [--include GLOB]... [--datetime git|now] [--history 30d]", stderr)
+	var allowPrivate bool
+	fs := newFlagSet("publish DIR --base-url URL [--collection PATH]... [--include GLOB]... [--datetime git|now] [--history 30d] [--note TEXT] [--link-feed] [--indexnow-key KEY] [--websub-hub URL]", stderr)
 	fs.StringVar(&o.BaseURL, "base-url", "", "the public URL the folder is served at (required)")
 	fs.Var(&collections, "collection", "a folder of the site that is a collection of its own; repeat for several (default: the whole site)")
 	fs.Var(&include, "include", "a glob of other files that count as pages, such as *.pdf or img/*.png; repeat for several (HTML pages always count)")
 	fs.StringVar(&o.Folder, "folder", publish.DefaultFolder, "the folder of the site the collections' documents are written to")
 	fs.StringVar(&o.Datetime, "datetime", "", "how changes are dated: git (the last commit that touched the file) or now (default: git inside a git work tree, else now)")
 	fs.Var(&history, "history", "on the first run, fill the change list from the commits of this period, such as 30d (git work trees only)")
+	fs.StringVar(&o.Note, "note", "", "the note of every change this run finds, in the change feed and the change list (a page's own <meta name=\"change-note\"> wins; default: the commit's subject in a git work tree)")
+	fs.IntVar(&o.FeedEntries, "feed-entries", publish.DefaultFeedEntries, "how many entries each change feed keeps, newest first")
+	fs.BoolVar(&o.LinkFeed, "link-feed", false, "insert the change feed's <link rel=\"alternate\"> into each collection's index.html that has none")
+	fs.StringVar(&o.Pings.IndexNowKey, "indexnow-key", "", "the site's IndexNow key: write it to KEY.txt at the site's root and, after a run with changes, submit the changed URLs")
+	fs.StringVar(&o.Pings.IndexNowEndpoint, "indexnow-endpoint", publish.DefaultIndexNowEndpoint, "where --indexnow-key submits the changed URLs")
+	fs.StringVar(&o.Pings.WebSubHub, "websub-hub", "", "a WebSub hub to ping, after a run with changes, for each changed collection's change list and change feed")
+	fs.BoolVar(&allowPrivate, "allow-private-addresses", false, "let the pings reach loopback, private and link-local addresses")
 	dirs, err := parsePublishFlags(fs, args, getenv)
 	if err != nil {
 		return err
@@ -79,6 +92,12 @@ func cmdPublish(ctx context.Context, args []string, getenv func(string) string, 
 		return usageError{"publish needs --base-url, the public URL the folder is served at"}
 	}
 	o.Dir, o.Collections, o.Include, o.History = dirs[0], collections, include, time.Duration(history)
+	if o.Pings.IndexNowKey == "" {
+		o.Pings.IndexNowEndpoint = ""
+	}
+	if o.Pings.IndexNowKey != "" || o.Pings.WebSubHub != "" {
+		o.Pings.Client = fetch.NewClient(publishClientOptions(allowPrivate))
+	}
 	res, err := publish.Publish(ctx, o)
 	if errors.Is(err, publish.ErrUsage) {
 		return usageError{strings.TrimPrefix(err.Error(), publish.ErrUsage.Error()+": ")}
@@ -143,10 +162,29 @@ func printPublished(w io.Writer, dir string, res *publish.Result) {
 	}
 	for _, c := range res.Collections {
 		fmt.Fprintln(out, c.String())
+		fmt.Fprintf(out, "  change feed: %s\n", c.Feed)
+		if c.Linked {
+			fmt.Fprintf(out, "  linked from its index.html: %s\n", c.FeedLink())
+		} else {
+			fmt.Fprintf(out, "  to link it, paste into a page's <head>: %s\n", c.FeedLink())
+		}
 	}
 	if len(res.Written) == 0 {
 		fmt.Fprintf(out, "Nothing changed in %s: no file rewritten.\n", dir)
-		return
+	} else {
+		fmt.Fprintf(out, "Wrote %d file(s) in %s: %s\n", len(res.Written), dir, strings.Join(res.Written, ", "))
 	}
-	fmt.Fprintf(out, "Wrote %d file(s) in %s: %s\n", len(res.Written), dir, strings.Join(res.Written, ", "))
+	for _, p := range res.Pings {
+		fmt.Fprintln(out, p.String())
+	}
+}
+
+// publishClientOptions are the settings of the client that sends the
+// pings: the one client every outbound request goes through.
+func publishClientOptions(allowPrivate bool) fetch.ClientOptions {
+	v := release()
+	if v == "" {
+		v = "dev"
+	}
+	return fetch.ClientOptions{UserAgent: "tidings/" + v + " (publish)", AllowPrivate: allowPrivate}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -207,6 +208,13 @@ func TestPublishRecipesForSiteOwners(t *testing.T) {
 	if got := changeLines(cl); !reflect.DeepEqual(got, want) {
 		t.Fatalf("the Actions recipe's change list:\n got %q\nwant %q", got, want)
 	}
+	// The change feed, from the same commits, with their subjects as notes.
+	feed := readChangeFeed(t, filepath.Join(site, "resourcesync", "changes.json"))
+	// A page without a <title> is named by its address, as in tidings' feeds.
+	wantFeed := []string{"Created: " + siteBase + "b.html: second", "Updated: " + siteBase + "a.html: second", "Created: " + siteBase + "a.html: first", "Created: Shrine: first"}
+	if !reflect.DeepEqual(feed, wantFeed) {
+		t.Errorf("the Actions recipe's change feed:\n got %q\nwant %q", feed, wantFeed)
+	}
 	sd := readSiteDoc(t, site, ".well-known/resourcesync", siteBase)
 	if len(sd.Entries) != 1 || sd.Entries[0].Link("describes") != siteBase {
 		t.Errorf("Source Description: %+v", sd.Entries)
@@ -229,6 +237,9 @@ func TestPublishRecipesForSiteOwners(t *testing.T) {
 	if len(cl.Entries) != 1 || cl.Entries[0].Loc != neoBase+"gallery.html" || cl.Entries[0].Change != "updated" {
 		t.Fatalf("the Neocities recipe's change list: %q", changeLines(cl))
 	}
+	if feed := readChangeFeed(t, filepath.Join(local, "site", "resourcesync", "changes.json")); !reflect.DeepEqual(feed, []string{"Updated: " + neoBase + "gallery.html: "}) {
+		t.Errorf("the Neocities recipe's change feed: %q", feed)
+	}
 	out := r.run(tidingsCmd)
 	if !strings.Contains(out, "no file rewritten") {
 		t.Errorf("a third run printed:\n%s", out)
@@ -242,4 +253,25 @@ func TestPublishRecipesForSiteOwners(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(local, "site", filepath.FromSlash(loc))); err != nil || !strings.HasSuffix(loc, "capabilitylist.xml") {
 		t.Errorf("the robots.txt line names %s, which the recipe did not write: %v", loc, err)
 	}
+}
+
+// readChangeFeed reads a change feed's JSON Feed as its entries' titles
+// and notes, "title: note".
+func readChangeFeed(t *testing.T, name string) []string {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Items []struct{ Title, Summary string }
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, it := range f.Items {
+		out = append(out, it.Title+": "+it.Summary)
+	}
+	return out
 }

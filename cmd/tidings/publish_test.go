@@ -53,7 +53,7 @@ func TestPublishCommand(t *testing.T) {
 	r := tidings(t, env, "publish", dir, "--base-url", "https://ann.example.org", "--collection", "shrine/", "--datetime", "now")
 	mustSucceed(t, r)
 	if !strings.Contains(r.stdout, "shrine/ (https://ann.example.org/shrine/): 2 page(s); history begins now") ||
-		!strings.Contains(r.stdout, "Wrote 4 file(s) in "+dir) {
+		!strings.Contains(r.stdout, "Wrote 7 file(s) in "+dir) {
 		t.Fatalf("first run printed:\n%s", r.stdout)
 	}
 	sd := parseSiteDoc(t, dir, ".well-known/resourcesync", "https://ann.example.org/.well-known/resourcesync")
@@ -141,7 +141,7 @@ func TestPublishHelpListsOnlyItsFlags(t *testing.T) {
 	for _, m := range got {
 		names = append(names, m[1])
 	}
-	if strings.Join(names, " ") != "base-url collection datetime folder history include" {
+	if strings.Join(names, " ") != "allow-private-addresses base-url collection datetime feed-entries folder history include indexnow-endpoint indexnow-key link-feed note websub-hub" {
 		t.Errorf("flags listed: %q", names)
 	}
 	for _, want := range []string{"--base-url (TIDINGS_PUBLISH_BASE_URL)", "--folder (TIDINGS_PUBLISH_FOLDER)", "(default resourcesync)"} {

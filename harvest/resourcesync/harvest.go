@@ -219,7 +219,9 @@ func (j *rsHarvest) add(src string, e *rsync.Entry) {
 	// date-only datetimes every change of that day has that time. The
 	// uniqueness of (page, kind, datetime) keeps what was stored from
 	// counting twice.
-	c := db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: src, FromLastmod: fromLastmod}
+	// The author's note (tidings publish writes one) is the change's
+	// summary, which its feed entry shows.
+	c := db.Change{URL: e.Loc, Kind: e.Change, Datetime: *at, Source: src, FromLastmod: fromLastmod, Summary: e.Note}
 	if wm := j.col.LastProcessedAt; wm != nil && at.Before(*wm) {
 		if len(j.late) < maxLate {
 			j.late = append(j.late, c)
