@@ -55,32 +55,34 @@ func fetchError(role, u string, err error) *StreamError {
 
 // Explain says, in a site owner's words, what a stream's harvest error
 // means and how to fix it; ok is false for an error it does not know.
+// A document discovery rejected comes as the parser's error alone: the
+// check names its address beside the explanation.
 func (Source) Explain(err error) (what, fix string, ok bool) {
+	doc := "your IIIF change stream"
 	var se *StreamError
-	if !errors.As(err, &se) {
-		return "", "", false
-	}
-	doc := "the page " + se.URL + " of your IIIF change stream"
-	if se.Role == "collection" {
-		doc = "your IIIF change stream " + se.URL
+	if errors.As(err, &se) {
+		doc = "the page " + se.URL + " of your IIIF change stream"
+		if se.Role == "collection" {
+			doc = "your IIIF change stream " + se.URL
+		}
 	}
 	switch {
-	case errors.Is(se, iiifdoc.ErrNotJSON):
+	case errors.Is(err, iiifdoc.ErrNotJSON):
 		return doc + " is not JSON, so none of its changes can be read",
 			"Serve the stream's documents as JSON (Content-Type application/ld+json;profile=\"http://iiif.io/api/discovery/1/context.json\", or application/json) at their addresses; an HTML page there, such as a login or \"not found\" page answering 200, is not a stream.", true
-	case errors.Is(se, iiifdoc.ErrNoLast):
+	case errors.Is(err, iiifdoc.ErrNoLast):
 		return doc + " names no last page, where a reader starts: changes are read from the newest page backwards",
 			"Give the OrderedCollection a \"last\": {\"id\": \"…\", \"type\": \"OrderedCollectionPage\"} naming the page of its newest activities (the spec's section 3.1).", true
-	case errors.Is(se, iiifdoc.ErrNotStream):
+	case errors.Is(err, iiifdoc.ErrNotStream):
 		return doc + " is JSON but not an Activity Streams OrderedCollection or OrderedCollectionPage",
 			"Publish an OrderedCollection (\"type\": \"OrderedCollection\") whose pages (\"type\": \"OrderedCollectionPage\") list activities in orderedItems; link that collection, not a Manifest or a IIIF Collection.", true
-	case errors.Is(se, ErrPageMissing):
+	case se != nil && errors.Is(err, ErrPageMissing):
 		return doc + " answers 404 Not Found, so the changes in it and before it cannot be read",
 			"Serve every page the collection's last and each page's prev name, or correct the links: a reader follows last, then prev back to the changes it has seen.", true
-	case errors.Is(se, iiifdoc.ErrTooLarge):
+	case errors.Is(err, iiifdoc.ErrTooLarge):
 		return doc + fmt.Sprintf(" is too large to read (more than %d MiB or %d activities)", iiifdoc.MaxDocumentBytes>>20, iiifdoc.MaxActivities),
 			"Split the stream into more pages, linked by prev and next; a few hundred activities a page is usual.", true
-	case errors.Is(se, ErrPageLoop):
+	case se != nil && errors.Is(err, ErrPageLoop):
 		return doc + " leads back, through prev, to a page already read (or to newer changes), so reading back never ends",
 			"Make each page's prev name the page of the activities just before its own, and the first page have no prev.", true
 	}
