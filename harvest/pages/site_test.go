@@ -29,6 +29,9 @@ type watchSite struct {
 	log   []string // path and query of every request, in order
 	// bare: the server sends no validators, so every read is whole.
 	bare bool
+	// fill, when set, writes each answer's body anew: a widget that
+	// changes at every read. n counts the requests so far.
+	fill func(body string, n int) string
 }
 
 func newWatchSite(t testing.TB) *watchSite {
@@ -56,6 +59,9 @@ func (s *watchSite) serve(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		http.NotFound(w, r)
 		return
+	}
+	if s.fill != nil {
+		body = s.fill(body, len(s.log))
 	}
 	etag := fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(body)))
 	if !s.bare {

@@ -1,6 +1,8 @@
 package pages
 
 import (
+	"context"
+
 	"tidings/db"
 	"tidings/harvest"
 	"tidings/harvest/pageset"
@@ -82,11 +84,13 @@ func (h *pagesHarvest) noise(sl pagetext.LineSet, olds map[string]string) *paget
 // harvest, or when a person added it), and a known page that is gone (404,
 // 410, a "not found" page) deleted. A page that answered with its text
 // unchanged, or was not read, is still there, linked to or not.
-func (h *pagesHarvest) judge() {
+func (h *pagesHarvest) judge(ctx context.Context) {
 	limit := max(h.Snapshots().MaxText, pagetext.DefaultMaxText) * 4
 	sl, olds := h.siteLines(limit)
 	noise := h.noise(sl, olds)
-	clean := func(t string) string { return noise.Drop(sl.Drop(t)) }
+	// The widgets first: a slot is held by lines the site's may be.
+	clean := func(t string) string { return sl.Drop(noise.Drop(t)) }
+	h.readAgain(ctx, clean, noise, olds)
 	shots := map[string]*reading{}
 	for _, r := range h.reads {
 		sh := h.compare(r, clean, noise, olds, limit)
