@@ -107,11 +107,16 @@ func Widgets(first, second string, n *Noise) []string {
 			continue
 		}
 		var after, before string
-		if i > 0 && len(d.Ops[i-1].Tail) > 0 {
-			after = d.Ops[i-1].Tail[len(d.Ops[i-1].Tail)-1]
+		if i > 0 {
+			// A short run between two changes keeps its lines in Head.
+			if run := slices.Concat(d.Ops[i-1].Head, d.Ops[i-1].Tail); len(run) > 0 {
+				after = run[len(run)-1]
+			}
 		}
-		if i+1 < len(d.Ops) && len(d.Ops[i+1].Head) > 0 {
-			before = d.Ops[i+1].Head[0]
+		if i+1 < len(d.Ops) {
+			if run := slices.Concat(d.Ops[i+1].Head, d.Ops[i+1].Tail); len(run) > 0 {
+				before = run[0]
+			}
 		}
 		if after == "" || before == "" || strings.Contains(after+before, slotMid) {
 			// Nothing to hold it by: the edge of the text.

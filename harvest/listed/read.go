@@ -46,6 +46,7 @@ type pageRead struct {
 	text    *harvest.PageText
 	old     string // the previous snapshot's text, when there was one
 	now     string // the text read now
+	snap    *db.Snapshot
 }
 
 // confirm reads the pages whose lastmod or hash moved, newest first (when
@@ -235,6 +236,7 @@ func (h *Harvest) readPage(ctx context.Context, u, kind string, prev map[string]
 	}
 	h.UsePageText(u, t)
 	h.res.Snapshots = append(h.res.Snapshots, *snap)
+	r.snap = snap
 	r.now, _ = pagetext.Decompress(snap.Text, maxTextRead)
 	switch {
 	case kind == "created":
@@ -285,7 +287,9 @@ func (h *Harvest) readCreated(ctx context.Context) error {
 func (h *Harvest) settle(ctx context.Context) {
 	shared, titles := h.sharedLines(ctx)
 	noise := h.noise(shared, titles)
-	clean := func(t string) string { return noise.Drop(shared.Drop(t)) }
+	// The widgets first: a slot is held by lines the site's may be.
+	clean := func(t string) string { return shared.Drop(noise.Drop(t)) }
+	h.readAgain(ctx, clean, noise)
 	for i := range h.reads {
 		r := &h.reads[i]
 		if r.verdict == readChanged {
