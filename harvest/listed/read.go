@@ -2,6 +2,7 @@ package listed
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -286,7 +287,18 @@ func (h *Harvest) readCreated(ctx context.Context) error {
 // the first time, on the list's word, unless its dates are the build's.
 func (h *Harvest) settle(ctx context.Context) {
 	shared, titles := h.sharedLines(ctx)
+	var pairs [][2]string
+	for _, r := range h.reads {
+		if r.verdict == readChanged {
+			pairs = append(pairs, [2]string{r.old, r.now})
+		}
+	}
+	gone := pagetext.GoneChrome(pairs, shared, minShapePages)
+	shared = shared.Union(pagetext.NewLineSet(slices.Collect(maps.Keys(gone))...))
 	noise := h.noise(shared, titles)
+	chrome := pagetext.ChromeShapes(gone)
+	h.Learned(chrome)
+	noise.Learn(chrome)
 	// The widgets first: a slot is held by lines the site's may be.
 	clean := func(t string) string { return shared.Drop(noise.Drop(t)) }
 	h.readAgain(ctx, clean, noise)

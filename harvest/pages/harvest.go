@@ -89,6 +89,7 @@ type pagesHarvest struct {
 	setAside  int               // links not offered: they led to no page lately
 	missing   []pageTarget      // links that answered "not found", asked for again
 	sameAs    map[string]sameAs // new addresses left out for a watched page's text
+	chrome    map[string]bool   // lines the site's pages lost at once (pagetext.GoneChrome)
 	res       harvest.Result
 }
 

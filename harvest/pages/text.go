@@ -2,6 +2,8 @@ package pages
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"tidings/db"
 	"tidings/harvest"
@@ -50,7 +52,15 @@ func (h *pagesHarvest) siteLines(limit int) (lines pagetext.LineSet, olds map[st
 	if count.Pages() < minPagesForSiteLines {
 		return pagetext.LineSet{}, olds
 	}
-	return count.Lines(func(have, pages int) bool { return have*2 > pages }), olds
+	lines = count.Lines(func(have, pages int) bool { return have*2 > pages })
+	var pairs [][2]string
+	for _, r := range h.reads {
+		if old, ok := olds[r.id]; ok {
+			pairs = append(pairs, [2]string{old, r.snap.Text})
+		}
+	}
+	h.chrome = pagetext.GoneChrome(pairs, lines, minPagesForSiteLines)
+	return lines.Union(pagetext.NewLineSet(slices.Collect(maps.Keys(h.chrome))...)), olds
 }
 
 // noise is the site's noise (CollectionRun.Noise) and what this harvest
@@ -73,6 +83,7 @@ func (h *pagesHarvest) noise(sl pagetext.LineSet, olds map[string]string) *paget
 		}
 	}
 	learned := pagetext.LearnShapes(pairs, minPagesForSiteLines)
+	maps.Copy(learned, pagetext.ChromeShapes(h.chrome))
 	h.Learned(learned)
 	n.Learn(learned)
 	return n

@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -23,12 +24,12 @@ type noisyEnv struct {
 	now   time.Time
 }
 
-func newNoisyEnv(t *testing.T, widgets bool) *noisyEnv {
+func newNoisyEnv(t *testing.T, widgets bool, pageFetches int) *noisyEnv {
 	t.Helper()
 	e := &noisyEnv{t: t, site: noisysite.New(widgets), now: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
 	t.Cleanup(e.site.Close)
 	e.store, e.h = harvesttest.New(t, harvest.Options{Now: func() time.Time { return e.now },
-		Snapshots: harvest.SnapshotSettings{PageFetches: harvest.DefaultPageFetches}})
+		Snapshots: harvest.SnapshotSettings{PageFetches: pageFetches}})
 	return e
 }
 
@@ -133,7 +134,7 @@ func editDoc(v noisysite.Version, path, paragraph string) noisysite.Version {
 // widgets are learned; the next version's one edit is one entry whose
 // diff holds its sentence and no widget; a harvest after it, none.
 func TestWidgetsOnASitemapSite(t *testing.T) {
-	e := newNoisyEnv(t, true)
+	e := newNoisyEnv(t, true, harvest.DefaultPageFetches)
 	e.site.Set(parsnip())
 	e.follow()
 	e.harvest()
@@ -158,4 +159,45 @@ func TestWidgetsOnASitemapSite(t *testing.T) {
 			t.Errorf("the diff shows the widget %q: %s", w, c.Diff)
 		}
 	}
+}
+
+// bigParsnip is parsnip with 40 more pages of reference.
+func bigParsnip() noisysite.Version {
+	v := parsnip()
+	for i := range 40 {
+		v.Docs = append(v.Docs, noisysite.Doc{Path: fmt.Sprintf("/reference/option-%d/", i), Title: fmt.Sprintf("Option %d", i),
+			Paragraphs: []string{fmt.Sprintf("Option %d sets how deep parsnip digs, in steps of %d centimetres.", i, i+1)}})
+	}
+	return v
+}
+
+// TestChromeRemovedIsNoNews: on a 53-page documentation site read 10
+// pages a harvest (--page-fetches), a release moves every navbar from
+// "parsnip 1.4.0" to "parsnip 1.4.1", drops its "Tools & Techniques"
+// section, and edits one page. Over the harvests that read every page
+// (the last reads three, beside sixteen pages read since the release),
+// the edited page's update is the only entry, its diff its sentence.
+func TestChromeRemovedIsNoNews(t *testing.T) {
+	e := newNoisyEnv(t, false, 10)
+	e.site.Set(bigParsnip())
+	e.follow()
+	for range 6 {
+		e.harvest()
+	}
+	v := editDoc(bigParsnip(), "/reference/option-39/", "Option 39 is the deepest.")
+	v.Release, v.Nav = "parsnip 1.4.1", []string{"Guide", "Reference", "Blog"}
+	e.site.Set(v)
+	for range 6 {
+		e.harvest()
+	}
+	if got := e.entries(); !slices.Equal(got, []string{"updated /reference/option-39/"}) {
+		var diffs []string
+		for _, c := range e.exported() {
+			if !c.History {
+				diffs = append(diffs, strings.TrimPrefix(c.URL, e.site.Srv.URL)+" "+c.Diff)
+			}
+		}
+		t.Fatalf("entries %q, want only the edited page's; diffs:\n%s", got, strings.Join(diffs, "\n"))
+	}
+	changetest.Text(t, e.change("/reference/option-39/", "updated"), "Option 39", db.TextChanged, nil, []string{"Option 39 is the deepest."})
 }
