@@ -30,6 +30,7 @@ const (
 	readBaseline                     // read for the first time: nothing to compare with
 	readElsewhere                    // it now leads to another page (a login page, say)
 	readCreated                      // a new page, read for its first snapshot
+	readListing                      // its text changed only to list pages of news (foldListings)
 )
 
 // maxTextRead bounds a snapshot's text decompressed to be compared.
@@ -314,6 +315,7 @@ func (h *Harvest) settle(ctx context.Context) {
 			}
 		}
 	}
+	h.foldListings(shared, noise)
 	h.judgeStamp()
 	for _, r := range h.reads {
 		if r.listed != nil && r.verdict != readFailed {
@@ -340,6 +342,11 @@ func (h *Harvest) settle(ctx context.Context) {
 func (h *Harvest) noise(shared pagetext.LineSet, titles []string) *pagetext.Noise {
 	n := h.Noise()
 	n.AddTitles(titles...)
+	for _, u := range h.set.StoredURLs() {
+		if p, ok := h.set.Stored(u); ok && p.Title != "" {
+			n.AddTitles(p.Title)
+		}
+	}
 	var pairs [][2]string
 	for _, r := range h.reads {
 		if r.text != nil {

@@ -69,6 +69,17 @@ func (e *noisyEnv) exported() []db.ExportedChange {
 	return all
 }
 
+// diffs are the entries' diffs, one a line.
+func (e *noisyEnv) diffs() string {
+	var out []string
+	for _, c := range e.exported() {
+		if !c.History {
+			out = append(out, c.Kind+" "+strings.TrimPrefix(c.URL, e.site.Srv.URL)+" "+c.Diff)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
 func (e *noisyEnv) change(path, kind string) db.ExportedChange {
 	e.t.Helper()
 	c := harvesttest.FindChange(e.exported(), e.site.URL(path), kind)
@@ -191,13 +202,48 @@ func TestChromeRemovedIsNoNews(t *testing.T) {
 		e.harvest()
 	}
 	if got := e.entries(); !slices.Equal(got, []string{"updated /reference/option-39/"}) {
-		var diffs []string
-		for _, c := range e.exported() {
-			if !c.History {
-				diffs = append(diffs, strings.TrimPrefix(c.URL, e.site.Srv.URL)+" "+c.Diff)
-			}
-		}
-		t.Fatalf("entries %q, want only the edited page's; diffs:\n%s", got, strings.Join(diffs, "\n"))
+		t.Fatalf("entries %q, want only the edited page's; diffs:\n%s", got, e.diffs())
 	}
 	changetest.Text(t, e.change("/reference/option-39/", "updated"), "Option 39", db.TextChanged, nil, []string{"Option 39 is the deepest."})
+}
+
+// withPost returns v with a post added, newest.
+func withPost(v noisysite.Version, p noisysite.Post) noisysite.Version {
+	v.Posts = append(slices.Clone(v.Posts), p)
+	return v
+}
+
+// TestListingsAreFoldedIntoTheirPages: a new post is one entry, created,
+// though the home page, the list of posts, the tags and the post before
+// it (its "Next:" link) all changed to name it; an edit of its summary
+// and its second paragraph is one entry, the post's, though the home page
+// and the list show the new summary; a version that changes nothing else
+// gives none.
+func TestListingsAreFoldedIntoTheirPages(t *testing.T) {
+	e := newNoisyEnv(t, false, harvest.DefaultPageFetches)
+	e.site.Set(parsnip())
+	e.follow()
+	e.harvest()
+	compost := noisysite.Post{Slug: "compost", Title: "A compost calculator", Paragraphs: []string{"Parsnip now weighs your compost heap.", "Use a bucket."}, Tags: []string{"features", "soil"}}
+	e.site.Set(withPost(parsnip(), compost))
+	e.harvest()
+	if got := e.entries(); !slices.Equal(got, []string{"created /post/compost/"}) {
+		t.Fatalf("entries %q, want the new post alone; diffs:\n%s", got, e.diffs())
+	}
+	changetest.Text(t, e.change("/post/compost/", "created"), "A compost calculator", db.TextChanged, nil,
+		[]string{"Parsnip now weighs your compost heap.", "Use a bucket.", "Tags: features, soil", "← Previous: Our autumn sprint"})
+	compost.Paragraphs = []string{"Parsnip now weighs and measures your compost heap.", "Use a bucket or a sack."}
+	e.site.Set(withPost(parsnip(), compost))
+	e.harvest()
+	if got := e.entries(); !slices.Equal(got, []string{"created /post/compost/", "updated /post/compost/"}) {
+		t.Fatalf("entries %q, want the post's update alone; diffs:\n%s", got, e.diffs())
+	}
+	// The summary, now on three pages read in this harvest, is taken for
+	// a line the site shares, and left out of the diff.
+	changetest.Text(t, e.change("/post/compost/", "updated"), "A compost calculator", db.TextChanged,
+		[]string{"Use a bucket."}, []string{"Use a bucket or a sack."})
+	e.harvest()
+	if got := e.entries(); len(got) != 2 {
+		t.Errorf("an unchanged site made entries %q", got)
+	}
 }
