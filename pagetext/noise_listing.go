@@ -3,6 +3,7 @@ package pagetext
 import (
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Named is a page that has an entry of its own in a harvest (created,
@@ -81,11 +82,23 @@ func Holds(text, title string) bool {
 		return false
 	}
 	for _, l := range strings.Split(text, "\n") {
-		if ws := words(l); len(ws) >= len(run) && containsRun(ws, run) {
+		if ws := keyWords(l); len(ws) >= len(run) && containsRun(ws, run) {
 			return true
 		}
 	}
 	return false
+}
+
+// keyWords are a line's words as titleKey keeps them: dates, numbers and
+// the words of lists ("new") left out.
+func keyWords(line string) []string {
+	var kept []string
+	for _, w := range words(line) {
+		if !dateWords[w] && !listWords[w] && !strings.ContainsFunc(w, unicode.IsDigit) {
+			kept = append(kept, w)
+		}
+	}
+	return kept
 }
 
 // listsTitle: the line is a page's title, as a list writes it.
@@ -118,8 +131,9 @@ func names(line string, pages []namedWords) bool {
 	if len(ws) == 0 {
 		return false
 	}
+	key := keyWords(line)
 	for _, p := range pages {
-		if len(p.title) > 0 && len(ws) <= len(p.title)+maxNamingWords && containsRun(ws, p.title) {
+		if len(p.title) > 0 && len(ws) <= len(p.title)+maxNamingWords && containsRun(key, p.title) {
 			return true
 		}
 		if !slices.ContainsFunc(ws, func(w string) bool { return !p.words[w] }) {

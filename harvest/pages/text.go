@@ -104,8 +104,11 @@ func (h *pagesHarvest) judge(ctx context.Context) {
 	h.readAgain(ctx, clean, noise, olds)
 	shots := map[string]*reading{}
 	for _, r := range h.reads {
-		sh := h.compare(r, clean, noise, olds, limit)
-		shots[r.id] = sh
+		shots[r.id] = h.compare(r, clean, noise, olds, limit)
+	}
+	h.foldListings(shots, sl, noise, olds)
+	for _, r := range h.reads {
+		sh := shots[r.id]
 		h.ShareText(r.id, sh.title, sh.textChange, sh.diff)
 		h.res.Snapshots = append(h.res.Snapshots, r.stored)
 	}

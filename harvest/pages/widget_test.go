@@ -108,3 +108,61 @@ func TestWidgetsMakeNoEntry(t *testing.T) {
 		t.Errorf("an unchanged harvest made entries: %q", fresh)
 	}
 }
+
+// blogPage is a page of a hand-made blog.
+func blogPage(title string, body ...string) string {
+	return `<!doctype html><html><head><title>` + title + `</title></head><body><nav><a href="/">Home</a></nav><h1>` + title + `</h1>` +
+		strings.Join(body, "") + `<footer><p>Written by hand in the garden shed</p></footer></body></html>`
+}
+
+// serveBlog serves a home page listing the latest posts with their
+// summaries, newest first, each post linking the one before and after.
+func serveBlog(s *watchSite, posts [][3]string) {
+	var home []string
+	for i := len(posts) - 1; i >= 0; i-- {
+		p := posts[i]
+		home = append(home, fmt.Sprintf(`<h2><a href="/%s.html">%s</a></h2><p>%s</p>`, p[0], p[1], p[2]))
+	}
+	s.set("/", blogPage("Notes from the shed", home...))
+	for i, p := range posts {
+		body := []string{"<p>" + p[2] + "</p>", "<p>More of it, another day.</p>"}
+		if i > 0 {
+			body = append(body, fmt.Sprintf(`<p><a href="/%s.html">Previous: %s</a></p>`, posts[i-1][0], posts[i-1][1]))
+		}
+		if i+1 < len(posts) {
+			body = append(body, fmt.Sprintf(`<p><a href="/%s.html">Next: %s</a></p>`, posts[i+1][0], posts[i+1][1]))
+		}
+		s.set("/"+p[0]+".html", blogPage(p[1], body...))
+	}
+}
+
+// TestListingsOfWatchedPages: on a watched blog, a new post is one entry,
+// created, though the home page (its title and summary) and the post
+// before it (its "Next:" link) changed to name it; an edit of an older
+// post's own text is still its entry.
+func TestListingsOfWatchedPages(t *testing.T) {
+	e := newWatchEnv(t, harvest.Options{})
+	posts := [][3]string{
+		{"seeds", "Saving tomato seeds", "Dry them on a paper towel."},
+		{"frogs", "Frogs in the pond again", "Three of them, all green."},
+		{"shed", "A new roof for the shed", "Felt, not tin, this time."},
+	}
+	serveBlog(e.site, posts)
+	e.follow("/")
+	posts = append(posts, [3]string{"rain", "The wettest November yet", "The barrel overflowed twice."})
+	serveBlog(e.site, posts)
+	e.harvest()
+	if fresh := e.fresh(); !slices.Equal(fresh, []string{"created /rain.html"}) {
+		t.Fatalf("entries %q, want the new post alone; the home page's diff %s", fresh, e.exported("/", "updated").Diff)
+	}
+	changetest.Text(t, e.exported("/rain.html", "created"), "The wettest November yet", db.TextChanged, nil,
+		[]string{"The barrel overflowed twice.", "Previous: A new roof for the shed"})
+	posts[0][2] = "Dry them on a paper towel, then in a jar."
+	serveBlog(e.site, posts)
+	e.harvest()
+	if fresh := e.fresh(); !slices.Equal(fresh, []string{"created /rain.html", "updated /seeds.html"}) {
+		t.Fatalf("entries %q, want the edited post's update", fresh)
+	}
+	changetest.Text(t, e.exported("/seeds.html", "updated"), "Saving tomato seeds", db.TextChanged,
+		[]string{"Dry them on a paper towel."}, []string{"Dry them on a paper towel, then in a jar."})
+}
