@@ -32,6 +32,9 @@ type watchSite struct {
 	// fill, when set, writes each answer's body anew: a widget that
 	// changes at every read. n counts the requests so far.
 	fill func(body string, n int) string
+	// soft, when set, answers an address the site does not have with 200
+	// and the page it writes (a "soft 404"), n counting the requests.
+	soft func(n int) string
 }
 
 func newWatchSite(t testing.TB) *watchSite {
@@ -56,6 +59,9 @@ func (s *watchSite) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, ok := s.pages[r.URL.Path]
+	if !ok && s.soft != nil {
+		body, ok = s.soft(len(s.log)), true
+	}
 	if !ok {
 		http.NotFound(w, r)
 		return
