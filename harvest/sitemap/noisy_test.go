@@ -26,7 +26,7 @@ type noisyEnv struct {
 
 func newNoisyEnv(t *testing.T, widgets bool, pageFetches int) *noisyEnv {
 	t.Helper()
-	e := &noisyEnv{t: t, site: noisysite.New(widgets), now: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
+	e := &noisyEnv{t: t, site: noisysite.New(noisysite.Options{Widgets: widgets}), now: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
 	t.Cleanup(e.site.Close)
 	e.store, e.h = harvesttest.New(t, harvest.Options{Now: func() time.Time { return e.now },
 		Snapshots: harvest.SnapshotSettings{PageFetches: pageFetches}})

@@ -5,7 +5,7 @@
 // sections on every page, and listings (the home page, the list of
 // posts, the tags, a post's previous and next links) that change only
 // to name a new or edited post. Its sitemap gives no lastmod, as many
-// generators write it. Tests set its versions and count how many of a
+// generators write it; or none, and it is a site of watched pages. Tests set its versions and count how many of a
 // harvest's entries are news. Everything is made by the code: no
 // fixture file.
 package noisysite
@@ -51,17 +51,26 @@ type Version struct {
 type Site struct {
 	Srv *httptest.Server
 
-	mu      sync.Mutex
-	v       Version
-	widgets bool
-	reads   int // pages served so far: what the widgets turn on
-	hits    map[string]int
+	mu    sync.Mutex
+	v     Version
+	o     Options
+	reads int // pages served so far: what the widgets turn on
+	hits  map[string]int
 }
 
-// New serves an empty site; with widgets, every page read brings a new
-// quote, webring member and banner.
-func New(widgets bool) *Site {
-	s := &Site{widgets: widgets, hits: map[string]int{}}
+// Options say what the site has besides its pages.
+type Options struct {
+	// Widgets: every page read brings a new quote, webring member and
+	// banner.
+	Widgets bool
+	// NoSitemap: the site publishes no sitemap (/sitemap.xml answers
+	// 404), so its pages are watched.
+	NoSitemap bool
+}
+
+// New serves an empty site.
+func New(o Options) *Site {
+	s := &Site{o: o, hits: map[string]int{}}
 	s.Srv = httptest.NewServer(s)
 	return s
 }
@@ -115,7 +124,7 @@ func (s *Site) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	p := r.URL.Path
 	s.hits[p]++
-	if p == "/sitemap.xml" {
+	if p == "/sitemap.xml" && !s.o.NoSitemap {
 		var sb strings.Builder
 		sb.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` + "\n")
 		for _, q := range s.v.Paths() {
@@ -157,6 +166,11 @@ func (s *Site) main(p string) (string, string, bool) {
 		for i := len(latest) - 1; i >= 0; i-- {
 			listPost(&sb, latest[i])
 		}
+		sb.WriteString(`<p><a href="/post/">All posts</a> · <a href="/tags/">Tags</a></p><h2>Documentation</h2><ul>`)
+		for _, d := range v.Docs {
+			fmt.Fprintf(&sb, `<li><a href="%s">%s</a></li>`, d.Path, html.EscapeString(d.Title))
+		}
+		sb.WriteString("</ul>")
 		return sb.String(), "Parsnip", true
 	case p == "/post/":
 		sb.WriteString("<h1>Posts</h1>")
@@ -234,7 +248,7 @@ func (s *Site) page(title, main string) string {
 	}
 	sb.WriteString("</ul></nav><article>")
 	sb.WriteString(main)
-	if s.widgets {
+	if s.o.Widgets {
 		n := s.reads
 		fmt.Fprintf(&sb, "<aside><p>Quote of the day: %s</p><p>Our banner</p><p>%s</p><p>Thanks for reading</p><p>Webring: visit %s</p></aside>",
 			Quotes[n%len(Quotes)], Banners[(n*2)%len(Banners)], Members[(n*5)%len(Members)])
