@@ -29,7 +29,8 @@ const maxBlockLines = 4
 // post's "Next:" link, which change because a post was written or
 // edited, whose entry is the news. Every line added must be noise, one of
 // the site's shared lines, or name a page of news (its title, with a few
-// words at most, or only words of its texts: its summary, its tags), and
+// words at most, or words of one of its lines in their order: its
+// summary, a tag), and
 // at least one must name one; a line removed must be such a line too, or
 // of a block that a page left with its title, or, for a list that keeps
 // its length (the latest five posts), one of no more lines than came
@@ -108,36 +109,41 @@ func (n *Noise) listsTitle(line string) bool {
 
 type namedWords struct {
 	title []string
-	words map[string]bool
+	lines [][]string // the keyWords of its texts' lines
 }
 
 func namedWordsOf(p Named) namedWords {
-	nw := namedWords{words: map[string]bool{}}
+	var nw namedWords
 	if k := titleKey(p.Title); k != "" && (len(strings.Fields(k)) >= 2 || len(k) >= 8) {
 		nw.title = strings.Fields(k)
 	}
-	for _, t := range append([]string{p.Title}, p.Texts...) {
-		for _, w := range words(t) {
-			nw.words[w] = true
+	for _, t := range p.Texts {
+		for _, l := range strings.Split(t, "\n") {
+			if ws := keyWords(l); len(ws) > 0 {
+				nw.lines = append(nw.lines, ws)
+			}
 		}
 	}
 	return nw
 }
 
 // names reports whether a line names one of the pages: its title with
-// maxNamingWords more at most, or only words of its texts.
+// maxNamingWords more at most, or words of one of its lines, in their
+// order (its summary whole or cut, a tag of its tags).
 func names(line string, pages []namedWords) bool {
 	ws := words(line)
-	if len(ws) == 0 {
+	key := keyWords(line)
+	if len(key) == 0 {
 		return false
 	}
-	key := keyWords(line)
 	for _, p := range pages {
 		if len(p.title) > 0 && len(ws) <= len(p.title)+maxNamingWords && containsRun(key, p.title) {
 			return true
 		}
-		if !slices.ContainsFunc(ws, func(w string) bool { return !p.words[w] }) {
-			return true
+		for _, l := range p.lines {
+			if containsRun(l, key) {
+				return true
+			}
 		}
 	}
 	return false
