@@ -54,6 +54,13 @@ func CheckRule(kind, pattern string) (string, error) {
 	return pattern, nil
 }
 
+// LearnedWidget reports whether a rule is a widget a harvest learned
+// by reading a page twice (pagetext.Widgets), not a line that changed on
+// many pages at once: the site page says which.
+func LearnedWidget(r db.IgnoreRule) bool {
+	return r.Kind == db.IgnoreLearned && pagetext.IsWidget(r.Pattern)
+}
+
 // Ruler is who changes a site's rules: a person (their own rules, and,
 // for an admin, the rules for everyone), or the operator (User nil: the
 // CLI, whose rules are for everyone).

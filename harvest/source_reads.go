@@ -170,7 +170,7 @@ func (j *CollectionRun) Noise() *pagetext.Noise {
 // see them on the site's page.
 func (j *CollectionRun) Learned(shapes map[string]bool) {
 	for s := range shapes {
-		if n := j.reading.noise(); n == nil || !n.Shapes[s] {
+		if n := j.reading.noise(); n == nil || !n.Knows(s) {
 			j.learned = append(j.learned, s)
 		}
 	}

@@ -32,6 +32,10 @@ type Noise struct {
 	// (ParseSelector); Since is when the newest of them was given.
 	Remove []Selector
 	Since  time.Time
+
+	// prefixes and slots are the widgets learned (see Widgets).
+	prefixes []string
+	slots    []slot
 }
 
 // Rebase reports whether a page's text read at fetchedAt was read before
@@ -139,17 +143,36 @@ func (n *Noise) Clone() *Noise {
 		return &Noise{}
 	}
 	return &Noise{Shapes: maps.Clone(n.Shapes), Titles: maps.Clone(n.Titles), Rules: slices.Clone(n.Rules),
-		Remove: slices.Clone(n.Remove), Since: n.Since}
+		Remove: slices.Clone(n.Remove), Since: n.Since, prefixes: slices.Clone(n.prefixes), slots: slices.Clone(n.slots)}
 }
 
-// Learn adds the shapes LearnShapes found.
+// Learn adds what a harvest learned: the shapes LearnShapes found, and
+// the widgets Widgets did.
 func (n *Noise) Learn(shapes map[string]bool) {
 	for s := range shapes {
+		if n.Knows(s) || n.learnWidget(s) {
+			continue
+		}
 		if n.Shapes == nil {
 			n.Shapes = map[string]bool{}
 		}
 		n.Shapes[s] = true
 	}
+}
+
+// Knows reports whether a learned pattern (a shape or a widget) is
+// known already.
+func (n *Noise) Knows(pattern string) bool {
+	if n == nil {
+		return false
+	}
+	if s, ok := parseSlot(pattern); ok {
+		return slices.Contains(n.slots, s)
+	}
+	if IsWidget(pattern) {
+		return slices.Contains(n.prefixes, strings.TrimSuffix(pattern, widgetEllipsis))
+	}
+	return n.Shapes[pattern]
 }
 
 // Ignores reports whether the line is noise.
@@ -160,7 +183,7 @@ func (n *Noise) Ignores(line string) bool {
 	if n == nil {
 		return false
 	}
-	if len(n.Shapes) > 0 && n.Shapes[Shape(line)] {
+	if len(n.Shapes) > 0 && n.Shapes[Shape(line)] || n.widgetLine(line) {
 		return true
 	}
 	if len(n.Titles) > 0 && n.Titles[titleKey(line)] {
@@ -182,6 +205,7 @@ func (n *Noise) Drop(text string) string {
 	if text == "" {
 		return text
 	}
+	text = n.dropWidgets(text)
 	return dropIf(text, func(l string) bool { return l != "" && n.Ignores(l) })
 }
 
@@ -281,7 +305,7 @@ func LearnShapes(pairs [][2]string, minPages int) map[string]bool {
 		seen := map[string]bool{}
 		for l := range gone {
 			s := Shape(l)
-			if seen[s] || letters(s) < 3 {
+			if seen[s] || letters(s) < 3 || IsWidget(s) {
 				continue
 			}
 			for m := range came {

@@ -51,6 +51,9 @@ type ruleView struct {
 	// Mine: the reader's own rule. Removable: the reader may remove it
 	// (their own; for an admin, one for everyone too).
 	Mine, Removable bool
+	// Widget: a learned rule for a part of a page that changed between
+	// two reads moments apart.
+	Widget bool
 }
 
 func (d sitePageData) refresh() int {
@@ -197,7 +200,8 @@ func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleFor
 	}
 	for _, r := range rules {
 		mine := me != 0 && r.UserID == me
-		d.Rules = append(d.Rules, ruleView{IgnoreRule: r, Mine: mine, Removable: d.Following && (mine || d.Admin && r.UserID == 0)})
+		d.Rules = append(d.Rules, ruleView{IgnoreRule: r, Mine: mine, Removable: d.Following && (mine || d.Admin && r.UserID == 0),
+			Widget: follow.LearnedWidget(r)})
 	}
 	d.RuleForm = form
 	return s.render(c, status, "site", siteName(site), d)

@@ -2,6 +2,7 @@ package listed
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -29,6 +30,7 @@ const (
 	readBaseline                     // read for the first time: nothing to compare with
 	readElsewhere                    // it now leads to another page (a login page, say)
 	readCreated                      // a new page, read for its first snapshot
+	readListing                      // its text changed only to list pages of news (foldListings)
 )
 
 // maxTextRead bounds a snapshot's text decompressed to be compared.
@@ -46,6 +48,7 @@ type pageRead struct {
 	text    *harvest.PageText
 	old     string // the previous snapshot's text, when there was one
 	now     string // the text read now
+	snap    *db.Snapshot
 }
 
 // confirm reads the pages whose lastmod or hash moved, newest first (when
@@ -235,6 +238,7 @@ func (h *Harvest) readPage(ctx context.Context, u, kind string, prev map[string]
 	}
 	h.UsePageText(u, t)
 	h.res.Snapshots = append(h.res.Snapshots, *snap)
+	r.snap = snap
 	r.now, _ = pagetext.Decompress(snap.Text, maxTextRead)
 	switch {
 	case kind == "created":
@@ -284,8 +288,21 @@ func (h *Harvest) readCreated(ctx context.Context) error {
 // the first time, on the list's word, unless its dates are the build's.
 func (h *Harvest) settle(ctx context.Context) {
 	shared, titles := h.sharedLines(ctx)
+	var pairs [][2]string
+	for _, r := range h.reads {
+		if r.verdict == readChanged {
+			pairs = append(pairs, [2]string{r.old, r.now})
+		}
+	}
+	gone := pagetext.GoneChrome(pairs, shared, minShapePages)
+	shared = shared.Union(pagetext.NewLineSet(slices.Collect(maps.Keys(gone))...))
 	noise := h.noise(shared, titles)
-	clean := func(t string) string { return noise.Drop(shared.Drop(t)) }
+	chrome := pagetext.ChromeShapes(gone)
+	h.Learned(chrome)
+	noise.Learn(chrome)
+	// The widgets first: a slot is held by lines the site's may be.
+	clean := func(t string) string { return shared.Drop(noise.Drop(t)) }
+	h.readAgain(ctx, clean, noise)
 	for i := range h.reads {
 		r := &h.reads[i]
 		if r.verdict == readChanged {
@@ -298,6 +315,7 @@ func (h *Harvest) settle(ctx context.Context) {
 			}
 		}
 	}
+	h.foldListings(shared, noise)
 	h.judgeStamp()
 	for _, r := range h.reads {
 		if r.listed != nil && r.verdict != readFailed {
@@ -324,6 +342,11 @@ func (h *Harvest) settle(ctx context.Context) {
 func (h *Harvest) noise(shared pagetext.LineSet, titles []string) *pagetext.Noise {
 	n := h.Noise()
 	n.AddTitles(titles...)
+	for _, u := range h.set.StoredURLs() {
+		if p, ok := h.set.Stored(u); ok && p.Title != "" {
+			n.AddTitles(p.Title)
+		}
+	}
 	var pairs [][2]string
 	for _, r := range h.reads {
 		if r.text != nil {

@@ -89,6 +89,7 @@ type pagesHarvest struct {
 	setAside  int               // links not offered: they led to no page lately
 	missing   []pageTarget      // links that answered "not found", asked for again
 	sameAs    map[string]sameAs // new addresses left out for a watched page's text
+	chrome    map[string]bool   // lines the site's pages lost at once (pagetext.GoneChrome)
 	res       harvest.Result
 }
 
@@ -105,7 +106,7 @@ func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Re
 	h.plan()
 	h.learnNotFound(ctx)
 	h.crawl(ctx)
-	err = h.finish()
+	err = h.finish(ctx)
 	h.res.OwnWatermark = true
 	return h.res, err
 }
@@ -278,7 +279,7 @@ func (h *pagesHarvest) spend() bool {
 
 // finish records the changes, the pages, and what was read, and says
 // what was left out.
-func (h *pagesHarvest) finish() error {
+func (h *pagesHarvest) finish(ctx context.Context) error {
 	if len(h.reads) == 0 && h.first {
 		for u := range h.signIn {
 			return harvest.Problemf("the pages of %s lead to a sign-in page (%s); tidings watches only pages anyone can read", h.scope.URL(), u)
@@ -295,7 +296,7 @@ func (h *pagesHarvest) finish() error {
 		return h.failed
 	}
 	h.settleMoves()
-	h.judge()
+	h.judge(ctx)
 	h.res.Pages, h.res.Gone = h.set.ToStore()
 	for _, u := range slices.Sorted(maps.Keys(h.checked)) {
 		h.res.Watched = append(h.res.Watched, h.checked[u])

@@ -164,7 +164,12 @@ func (h *pagesHarvest) extracted(t pageTarget, r harvest.PageRead, err error) (*
 		h.st.setAside(t.url, h.now)
 		return nil, false
 	}
-	if crawl.NotFound(snap.Title, firstLine(snap.Text)) {
+	if h.first && t.depth == 0 && h.st.NotFound != nil && !h.st.NotFound.Is(snap.Title, snap.Text) && !h.st.NotFound.Refine(snap.Text) {
+		// The start page has every line the "not found" answers share:
+		// they are the site's, and tell nothing.
+		h.st.NotFound = nil
+	}
+	if crawl.NotFound(snap.Title, firstLine(snap.Text)) || h.st.NotFound.Is(snap.Title, snap.Text) {
 		h.vanished[t.url] = t.known
 		if !t.known {
 			h.st.missing(t.url, t.depth, h.now)
@@ -410,28 +415,61 @@ func (h *pagesHarvest) maxDepth() int {
 
 // learnNotFound asks, once, for an address of the scope that cannot
 // exist, to learn how the site says "not found": with a 404, or with a
-// 200 whose text then marks the pages that are not there.
+// 200 whose text then marks the pages that are not there. A site that
+// answers 200 is asked for a second such address, once: the lines both
+// answers share, with their title, recognise its "not found" page when
+// its text varies at every reading (random words, random links), once
+// the lines of its pages are left out (crawl.NotFoundShape).
 func (h *pagesHarvest) learnNotFound(ctx context.Context) {
-	if h.st.Answers200 != nil || ctx.Err() != nil || !h.spend() {
+	if a := h.st.Answers200; a != nil && (!*a || h.st.Shaped) || ctx.Err() != nil || !h.spend() {
 		return
 	}
-	var b [8]byte
-	rand.Read(b[:])
-	probe := h.scope.URL() + "tidings-no-such-page-" + hex.EncodeToString(b[:])
-	r, err := h.ReadPage(ctx, probe, nil, harvest.ReadOptions{WholeBody: true, Extract: true, Types: fetch.PageTypes})
+	probe, r, err := h.probe(ctx)
 	switch {
 	case err == nil && r.Text != nil:
-		h.st.NotFoundHash = r.Text.TextHash
 		// A "not found" page that says so is told apart by what it says.
 		says := crawl.NotFound(r.Text.Title, firstLine(r.Text.Text))
-		h.st.Answers200 = &says
-		*h.st.Answers200 = !says
-		if !says {
+		if h.st.Answers200 == nil && !says {
 			h.Warn("the site answers 200 for an address it does not have (%s): only the pages its start page links to are watched", probe)
+		}
+		h.st.NotFoundHash = r.Text.TextHash
+		answers200 := !says
+		h.st.Answers200 = &answers200
+		if answers200 && h.spend() {
+			h.learnShape(ctx, r.Text)
 		}
 	case err != nil && (fetch.Gone(err) || r.Resp != nil):
 		no := false
 		h.st.Answers200 = &no
+	}
+}
+
+// probe reads an address of the scope that cannot exist.
+func (h *pagesHarvest) probe(ctx context.Context) (string, harvest.PageRead, error) {
+	var b [8]byte
+	rand.Read(b[:])
+	probe := h.scope.URL() + "tidings-no-such-page-" + hex.EncodeToString(b[:])
+	r, err := h.ReadPage(ctx, probe, nil, harvest.ReadOptions{WholeBody: true, Extract: true, Types: fetch.PageTypes})
+	return probe, r, err
+}
+
+// learnShape reads a second address that cannot exist and keeps the
+// shape the two answers share, less the lines of the start page when its
+// text is known (a later harvest's; the first refines it with the start
+// page as it reads it, see read).
+func (h *pagesHarvest) learnShape(ctx context.Context, first *pagetext.Snapshot) {
+	_, r, err := h.probe(ctx)
+	if err != nil || r.Text == nil {
+		return
+	}
+	h.st.Shaped = true
+	h.st.NotFound = crawl.ShapeOf(first.Title, first.Text, r.Text.Title, r.Text.Text)
+	if start, ok := crawl.Canonical(h.col.SourceURL, true); ok {
+		if p, ok := h.prev[start]; ok && p.Text != nil {
+			if t, err := pagetext.Decompress(p.Text, pagetext.DefaultMaxText*4); err == nil && !h.st.NotFound.Refine(t) {
+				h.st.NotFound = nil
+			}
+		}
 	}
 }
 

@@ -29,6 +29,12 @@ type watchSite struct {
 	log   []string // path and query of every request, in order
 	// bare: the server sends no validators, so every read is whole.
 	bare bool
+	// fill, when set, writes each answer's body anew: a widget that
+	// changes at every read. n counts the requests so far.
+	fill func(body string, n int) string
+	// soft, when set, answers an address the site does not have with 200
+	// and the page it writes (a "soft 404"), n counting the requests.
+	soft func(n int) string
 }
 
 func newWatchSite(t testing.TB) *watchSite {
@@ -53,9 +59,15 @@ func (s *watchSite) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, ok := s.pages[r.URL.Path]
+	if !ok && s.soft != nil {
+		body, ok = s.soft(len(s.log)), true
+	}
 	if !ok {
 		http.NotFound(w, r)
 		return
+	}
+	if s.fill != nil {
+		body = s.fill(body, len(s.log))
 	}
 	etag := fmt.Sprintf(`"%x"`, sha256.Sum256([]byte(body)))
 	if !s.bare {

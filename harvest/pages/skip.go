@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"tidings/crawl"
 	"time"
 )
 
@@ -34,6 +35,11 @@ type state struct {
 	// hash of that answer, which no page of the site then has.
 	Answers200   *bool  `json:"answers_200,omitempty"`
 	NotFoundHash string `json:"not_found_hash,omitempty"`
+	// NotFound is the shape of that answer, when its text varies at
+	// every reading; Shaped, that it was looked for (a second address
+	// asked for), so that it is looked for once.
+	NotFound *crawl.NotFoundShape `json:"not_found,omitempty"`
+	Shaped   bool                 `json:"shaped,omitempty"`
 	// Pending are links a harvest offered but did not read, its page
 	// fetches spent, with their depth: the next harvest reads them first,
 	// since the pages that link them may answer 304 from then on and

@@ -1,6 +1,10 @@
 package pages
 
 import (
+	"context"
+	"maps"
+	"slices"
+
 	"tidings/db"
 	"tidings/harvest"
 	"tidings/harvest/pageset"
@@ -48,7 +52,15 @@ func (h *pagesHarvest) siteLines(limit int) (lines pagetext.LineSet, olds map[st
 	if count.Pages() < minPagesForSiteLines {
 		return pagetext.LineSet{}, olds
 	}
-	return count.Lines(func(have, pages int) bool { return have*2 > pages }), olds
+	lines = count.Lines(func(have, pages int) bool { return have*2 > pages })
+	var pairs [][2]string
+	for _, r := range h.reads {
+		if old, ok := olds[r.id]; ok {
+			pairs = append(pairs, [2]string{old, r.snap.Text})
+		}
+	}
+	h.chrome = pagetext.GoneChrome(pairs, lines, minPagesForSiteLines)
+	return lines.Union(pagetext.NewLineSet(slices.Collect(maps.Keys(h.chrome))...)), olds
 }
 
 // noise is the site's noise (CollectionRun.Noise) and what this harvest
@@ -71,6 +83,7 @@ func (h *pagesHarvest) noise(sl pagetext.LineSet, olds map[string]string) *paget
 		}
 	}
 	learned := pagetext.LearnShapes(pairs, minPagesForSiteLines)
+	maps.Copy(learned, pagetext.ChromeShapes(h.chrome))
 	h.Learned(learned)
 	n.Learn(learned)
 	return n
@@ -82,15 +95,20 @@ func (h *pagesHarvest) noise(sl pagetext.LineSet, olds map[string]string) *paget
 // harvest, or when a person added it), and a known page that is gone (404,
 // 410, a "not found" page) deleted. A page that answered with its text
 // unchanged, or was not read, is still there, linked to or not.
-func (h *pagesHarvest) judge() {
+func (h *pagesHarvest) judge(ctx context.Context) {
 	limit := max(h.Snapshots().MaxText, pagetext.DefaultMaxText) * 4
 	sl, olds := h.siteLines(limit)
 	noise := h.noise(sl, olds)
-	clean := func(t string) string { return noise.Drop(sl.Drop(t)) }
+	// The widgets first: a slot is held by lines the site's may be.
+	clean := func(t string) string { return sl.Drop(noise.Drop(t)) }
+	h.readAgain(ctx, clean, noise, olds)
 	shots := map[string]*reading{}
 	for _, r := range h.reads {
-		sh := h.compare(r, clean, noise, olds, limit)
-		shots[r.id] = sh
+		shots[r.id] = h.compare(r, clean, noise, olds, limit)
+	}
+	h.foldListings(shots, sl, noise, olds)
+	for _, r := range h.reads {
+		sh := shots[r.id]
 		h.ShareText(r.id, sh.title, sh.textChange, sh.diff)
 		h.res.Snapshots = append(h.res.Snapshots, r.stored)
 	}

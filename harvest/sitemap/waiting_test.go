@@ -79,6 +79,8 @@ func TestTheSitemapIsReadConditionally(t *testing.T) {
 // page that answers 304 does not count against --page-fetches, nor does
 // one a server without validators sends again byte for byte, so a
 // harvest asks for every page and finds the one edit, whichever it is.
+// The edited page is asked for once more, to tell an edit from a widget
+// that changes at every read (readAgain).
 func TestUndatedPagesAreAllAskedForEachHarvest(t *testing.T) {
 	for _, etags := range []bool{true, false} {
 		e := newSMEnv(t, harvest.SnapshotSettings{PageFetches: 5})
@@ -111,8 +113,12 @@ func TestUndatedPagesAreAllAskedForEachHarvest(t *testing.T) {
 			t.Errorf("validators %v: changes %v, want the edit found in the first harvest after it", etags, got)
 		}
 		for p, n := range before {
-			if got := e.Site.Hits(p) - n; got != 1 {
-				t.Errorf("validators %v: %s asked for %d times in the harvest, want once", etags, p, got)
+			want := 1
+			if p == "/m23/" {
+				want = 2
+			}
+			if got := e.Site.Hits(p) - n; got != want {
+				t.Errorf("validators %v: %s asked for %d times in the harvest, want %d", etags, p, got, want)
 			}
 		}
 	}
