@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -394,6 +395,21 @@ func (d *DB) HasChange(ctx context.Context, collectionID int64, url, kind string
 		return false, fmt.Errorf("db: look up a change of collection %d: %w", collectionID, err)
 	}
 	return n > 0, nil
+}
+
+// LastKind returns the kind of the newest change the collection stores
+// of a page, "" when it stores none.
+func (d *DB) LastKind(ctx context.Context, collectionID int64, url string) (string, error) {
+	var kind string
+	err := d.r.QueryRowContext(ctx, `SELECT kind FROM changes WHERE collection_id = ? AND url = ? ORDER BY datetime DESC, id DESC LIMIT 1`,
+		collectionID, url).Scan(&kind)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("db: look up the last change of a page of collection %d: %w", collectionID, err)
+	}
+	return kind, nil
 }
 
 // ExportedChange is one change with the names of where it belongs.

@@ -46,3 +46,9 @@ func (j *CollectionRun) WatchedPages(ctx context.Context) ([]db.WatchedPage, err
 func (j *CollectionRun) StoredChangesOf(ctx context.Context, urls []string) (int64, error) {
 	return j.h.store.CountChangesOf(ctx, j.col.ID, urls)
 }
+
+// LastKind returns the kind of the newest change the collection stores of
+// a page, "" when none.
+func (j *CollectionRun) LastKind(ctx context.Context, url string) (string, error) {
+	return j.h.store.LastKind(ctx, j.col.ID, url)
+}

@@ -22,7 +22,13 @@ type rsHarvest struct {
 	// late are entries dated before the last processing time, which a
 	// change list may gain after it (see takeLate).
 	late []db.Change
+	// deletions wait for the end of the harvest (see recordDeletions).
+	deletions []db.Change
 }
+
+// maxDeletions bounds the deletions looked up in one harvest; those past
+// it are recorded as they are.
+const maxDeletions = 5000
 
 // maxLate bounds the late entries looked up in one harvest.
 const maxLate = 1000
@@ -91,7 +97,41 @@ func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Re
 	} else if err := j.collectIndex(ctx, doc); err != nil {
 		return res, err
 	}
-	return res, j.takeLate(ctx)
+	if err := j.takeLate(ctx); err != nil {
+		return res, err
+	}
+	return res, j.recordDeletions(ctx)
+}
+
+// recordDeletions records the deletions the change list named, but not
+// that of a page whose newest stored change is its deletion already and
+// that this harvest did not create or update again: a collection that
+// compared resource lists before it had a change list recorded that
+// deletion when the page left the list, dated by that harvest, and the
+// change list now names it at its own time.
+func (j *rsHarvest) recordDeletions(ctx context.Context) error {
+	if len(j.deletions) == 0 {
+		return nil
+	}
+	again := map[string]bool{}
+	for _, c := range j.Changes() {
+		if c.Kind != rsync.ChangeDeleted {
+			again[c.URL] = true
+		}
+	}
+	for i, c := range j.deletions {
+		if i < maxDeletions && !again[c.URL] {
+			last, err := j.LastKind(ctx, c.URL)
+			if err != nil {
+				return err
+			}
+			if last == rsync.ChangeDeleted {
+				continue
+			}
+		}
+		j.Record(c)
+	}
+	return nil
 }
 
 // listedPages reads the resource list named beside the change list, one
@@ -127,7 +167,12 @@ func (j *rsHarvest) takeLate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if !stored {
+		switch {
+		case stored:
+		case c.Kind == rsync.ChangeDeleted:
+			j.deletions = append(j.deletions, c)
+			taken++
+		default:
 			j.Record(c)
 			taken++
 		}
@@ -226,6 +271,10 @@ func (j *rsHarvest) add(src string, e *rsync.Entry) {
 		if len(j.late) < maxLate {
 			j.late = append(j.late, c)
 		}
+		return
+	}
+	if c.Kind == rsync.ChangeDeleted {
+		j.deletions = append(j.deletions, c)
 		return
 	}
 	j.Record(c)

@@ -54,3 +54,36 @@ func TestResourceListCompared(t *testing.T) {
 		t.Errorf("changes %v, want %v; warnings %q", got, want, harvesttest.Warnings(rep))
 	}
 }
+
+// TestResourceListThenChangeLists: a site that published a resource list
+// adds a change list, which names a deletion the comparison of resource
+// lists already recorded (dated when the harvest saw it), and an edit
+// after it. The deletion is recorded once; the edit is taken.
+func TestResourceListThenChangeLists(t *testing.T) {
+	e := newListEnv(t)
+	v := shrine()
+	e.Site.Sitemap("/no-sitemap.xml", false)
+	e.Site.Version("", v)
+	publishResourceList(e.Site, resource("/a/", "1"), resource("/b/", "2"), resource("/d/", "3"))
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	v2 := shrine2()
+	e.Site.Version("", v2)
+	publishResourceList(e.Site, resource("/a/", "1"), resource("/b/", "2"), resource("/e/", "5"))
+	e.Harvest()
+	// /a/'s text changed under an unmoved hash: read again, it is news.
+	if got := e.Changes(); !slices.Equal(got, []string{"created /e/", "deleted /d/", "updated /a/"}) {
+		t.Fatalf("the resource lists compared: %v", got)
+	}
+
+	e.Site.Raw("/caps.xml", `<urlset `+rsXMLNS+`><rs:md capability="capabilitylist"/><rs:ln rel="describes" href="{root}/"/>
+<url><loc>{root}/resources.xml</loc><rs:md capability="resourcelist"/></url>
+<url><loc>{root}/changes.xml</loc><rs:md capability="changelist"/></url></urlset>`)
+	e.Site.Raw("/changes.xml", `<urlset `+rsXMLNS+`><rs:md capability="changelist" from="2026-11-21T00:00:00Z"/>
+<url><loc>{root}/d/</loc><rs:md change="deleted" datetime="2026-11-21T09:00:00Z"/></url>
+<url><loc>{root}/e/</loc><rs:md change="updated" datetime="2026-11-22T08:00:00Z"/></url></urlset>`)
+	rep := e.Harvest()
+	want := []string{"created /e/", "deleted /d/", "updated /a/", "updated /e/"}
+	if got := e.Changes(); !slices.Equal(got, want) {
+		t.Errorf("changes %v, want %v, /d/ deleted once; warnings %q", got, want, harvesttest.Warnings(rep))
+	}
+}
