@@ -140,16 +140,16 @@ func TestBigChangesFeedAndPages(t *testing.T) {
 		t.Errorf("%d entries link to their change's page, %d show lines; want 49 (a page of 50 entries, one of them the collection's first), some", len(pages), shown)
 	}
 
-	// The collection's and the site's pages show 40 lines of each and
-	// link to the rest.
+	// The collection's and the site's pages show 40 lines of each change
+	// of their first page of changes (15 and 10) and link to the rest.
 	site, err := fx.store.SiteByID(t.Context(), col.SiteID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, u := range []string{srv.URL + "/collection/" + col.PublicID, srv.URL + "/" + sitePath(site)} {
+	for u, want := range map[string]int{srv.URL + "/collection/" + col.PublicID: collectionChanges, srv.URL + "/" + sitePath(site): siteChanges} {
 		code, page := get(u)
-		if n := bytes.Count(page, []byte(`<a href="`+srv.URL+"/collection/"+col.PublicID+"/change/")); code != http.StatusOK || n < 30 {
-			t.Errorf("GET %s: %d, %d links to a change's page", u, code, n)
+		if n := bytes.Count(page, []byte(`<a href="`+srv.URL+"/collection/"+col.PublicID+"/change/")); code != http.StatusOK || n != want {
+			t.Errorf("GET %s: %d, %d links to a change's page, want %d", u, code, n, want)
 		}
 	}
 
