@@ -27,12 +27,13 @@ type Planned struct {
 
 // Preview is what an import of a file does: the sites it follows, the
 // entries it refuses with why, and the notification settings it sets
-// (Settings) or cannot (among Refused).
+// (Settings) or cannot (NotSet).
 type Preview struct {
 	Format   string
 	Follow   []Planned
 	Refused  []imports.Refusal
 	Settings []string
+	NotSet   []imports.Refusal
 	// plan keeps what ImportPlan applies of the settings.
 	digest, email string
 }
@@ -182,7 +183,7 @@ func (s *Service) previewRoom(ctx context.Context, userID int64, pv *Preview) er
 // import sets, and refuses what it cannot: secrets are not in an
 // export, and an address is confirmed by the link sent to it.
 func (s *Service) previewSettings(ctx context.Context, userID int64, set imports.Settings, n Notifications, pv *Preview) error {
-	refuse := func(what, why string) { pv.Refused = append(pv.Refused, imports.Refusal{What: what, Why: why}) }
+	refuse := func(what, why string) { pv.NotSet = append(pv.NotSet, imports.Refusal{What: what, Why: why}) }
 	if n == nil {
 		refuse("notification settings", "this tidings sends no notifications")
 		return nil
@@ -235,7 +236,7 @@ func (s *Service) ImportPlan(ctx context.Context, u db.User, plan *imports.Plan,
 		return db.Import{}, pv, err
 	}
 	var skipped []string
-	for _, r := range pv.Refused {
+	for _, r := range append(pv.Refused, pv.NotSet...) {
 		skipped = append(skipped, r.What+": "+r.Why)
 	}
 	if len(pv.Follow) == 0 && len(pv.Settings) == 0 {
@@ -268,4 +269,18 @@ func (s *Service) ImportPlan(ctx context.Context, u db.User, plan *imports.Plan,
 	}
 	im, err := s.queueImport(ctx, u.ID, sites, ready, skipped)
 	return im, pv, err
+}
+
+// Confirmed is the file a preview's page sends back to be imported:
+// what it follows, as tidings' own export, with the plan's settings.
+// The entries refused stay with the page, which sends them too.
+func (pv Preview) Confirmed(settings *imports.Settings) imports.Export {
+	e := imports.Export{Tidings: imports.ExportVersion, Follows: []imports.ExportFollow{}}
+	for _, p := range pv.Follow {
+		e.Follows = append(e.Follows, imports.ExportFollow{URL: p.URL, Title: p.Title, Rules: p.Rules})
+	}
+	if settings != nil {
+		e.Settings = *settings
+	}
+	return e
 }

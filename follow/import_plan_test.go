@@ -108,7 +108,7 @@ func follows(t *testing.T, store *db.DB, u db.User) map[string]string {
 
 func refusedWhat(pv Preview) []string {
 	var out []string
-	for _, r := range pv.Refused {
+	for _, r := range append(pv.Refused, pv.NotSet...) {
 		out = append(out, r.What+": "+r.Why)
 	}
 	return out

@@ -84,10 +84,10 @@ func (s *Server) routes() {
 		var mw []echo.MiddlewareFunc
 		if method == http.MethodPost {
 			// Before CSRF, which reads the form: forms are small, and an
-			// OPML upload is bounded a little above what the import accepts.
+			// import's upload is bounded a little above what it accepts.
 			limit := "64K"
 			if path == "/import" {
-				limit = "3M"
+				limit = "33M"
 			}
 			mw = append(mw, middleware.BodyLimit(limit))
 		}
@@ -123,6 +123,7 @@ func (s *Server) routes() {
 	page(http.MethodPost, "/tokens", s.tokenCreate, user)
 	page(http.MethodPost, "/tokens/:id/revoke", s.tokenRevoke, user)
 	page(http.MethodGet, "/opml", s.opmlExport, user)
+	page(http.MethodGet, "/export", s.exportAll, user)
 	page(http.MethodGet, "/import", s.opmlImportForm, user)
 	page(http.MethodPost, "/import", s.opmlImport, user, importLimited)
 	page(http.MethodGet, "/imports/:id", s.opmlImportResult, user)
