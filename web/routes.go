@@ -77,7 +77,7 @@ func (s *Server) routes() {
 		"You are adding sites faster than tidings allows. Wait a minute and try again.")
 	importLimited := perUser(s.opts.ImportRate/3600, s.opts.ImportRate,
 		fmt.Sprintf("You have imported several files just now. Wait %d minutes and try again.", int(math.Ceil(60/s.opts.ImportRate))))
-	s.apiRoutes(addLimited)
+	s.apiRoutes(addLimited, importLimited)
 	// Middleware is attached per route, not per group: a group's middleware
 	// also runs for unknown paths, which must stay plain 404s.
 	page := func(method, path string, h echo.HandlerFunc, extra ...echo.MiddlewareFunc) {
