@@ -167,7 +167,7 @@ func (s *Service) previewRoom(ctx context.Context, userID int64, pv *Preview) er
 	var kept []Planned
 	for _, p := range pv.Follow {
 		if !p.Followed && room.n == 0 {
-			pv.Refused = append(pv.Refused, imports.Refusal{What: p.From + " (" + p.URL + ")", Why: room.why})
+			pv.Refused = append(pv.Refused, imports.Refusal{What: p.URL, Why: room.why})
 			continue
 		}
 		if !p.Followed {
@@ -240,6 +240,10 @@ func (s *Service) ImportPlan(ctx context.Context, u db.User, plan *imports.Plan,
 		skipped = append(skipped, r.What+": "+r.Why)
 	}
 	if len(pv.Follow) == 0 && len(pv.Settings) == 0 {
+		// A file of sites, none of which there is room for, says why.
+		if _, err := s.importRoom(ctx, u.ID); err != nil {
+			return db.Import{}, pv, err
+		}
 		return db.Import{}, pv, &NothingToImportError{Skipped: skipped}
 	}
 	if pv.digest != "" {
