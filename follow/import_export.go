@@ -48,7 +48,13 @@ func Export(ctx context.Context, store *db.DB, u db.User, now time.Time) (import
 		return e, err
 	}
 	for _, t := range targets {
-		e.Settings.Pushes = append(e.Settings.Pushes, imports.ExportPush{Service: imports.Redact(t.URL), Site: urls[t.SiteID]})
+		site := urls[t.SiteID]
+		if site == "" && t.SiteID != 0 {
+			// A site no longer followed: its name, so that the push is
+			// not read as one for everything.
+			site = t.SiteTitle
+		}
+		e.Settings.Pushes = append(e.Settings.Pushes, imports.ExportPush{Service: imports.Redact(t.URL), Site: site})
 	}
 	return e, nil
 }
