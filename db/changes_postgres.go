@@ -35,7 +35,7 @@ func insertChangesInBatches(ctx context.Context, tx *sql.Tx, run Run, changes []
 				runID = run.ID
 			}
 			args = append(args, run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), runID, c.Source, c.Title, c.Summary,
-				c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod, c.TextChange, c.Diff)
+				c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod, c.TextChange, storedDiff(c.Diff))
 		}
 		q.WriteString(` ON CONFLICT DO NOTHING RETURNING run_id IS NULL`)
 		f, h, err := countInserted(ctx, tx, q.String(), args)

@@ -83,7 +83,7 @@ func scanCollection(row scanner) (Collection, error) {
 func (d *DB) SyncCollections(ctx context.Context, siteID int64, specs []CollectionSpec) ([]Collection, error) {
 	now := fmtTime(time.Now())
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE collections SET active = 0 WHERE site_id = ?`, siteID); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE collections SET active = FALSE WHERE site_id = ?`, siteID); err != nil {
 			return err
 		}
 		for _, s := range specs {
@@ -101,7 +101,7 @@ INSERT INTO collections (site_id, protocol, key, source_url, title, created_at) 
 ON CONFLICT (site_id, protocol, key) DO UPDATE SET
 	source_url = excluded.source_url,
 	title = CASE WHEN excluded.title <> '' THEN excluded.title ELSE collections.title END,
-	active = 1`,
+	active = TRUE`,
 				siteID, s.Protocol, s.Key, s.SourceURL, s.Title, now)
 			if err != nil {
 				return err
@@ -130,7 +130,7 @@ func (d *DB) Collections(ctx context.Context, f CollectionFilter) ([]Collection,
 		args = append(args, f.SiteID)
 	}
 	if f.ActiveOnly {
-		where = append(where, "c.active = 1")
+		where = append(where, "c.active")
 	}
 	q := `SELECT ` + collectionCols + collectionFrom
 	if len(where) > 0 {
@@ -172,7 +172,7 @@ func takeOver(ctx context.Context, tx *sql.Tx, siteID int64, s CollectionSpec) (
 	res, err := tx.ExecContext(ctx, `
 UPDATE collections SET protocol = ?, key = ?, source_url = ?,
 	title = CASE WHEN ? <> '' THEN ? ELSE title END,
-	state = '', last_processed_at = NULL, handed_over = 1, active = 1
+	state = '', last_processed_at = NULL, handed_over = TRUE, active = TRUE
 WHERE id = ? AND site_id = ?`, s.Protocol, s.Key, s.SourceURL, s.Title, s.Title, s.Replaces, siteID)
 	if err != nil {
 		return false, err

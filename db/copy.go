@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // TableCount is how many rows of one table a copy wrote.
@@ -17,7 +18,8 @@ type TableCount struct {
 
 // Copy copies every row of every table of src into the database target
 // names (an SQLite file or a PostgreSQL URL, as Open takes), which must
-// hold nothing yet: ids, blobs and times as they are stored. src is read
+// hold nothing yet: ids and blobs as they are stored, times and flags in
+// the target's types for them (see column.convert). src is read
 // in one snapshot, so a copy made while others write is consistent, and
 // the target is written in one transaction, so that a failed copy leaves
 // it empty. PostgreSQL's identity sequences then continue after the ids
@@ -203,8 +205,13 @@ func (d *DB) copyTable(ctx context.Context, from, to *sql.Tx, table string) (int
 type column struct {
 	name  string
 	bytes bool // PostgreSQL's bytea, which takes no string
+	flag  bool // PostgreSQL's boolean, which takes no SQLite 0 or 1
 }
 
+// convert makes a value read from one engine one the other stores as the
+// first did: instants as SQLite's text (timeFormat) or PostgreSQL's
+// timestamptz, which reads that text as it is, and flags as 0 and 1 or
+// booleans.
 func (c column) convert(v any) any {
 	switch x := v.(type) {
 	case string:
@@ -217,6 +224,12 @@ func (c column) convert(v any) any {
 			// PostgreSQL's text takes a string.
 			return string(x)
 		}
+	case int64:
+		if c.flag {
+			return x != 0
+		}
+	case time.Time:
+		return fmtTime(x)
 	}
 	return v
 }
@@ -224,8 +237,8 @@ func (c column) convert(v any) any {
 // columns lists a table's columns in the target.
 func (d *DB) columns(ctx context.Context, tx *sql.Tx, table string) ([]column, error) {
 	rows, err := tx.QueryContext(ctx, d.eng.pick(
-		`SELECT name, upper(type) = 'BLOB' FROM pragma_table_info(?) ORDER BY cid`,
-		`SELECT column_name, data_type = 'bytea' FROM information_schema.columns
+		`SELECT name, upper(type) = 'BLOB', FALSE FROM pragma_table_info(?) ORDER BY cid`,
+		`SELECT column_name, data_type = 'bytea', data_type = 'boolean' FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`), table)
 	if err != nil {
 		return nil, err
@@ -234,7 +247,7 @@ func (d *DB) columns(ctx context.Context, tx *sql.Tx, table string) ([]column, e
 	var cols []column
 	for rows.Next() {
 		var c column
-		if err := rows.Scan(&c.name, &c.bytes); err != nil {
+		if err := rows.Scan(&c.name, &c.bytes, &c.flag); err != nil {
 			return nil, err
 		}
 		cols = append(cols, c)

@@ -128,6 +128,17 @@ func dumpTables(t *testing.T, d *DB) map[string][]string {
 			}
 			var fields []string
 			for i, v := range vals {
+				// As SQLite holds them: PostgreSQL's instants and
+				// flags are of types of their own.
+				switch x := v.(type) {
+				case time.Time:
+					v = fmtTime(x)
+				case bool:
+					v = int64(0)
+					if x {
+						v = int64(1)
+					}
+				}
 				fields = append(fields, fmt.Sprintf("%s=%T:%v", cols[i], v, v))
 			}
 			slices.Sort(fields)

@@ -21,10 +21,11 @@ var (
 	ErrAlreadyExists = errors.New("db: already exists")
 )
 
-// DB holds one writer connection and a small read-only pool. SQLite allows
-// one writer at a time; funnelling writes through a single connection with
-// immediate transactions avoids SQLITE_BUSY on read-to-write upgrades.
-// PostgreSQL gets the same shape (see openPostgres).
+// DB holds a writer pool and a small read-only pool. SQLite allows one
+// writer at a time: its writer pool is a single connection, and immediate
+// transactions on it avoid SQLITE_BUSY on read-to-write upgrades.
+// PostgreSQL takes writes side by side, each transaction on a connection
+// of its own (see openPostgres).
 type DB struct {
 	w   writer
 	r   *sql.DB
@@ -35,19 +36,27 @@ type DB struct {
 	ahead time.Duration
 	// mine are the outbox messages this handle holds (see ClaimOutbox).
 	mine heldClaims
+	// upTo is the last migration step Open applies: all of them but in
+	// tests that make a database of an older schema (openAt).
+	upTo int
 }
 
 // Open opens the database target names and applies pending migrations:
 // a postgres:// or postgresql:// URL names a PostgreSQL database, anything
 // else an SQLite file, created if needed.
 func Open(ctx context.Context, target string) (*DB, error) {
-	if IsPostgres(target) {
-		return openPostgres(ctx, target)
-	}
-	return openSQLite(ctx, target)
+	return openAt(ctx, target, len(migrations))
 }
 
-func openSQLite(ctx context.Context, path string) (*DB, error) {
+// openAt is Open with the schema migrated up to step upTo at most.
+func openAt(ctx context.Context, target string, upTo int) (*DB, error) {
+	if IsPostgres(target) {
+		return openPostgres(ctx, target, upTo)
+	}
+	return openSQLite(ctx, target, upTo)
+}
+
+func openSQLite(ctx context.Context, path string, upTo int) (*DB, error) {
 	base := "file:" + url.PathEscape(path) + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL"
 	w, err := sql.Open("sqlite3", base+"&_txlock=immediate")
 	if err != nil {
@@ -55,7 +64,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	}
 	w.SetMaxOpenConns(1)
 	w.SetConnMaxIdleTime(0)
-	d := &DB{}
+	d := &DB{upTo: upTo}
 	d.w = writer{DB: w, gen: &d.gen}
 	if err := d.migrate(ctx); err != nil {
 		w.Close()
@@ -106,7 +115,10 @@ func (d *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 // instants compare equal, which the changes uniqueness key relies on.
 const timeFormat = "2006-01-02T15:04:05.000000000Z"
 
-func fmtTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+// fmtTime formats t to the microsecond, which both engines keep (a
+// PostgreSQL timestamptz has no finer part), so that a time written to
+// either reads back the same.
+func fmtTime(t time.Time) string { return t.UTC().Truncate(time.Microsecond).Format(timeFormat) }
 
 // clockMicros is the SQL for the time now on the database's clock, in
 // microseconds since 1970. Every lease and claim goes by it: processes
@@ -120,14 +132,15 @@ func (d *DB) clockMicros() string {
 	return fmt.Sprintf("(%s + %d)", now, d.ahead.Microseconds())
 }
 
-// clockText is the SQL for the database's clock plus the microseconds
-// that the SQL plus gives, as times are stored (timeFormat): the claims
-// of discoveries and messages are in columns of stored times.
-func (d *DB) clockText(plus string) string {
+// clockTime is the SQL for the database's clock plus the microseconds
+// that the SQL plus gives, as times are stored (timeFormat on SQLite, a
+// timestamptz on PostgreSQL): the claims of discoveries and messages are
+// in columns of stored times.
+func (d *DB) clockTime(plus string) string {
 	us := "(" + d.clockMicros() + " + " + plus + ")"
 	return d.eng.pick(
 		`(strftime('%Y-%m-%dT%H:%M:%S', `+us+` / 1000000, 'unixepoch') || printf('.%06d000Z', `+us+` % 1000000))`,
-		`to_char(TIMESTAMP '1970-01-01' + `+us+` * INTERVAL '1 microsecond', 'YYYY-MM-DD"T"HH24:MI:SS.US"000Z"')`)
+		`(TIMESTAMPTZ '1970-01-01 00:00:00+00' + `+us+` * INTERVAL '1 microsecond')`)
 }
 
 func fmtTimePtr(t *time.Time) any {
@@ -151,6 +164,11 @@ func (n *nullTime) Scan(v any) error {
 	}
 	var s string
 	switch x := v.(type) {
+	case time.Time:
+		// PostgreSQL's timestamptz.
+		t := x.UTC()
+		n.t = &t
+		return nil
 	case string:
 		s = x
 	case []byte:
@@ -163,6 +181,26 @@ func (n *nullTime) Scan(v any) error {
 		return err
 	}
 	n.t = &t
+	return nil
+}
+
+// timeText scans a nullable stored time as SQLite stores it (timeFormat),
+// whichever the engine: for code that compares stored times as text and
+// hands them back as arguments, which both engines take.
+type timeText struct {
+	String string
+	Valid  bool
+}
+
+func (t *timeText) Scan(v any) error {
+	var n nullTime
+	if err := n.Scan(v); err != nil {
+		return err
+	}
+	*t = timeText{}
+	if n.t != nil {
+		*t = timeText{fmtTime(*n.t), true}
+	}
 	return nil
 }
 

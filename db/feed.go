@@ -96,14 +96,14 @@ func (d *DB) Digests(ctx context.Context, scope Scope, limit int) ([]Digest, err
 // complete harvest (its "now following" entry) whatever it found.
 func (d *DB) DigestsBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Digest, error) {
 	// Apart, each condition has an index (runs_collection, runs_following).
-	return d.digests(ctx, scope, b, limit, "r.changes > 0", "r.following = 1 AND +r.changes = 0")
+	return d.digests(ctx, scope, b, limit, "r.changes > 0", d.eng.flag("r.following")+" AND +r.changes = 0")
 }
 
 // FollowingBefore returns the "now following" digests in scope, dated
 // before b, newest first: what a feed of one entry per change shows of
 // each collection's first harvest.
 func (d *DB) FollowingBefore(ctx context.Context, scope Scope, b Before, limit int) ([]Digest, error) {
-	return d.digests(ctx, scope, b, limit, "r.following = 1")
+	return d.digests(ctx, scope, b, limit, d.eng.flag("r.following"))
 }
 
 // digests loads the newest runs in scope, before b, that meet any of
@@ -287,7 +287,8 @@ func (d *DB) Stamp(ctx context.Context, scope Scope) (FeedStamp, error) {
 	}
 	where, warg := scope.where("r")
 	var maxRun sql.NullInt64
-	var list, pruned sql.NullString
+	var list sql.NullString
+	var pruned timeText
 	var next, added nullTime
 	// The retention sweep deletes without harvesting: how far it went
 	// is part of the version.
@@ -297,7 +298,7 @@ SELECT (SELECT max(id) FROM runs WHERE site_id IN (`+sites+`)),
 		`(SELECT string_agg(CAST(id AS TEXT), ',' ORDER BY id) FROM sites WHERE id IN (`+sites+`))`)+`,
 	(SELECT min(next_harvest_at) FROM sites WHERE id IN (`+sites+`)),
 	(SELECT max(t) FROM (SELECT max(r.finished_at) AS t FROM runs r WHERE `+where+` AND r.changes > 0
-		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND r.following = 1) AS added),
+		UNION ALL SELECT max(r.finished_at) FROM runs r WHERE `+where+` AND `+d.eng.flag("r.following")+`) AS added),
 	(SELECT max(pruned_until) FROM collections WHERE site_id IN (`+sites+`))`,
 		arg, arg, arg, warg, warg, arg).Scan(&maxRun, &list, &next, &added, &pruned)
 	if err != nil {
@@ -334,6 +335,13 @@ func changeDest(c *Change) ([]any, func()) {
 		&c.Author, &c.Language, &tags, &c.FromLastmod, &c.TextChange, &c.Diff}
 	return dest, func() {
 		c.RunID, c.History = run.Int64, !run.Valid
+		// A diff that cannot be read is as none: its change shows
+		// without it, the rest of a feed or page as ever.
+		if d, err := readDiff(c.Diff); err == nil {
+			c.Diff = d
+		} else {
+			c.Diff = ""
+		}
 		if tags != "" {
 			c.Tags = strings.Split(tags, "\n")
 		}
@@ -355,6 +363,19 @@ func (d *DB) changesWhere(ctx context.Context, tail string, limit int, args ...a
 		args = append(args, limit)
 	}
 	return queryAll(ctx, d, "load changes", `SELECT `+changeCols+` FROM changes ch WHERE `+tail, scanChange, args...)
+}
+
+// ChangeOf returns change id of a collection; ErrNotFound when the
+// collection holds no change of that id (never one of another's).
+func (d *DB) ChangeOf(ctx context.Context, collectionID, id int64) (Change, error) {
+	list, err := d.changesWhere(ctx, "ch.id = ? AND ch.collection_id = ?", 0, id, collectionID)
+	if err != nil {
+		return Change{}, err
+	}
+	if len(list) == 0 {
+		return Change{}, ErrNotFound
+	}
+	return list[0], nil
 }
 
 // ChangesAt returns the changes of a collection dated exactly at: those a

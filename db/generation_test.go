@@ -17,7 +17,11 @@ func TestGenerationFollowsWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(OtherWritersDelay + 10*time.Millisecond) // let it ask SQLite again
-	if got := d.Generation(ctx); got != g {
+	// PostgreSQL's snapshot is the server's: a write to another database
+	// on it (another test's, in a shared test cluster) moves it too, which
+	// costs a cache its copy but never serves a stale one. Reads alone are
+	// checked on SQLite, whose data_version is the file's.
+	if got := d.Generation(ctx); got != g && d.eng != postgresEngine {
 		t.Fatalf("generation moved from %d to %d with only reads", g, got)
 	}
 

@@ -180,7 +180,7 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 UPDATE collections SET
 	last_processed_at = COALESCE(?, last_processed_at),
 	last_success_at = COALESCE(?, last_success_at),
-	handed_over = CASE WHEN ? = '' THEN 0 ELSE handed_over END,
+	handed_over = CASE WHEN ? = '' THEN FALSE ELSE handed_over END,
 	last_harvest_at = ?, last_error = ?
 WHERE id = ?`, fmtTimePtr(h.Watermark), success, run.Error, fmtTime(run.FinishedAt), run.Error, run.CollectionID)
 		return err
@@ -222,7 +222,7 @@ SELECT GREATEST((SELECT count(*) FROM pages WHERE collection_id = ?1),
 	if err != nil {
 		return false, 0, fmt.Errorf("count pages: %w", err)
 	}
-	_, err = tx.ExecContext(ctx, `UPDATE runs SET following = 1, pages = ?,
+	_, err = tx.ExecContext(ctx, `UPDATE runs SET following = TRUE, pages = ?,
 	last_change_id = COALESCE((SELECT max(id) FROM changes WHERE collection_id = ?), 0) WHERE id = ?`,
 		pages, run.CollectionID, run.ID)
 	if err != nil {
@@ -284,7 +284,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`)
 		}
 		res, err := ins.ExecContext(execCtx,
 			run.CollectionID, c.URL, c.Kind, fmtTime(c.Datetime), runID, c.Source, c.Title, c.Summary,
-			c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod, c.TextChange, c.Diff)
+			c.Author, c.Language, strings.Join(c.Tags, "\n"), c.FromLastmod, c.TextChange, storedDiff(c.Diff))
 		if err != nil {
 			return 0, 0, fmt.Errorf("insert change %s: %w", c.URL, err)
 		}

@@ -87,8 +87,8 @@ func (d *DB) PruneHostLeases(ctx context.Context) error {
 // a concurrent claim changed before it decides, and SQLite has one
 // writer, so of two processes claiming at once one wins.
 func (d *DB) ClaimDiscovery(ctx context.Context, id int64, holder string, now, until time.Time) (bool, error) {
-	return d.changesOne(ctx, fmt.Sprintf("claim discovery %d", id), `UPDATE discoveries SET claimed_by = ?1, claimed_until = `+d.clockText("?2")+`
-WHERE id = ?3 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= `+d.clockText("0")+` OR claimed_by = ?1)`,
+	return d.changesOne(ctx, fmt.Sprintf("claim discovery %d", id), `UPDATE discoveries SET claimed_by = ?1, claimed_until = `+d.clockTime("?2")+`
+WHERE id = ?3 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until <= `+d.clockTime("0")+` OR claimed_by = ?1)`,
 		holder, until.Sub(now).Microseconds(), id)
 }
 
@@ -97,5 +97,5 @@ WHERE id = ?3 AND status = 'pending' AND (claimed_until IS NULL OR claimed_until
 // database's clock, so now, the caller's, is not asked.
 func (d *DB) ClaimableDiscoveries(ctx context.Context, now time.Time) ([]Discovery, error) {
 	return queryAll(ctx, d, "list discoveries to claim", `SELECT `+discoveryCols+` FROM discoveries
-WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until <= `+d.clockText("0")+`) ORDER BY id`, scanDiscovery)
+WHERE status = 'pending' AND (claimed_until IS NULL OR claimed_until <= `+d.clockTime("0")+`) ORDER BY id`, scanDiscovery)
 }

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
 	sqlite3 "github.com/mattn/go-sqlite3"
@@ -15,8 +14,10 @@ import (
 // by another. The schema version is the number of steps applied, kept in
 // PRAGMA user_version on SQLite and in the schema_version table on
 // PostgreSQL. Both engines run the same list, so that a version means the
-// same schema on either; a step's postgres text says how PostgreSQL takes
-// it (see step).
+// same tables and columns on either, each step written once per engine in
+// that engine's dialect and types (see step). PostgreSQL's first step made
+// the schema of steps 1 to 18 at once, since no PostgreSQL database
+// predates step 18: its steps 2 to 18 have nothing to do.
 var migrations = []step{
 	{sqlite: `
 CREATE TABLE sites (
@@ -137,7 +138,7 @@ CREATE TABLE discoveries (
 );
 CREATE INDEX discoveries_user ON discoveries (user_id, id);
 CREATE INDEX discoveries_import ON discoveries (import_id);
-`, postgres: inPostgresSchema},
+`},
 	{sqlite: `
 ALTER TABLE changes ADD COLUMN author TEXT NOT NULL DEFAULT '';
 ALTER TABLE changes ADD COLUMN language TEXT NOT NULL DEFAULT '';
@@ -156,7 +157,7 @@ CREATE TABLE processed (
 	processed_at  TEXT NOT NULL,
 	PRIMARY KEY (collection_id, url)
 ) WITHOUT ROWID;
-`, postgres: inPostgresSchema},
+`},
 	{sqlite: `
 CREATE TABLE outages (
 	id             INTEGER PRIMARY KEY,
@@ -175,21 +176,21 @@ FROM collections c JOIN runs r ON r.collection_id = c.id AND r.error <> ''
 	AND r.finished_at > COALESCE((SELECT max(ok.finished_at) FROM runs ok WHERE ok.collection_id = c.id AND ok.error = ''), '')
 WHERE c.last_error <> ''
 GROUP BY c.id;
-`, postgres: inPostgresSchema},
+`},
 	{sqlite: `
 ALTER TABLE sites ADD COLUMN failures INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sites ADD COLUMN failing_since TEXT;
-`, postgres: inPostgresSchema},
+`},
 	// 6: when a site was last discovered in full; harvests in between
 	// re-read only its Source Description.
 	{sqlite: `
 ALTER TABLE sites ADD COLUMN discovered_at TEXT;
-`, postgres: inPostgresSchema},
+`},
 	// 7: a digest of each fetched body, so that a document served again
 	// unchanged by a server without validators is not parsed again.
 	{sqlite: `
 ALTER TABLE fetch_state ADD COLUMN digest TEXT NOT NULL DEFAULT '';
-`, postgres: inPostgresSchema},
+`},
 	// 8: a page's title and summary in columns of their own, so that every
 	// protocol can keep them and a deleted page's entry can be titled. SCP
 	// kept them inside hash as "<sha256 hex> <JSON [title, summary]>";
@@ -207,7 +208,7 @@ UPDATE pages SET
 	hash = substr(hash, 1, instr(hash, ' ') - 1)
 WHERE instr(hash, ' ') > 0
 	AND collection_id IN (SELECT id FROM collections WHERE protocol = 'scp');
-`, postgres: inPostgresSchema},
+`},
 	// 9: a site whose last follower left is no longer harvested and its
 	// feeds have ended; its history is deleted later, its row kept so that
 	// its feeds can say so and a new follower brings it back. Triggers
@@ -227,7 +228,7 @@ BEGIN
 	UPDATE sites SET unfollowed_at = NULL, history_deleted_at = NULL
 	WHERE id = NEW.site_id AND unfollowed_at IS NOT NULL;
 END;
-`, postgres: inPostgresSchema},
+`},
 	// 10: page snapshots, the latest per page of a site whatever the
 	// collections listing it, and the text a change brought with it.
 	// text_change is '' while unknown, else 'changed' or 'unchanged'; diff
@@ -252,7 +253,7 @@ CREATE TABLE snapshots (
 	fetched_at    TEXT NOT NULL,
 	PRIMARY KEY (site_id, url)
 );
-`, postgres: inPostgresSchema},
+`},
 	// Public ids: the site and collection pages are public, and their
 	// addresses should not let anyone count or walk every site followed
 	// here. Sixteen random bytes, filled in for existing rows and by a
@@ -275,7 +276,7 @@ BEGIN
 	UPDATE collections SET public_id = lower(hex(randomblob(16))) WHERE id = NEW.id;
 END;
 ALTER TABLE discoveries ADD COLUMN dismissed_at TEXT;
-`, postgres: inPostgresSchema},
+`},
 	// Snapshots stored smaller: the body's hash as its first 16 bytes,
 	// the text's hash not at all (the text itself is compared), the final
 	// URL only when a redirect made it differ, the media type without its
@@ -318,7 +319,7 @@ CREATE TABLE snapshot_queue (
 	PRIMARY KEY (site_id, url)
 );
 CREATE INDEX snapshot_queue_due ON snapshot_queue (collection_id, datetime);
-`, postgres: inPostgresSchema},
+`},
 	// 13: the first complete harvest of a collection is its feed's
 	// "now following" entry, whatever the age of what it found: following
 	// marks that run, pages counts the collection's pages then, and
@@ -340,12 +341,12 @@ WHERE id IN (SELECT min(id) FROM runs WHERE collection_id IS NOT NULL AND error 
 CREATE INDEX runs_following ON runs (collection_id, finished_at) WHERE following = 1;
 ALTER TABLE discoveries ADD COLUMN title TEXT NOT NULL DEFAULT '';
 ALTER TABLE follows ADD COLUMN title TEXT NOT NULL DEFAULT '';
-`, postgres: inPostgresSchema},
+`},
 	// 14: when a page was last read to check it, for sources whose dates
 	// cannot be trusted (plain sitemaps): the oldest checks go first.
 	{sqlite: `
 ALTER TABLE pages ADD COLUMN checked_at TEXT;
-`, postgres: inPostgresSchema},
+`},
 	// 15: the pages a "pages" collection watches, each with its distance
 	// in links from where the crawl started (new links are followed only
 	// so far), when it was last read (the oldest are read first), and
@@ -361,7 +362,7 @@ CREATE TABLE IF NOT EXISTS watched_pages (
 	by_hand       INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (collection_id, url)
 );
-`, postgres: inPostgresSchema},
+`},
 	// 16: retention. pruned_until is the newest change time the sweep
 	// deleted of a collection, so that its feeds can say where the history
 	// they keep ends. stored_bytes is what a site's rows take, measured by
@@ -371,14 +372,14 @@ CREATE TABLE IF NOT EXISTS watched_pages (
 ALTER TABLE collections ADD COLUMN pruned_until TEXT;
 ALTER TABLE sites ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE sites ADD COLUMN measured_at TEXT;
-`, postgres: inPostgresSchema},
+`},
 	// 17: a collection handed over to another source (the site began or
 	// stopped publishing a more precise one) until the new source's first
 	// harvest: that harvest takes what it finds as seen, but for what
 	// changed since the old source's last one.
 	{sqlite: `
 ALTER TABLE collections ADD COLUMN handed_over INTEGER NOT NULL DEFAULT 0;
-`, postgres: inPostgresSchema},
+`},
 	// 18: settings of this tidings that outlive one process, such as the
 	// public address serve was last given, which the commands that print
 	// feed addresses use. IF NOT EXISTS, as in step 15.
@@ -388,7 +389,7 @@ CREATE TABLE IF NOT EXISTS settings (
 	value      TEXT NOT NULL,
 	updated_at TEXT NOT NULL
 );
-`, postgres: inPostgresSchema},
+`},
 	// 19: what a site's pages hold that is no news: rules people give
 	// (a text, or a CSS selector for watched pages) and the shapes of
 	// lines a harvest learned change on many pages at once. IF NOT
@@ -400,6 +401,15 @@ CREATE TABLE IF NOT EXISTS ignore_rules (
 	kind       TEXT NOT NULL CHECK (kind IN ('text', 'css', 'learned')),
 	pattern    TEXT NOT NULL,
 	created_at TEXT NOT NULL,
+	UNIQUE (site_id, kind, pattern)
+);
+`, postgres: `
+CREATE TABLE IF NOT EXISTS ignore_rules (
+	id         BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+	site_id    BIGINT NOT NULL REFERENCES sites(id) ON DELETE CASCADE,
+	kind       TEXT COLLATE "C" NOT NULL CHECK (kind IN ('text', 'css', 'learned')),
+	pattern    TEXT COLLATE "C" NOT NULL,
+	created_at TEXT COLLATE "C" NOT NULL,
 	UNIQUE (site_id, kind, pattern)
 );
 `},
@@ -448,6 +458,44 @@ CREATE TABLE IF NOT EXISTS outbox (
 );
 CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
 CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id, created_at);
+`, postgres: `
+CREATE TABLE IF NOT EXISTS notify_settings (
+	user_id       BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+	email         TEXT COLLATE "C" NOT NULL DEFAULT '',
+	pending_email TEXT COLLATE "C" NOT NULL DEFAULT '',
+	confirm_hash  TEXT COLLATE "C" NOT NULL DEFAULT '',
+	confirm_until TEXT COLLATE "C",
+	every         TEXT COLLATE "C" NOT NULL DEFAULT 'daily' CHECK (every IN ('daily', 'weekly', 'off')),
+	push_secret   TEXT COLLATE "C" NOT NULL DEFAULT '',
+	digest_after  BIGINT NOT NULL DEFAULT 0,
+	digest_at     TEXT COLLATE "C"
+);
+CREATE TABLE IF NOT EXISTS push_targets (
+	id         BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+	user_id    BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	url        TEXT COLLATE "C" NOT NULL,
+	site_id    BIGINT REFERENCES sites(id) ON DELETE CASCADE,
+	after_run  BIGINT NOT NULL DEFAULT 0,
+	created_at TEXT COLLATE "C" NOT NULL
+);
+CREATE INDEX IF NOT EXISTS push_targets_user ON push_targets (user_id);
+CREATE TABLE IF NOT EXISTS outbox (
+	id            BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+	user_id       BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	target_id     BIGINT REFERENCES push_targets(id) ON DELETE CASCADE,
+	kind          TEXT COLLATE "C" NOT NULL,
+	address       TEXT COLLATE "C" NOT NULL,
+	message       TEXT COLLATE "C" NOT NULL,
+	created_at    TEXT COLLATE "C" NOT NULL,
+	attempts      BIGINT NOT NULL DEFAULT 0,
+	next_at       TEXT COLLATE "C" NOT NULL,
+	claimed_until TEXT COLLATE "C",
+	sent_at       TEXT COLLATE "C",
+	failed_at     TEXT COLLATE "C",
+	error         TEXT COLLATE "C" NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS outbox_due ON outbox (next_at) WHERE sent_at IS NULL AND failed_at IS NULL;
+CREATE INDEX IF NOT EXISTS outbox_user ON outbox (user_id, created_at);
 `},
 	// 21: several processes sharing one database. host_leases says which
 	// process works on a host, until when (microseconds since 1970, on
@@ -464,12 +512,23 @@ CREATE TABLE host_leases (
 ALTER TABLE discoveries ADD COLUMN claimed_by TEXT NOT NULL DEFAULT '';
 ALTER TABLE discoveries ADD COLUMN claimed_until TEXT;
 CREATE INDEX discoveries_pending ON discoveries (id) WHERE status = 'pending';
+`, postgres: `
+CREATE TABLE host_leases (
+	host       TEXT COLLATE "C" PRIMARY KEY,
+	holder     TEXT COLLATE "C" NOT NULL,
+	held_until BIGINT NOT NULL
+);
+ALTER TABLE discoveries ADD COLUMN claimed_by TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE discoveries ADD COLUMN claimed_until TEXT COLLATE "C";
+CREATE INDEX discoveries_pending ON discoveries (id) WHERE status = 'pending';
 `},
 	// 22: a rule a harvest switched off (it cost more than a rule may,
 	// or a newer tidings no longer takes it), with the reason, for the
 	// person who gave it.
 	{sqlite: `
 ALTER TABLE ignore_rules ADD COLUMN off_reason TEXT NOT NULL DEFAULT '';
+`, postgres: `
+ALTER TABLE ignore_rules ADD COLUMN off_reason TEXT COLLATE "C" NOT NULL DEFAULT '';
 `},
 	// 23: each attempt at sending a message, when, which the hourly
 	// limits count: a failed attempt or a retry opens a connection as a
@@ -482,6 +541,13 @@ CREATE TABLE IF NOT EXISTS outbox_attempts (
 	user_id   INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
 	target_id INTEGER,
 	at        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS outbox_attempts_user ON outbox_attempts (user_id, at);
+`, postgres: `
+CREATE TABLE IF NOT EXISTS outbox_attempts (
+	user_id   BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	target_id BIGINT,
+	at        TEXT COLLATE "C" NOT NULL
 );
 CREATE INDEX IF NOT EXISTS outbox_attempts_user ON outbox_attempts (user_id, at);
 `},
@@ -538,6 +604,13 @@ CREATE TABLE IF NOT EXISTS share_cuts (
 	share_bytes  INTEGER NOT NULL,
 	pruned_until TEXT NOT NULL
 );
+`, postgres: `
+CREATE TABLE IF NOT EXISTS share_cuts (
+	site_id      BIGINT NOT NULL PRIMARY KEY REFERENCES sites(id) ON DELETE CASCADE,
+	cut_at       TEXT COLLATE "C" NOT NULL,
+	share_bytes  BIGINT NOT NULL,
+	pruned_until TEXT COLLATE "C" NOT NULL
+);
 `},
 	// 26: the first account, which is made an admin, named in a table of
 	// at most one row, so that two sign-ups at once on an empty database
@@ -548,8 +621,17 @@ CREATE TABLE IF NOT EXISTS first_account (
 	one     INTEGER NOT NULL PRIMARY KEY CHECK (one = 1),
 	user_id INTEGER NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE
 );
+`, postgres: `
+CREATE TABLE IF NOT EXISTS first_account (
+	one     BIGINT NOT NULL PRIMARY KEY CHECK (one = 1),
+	user_id BIGINT NOT NULL UNIQUE REFERENCES users(id) ON DELETE CASCADE
+);
 `},
-	// 27: API tokens, kept by the hash of the token as sessions are: a
+	// 27: PostgreSQL's own types for instants (timestamptz) and flags
+	// (boolean), which it held as SQLite does, as text and integers.
+	// SQLite has no types of its own for either.
+	{postgresGo: postgresNativeTypes},
+	// 28: API tokens, kept by the hash of the token as sessions are: a
 	// copy of the database lets no one in. A token goes with its account.
 	{sqlite: `
 CREATE TABLE IF NOT EXISTS api_tokens (
@@ -561,10 +643,21 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 	last_used_at TEXT
 );
 CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
+`, postgres: `
+CREATE TABLE IF NOT EXISTS api_tokens (
+	id           BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+	user_id      BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+	name         TEXT COLLATE "C" NOT NULL,
+	token_hash   TEXT COLLATE "C" NOT NULL UNIQUE,
+	created_at   TIMESTAMPTZ NOT NULL,
+	last_used_at TIMESTAMPTZ
+);
+CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
 `},
-	// 28: the rules an import gives a site it asks to follow, kept with
+	// 29: the rules an import gives a site it asks to follow, kept with
 	// the discovery until the site is found and followed, when they
-	// become the person's own rules, in the file's order. IF NOT EXISTS, as in step 15.
+	// become the person's own rules, in the file's order. IF NOT
+	// EXISTS, as in step 15.
 	{sqlite: `
 CREATE TABLE IF NOT EXISTS discovery_rules (
 	discovery_id INTEGER NOT NULL REFERENCES discoveries(id) ON DELETE CASCADE,
@@ -573,61 +666,43 @@ CREATE TABLE IF NOT EXISTS discovery_rules (
 	pattern      TEXT NOT NULL,
 	PRIMARY KEY (discovery_id, position)
 ) WITHOUT ROWID;
+`, postgres: `
+CREATE TABLE IF NOT EXISTS discovery_rules (
+	discovery_id BIGINT NOT NULL REFERENCES discoveries(id) ON DELETE CASCADE,
+	position     BIGINT NOT NULL,
+	kind         TEXT COLLATE "C" NOT NULL,
+	pattern      TEXT COLLATE "C" NOT NULL,
+	PRIMARY KEY (discovery_id, position)
+);
 `},
 }
 
-// step is one migration. sqlite is its SQLite text. postgres is its
-// PostgreSQL text, or empty when sqlite's text needs only its types
-// translated (see postgresDDL): plain CREATE TABLE, ALTER TABLE ADD
-// COLUMN, CREATE INDEX, and statements both engines read alike. A step
-// with triggers, SQLite's own functions (strftime, json_*, randomblob,
-// scalar min/max, group_concat) or a table rebuilt by copy needs its
-// PostgreSQL text. The steps up to 18 are inPostgresSchema: PostgreSQL's
-// first step made their schema at once.
+// step is one migration, written once for each engine in that engine's
+// own dialect and types, so that neither is derived from the other: sqlite
+// is SQLite's text; PostgreSQL's is postgres, or postgresGo when what it
+// does depends on what the database holds (a column's type now, for a
+// step that must run again over itself). Empty is nothing to do on that
+// engine at this step; the version moves on all the same.
 type step struct {
-	sqlite   string
-	postgres string
+	sqlite     string
+	postgres   string
+	postgresGo func(context.Context, *sql.Tx) error
 }
 
-// inPostgresSchema marks the steps whose schema PostgreSQL's first step
-// already made: it has no database older than that.
-const inPostgresSchema = "-- in postgresSchema"
-
-// text returns the step's SQL for e, "" when there is nothing to run.
-func (s step) text(e engine) string {
-	switch {
-	case e == sqliteEngine:
-		return s.sqlite
-	case s.postgres == inPostgresSchema:
-		return ""
-	case s.postgres != "":
-		return s.postgres
+// run applies the step on engine e within tx.
+func (s step) run(ctx context.Context, tx *sql.Tx, e engine) error {
+	text := s.sqlite
+	if e == postgresEngine {
+		if s.postgresGo != nil {
+			return s.postgresGo(ctx, tx)
+		}
+		text = s.postgres
 	}
-	return postgresDDL(s.sqlite)
-}
-
-// sqliteTypes are the spellings of SQLite's column types in PostgreSQL,
-// as postgresSchema has them: integers are 64-bit as in SQLite, and text
-// compares by bytes.
-var sqliteTypes = []struct {
-	re   *regexp.Regexp
-	with string
-}{
-	{regexp.MustCompile(`\bINTEGER PRIMARY KEY\b`), "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY"},
-	{regexp.MustCompile(`\bINTEGER\b`), "BIGINT"},
-	{regexp.MustCompile(`\bTEXT\b`), `TEXT COLLATE "C"`},
-	{regexp.MustCompile(`\bBLOB\b`), "BYTEA"},
-	{regexp.MustCompile(`\bx''`), `'\x'`},
-	{regexp.MustCompile(`\)\s*WITHOUT ROWID`), ")"},
-}
-
-// postgresDDL translates the column types of a step written for SQLite,
-// in capitals as this file writes them, into PostgreSQL's.
-func postgresDDL(sqlite string) string {
-	for _, t := range sqliteTypes {
-		sqlite = t.re.ReplaceAllString(sqlite, t.with)
+	if text == "" {
+		return nil
 	}
-	return sqlite
+	_, err := tx.ExecContext(ctx, text)
+	return err
 }
 
 // SchemaVersion is the schema this binary writes.
@@ -641,7 +716,7 @@ func (d *DB) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("db: read schema version: %w", err)
 	}
-	if err := checkVersion(v); err != nil || v == len(migrations) {
+	if err := checkVersion(v); err != nil || v >= d.upTo {
 		return err
 	}
 	for {
@@ -684,11 +759,11 @@ func (d *DB) migrateOne(ctx context.Context) (done bool, err error) {
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 			return fmt.Errorf("db: read schema version: %w", err)
 		}
-		if err := checkVersion(v); err != nil || v == len(migrations) {
+		if err := checkVersion(v); err != nil || v >= d.upTo {
 			done = true
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v].sqlite); err != nil {
+		if err := migrations[v].run(ctx, tx, sqliteEngine); err != nil {
 			return fmt.Errorf("db: migration %d: %w", v+1, err)
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {

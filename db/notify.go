@@ -497,7 +497,7 @@ func (d *DB) ClaimOutbox(ctx context.Context, now time.Time, lease time.Duration
 	// LOCKED leaves a row another claim is stamping to that claim, and
 	// re-reads a row changed meanwhile against the condition; SQLite
 	// runs one writer at a time.
-	m, err := d.claimOutbox(ctx, `UPDATE outbox SET claimed_until = `+d.clockText("?2")+`
+	m, err := d.claimOutbox(ctx, `UPDATE outbox SET claimed_until = `+d.clockTime("?2")+`
 WHERE id = (SELECT id FROM outbox WHERE `+d.outboxFree()+` ORDER BY next_at, id LIMIT 1`+d.eng.pick("", " FOR UPDATE SKIP LOCKED")+`)`,
 		now, lease, fmtTime(now), lease.Microseconds())
 	if errors.Is(err, sql.ErrNoRows) {
@@ -512,19 +512,19 @@ WHERE id = (SELECT id FROM outbox WHERE `+d.outboxFree()+` ORDER BY next_at, id 
 // claimOutbox runs an UPDATE that stamps one message's claim, returns
 // the message, and remembers the claim as this handle's.
 func (d *DB) claimOutbox(ctx context.Context, update string, now time.Time, lease time.Duration, args ...any) (OutboxMessage, error) {
-	var stamp string
+	var stamp timeText
 	m, err := scanOutboxAnd(d.w.QueryRowContext(ctx, update+` RETURNING `+outboxCols+`, claimed_until`, args...), &stamp)
 	d.gen.n.Add(1)
 	if err != nil {
 		return m, err
 	}
-	d.mine.hold(m.ID, stamp, now.Add(lease))
+	d.mine.hold(m.ID, stamp.String, now.Add(lease))
 	return m, nil
 }
 
 // outboxFree is the condition of a message due at ?1 that nobody holds.
 func (d *DB) outboxFree() string {
-	return `sent_at IS NULL AND failed_at IS NULL AND next_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ` + d.clockText("0") + `)`
+	return `sent_at IS NULL AND failed_at IS NULL AND next_at <= ?1 AND (claimed_until IS NULL OR claimed_until <= ` + d.clockTime("0") + `)`
 }
 
 // claimOwnOutbox takes again a message this handle holds whose lease
@@ -536,7 +536,7 @@ func (d *DB) claimOwnOutbox(ctx context.Context, now time.Time, lease time.Durat
 		if !ok {
 			return OutboxMessage{}, ErrNotFound
 		}
-		m, err := d.claimOutbox(ctx, `UPDATE outbox SET claimed_until = `+d.clockText("?3")+`
+		m, err := d.claimOutbox(ctx, `UPDATE outbox SET claimed_until = `+d.clockTime("?3")+`
 WHERE id = ?1 AND claimed_until = ?2 AND sent_at IS NULL AND failed_at IS NULL`, now, lease, id, stamp, lease.Microseconds())
 		if errors.Is(err, sql.ErrNoRows) {
 			d.mine.drop(id)

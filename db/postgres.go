@@ -32,6 +32,13 @@ func (e engine) pick(sqlite, postgres string) string {
 	return sqlite
 }
 
+// flag is the SQL for "the boolean column col holds yes". SQLite stores a
+// flag as 1, and uses a partial index on one (runs_following) only for a
+// query spelled as the index is, col = 1; PostgreSQL's is a boolean.
+func (e engine) flag(col string) string {
+	return e.pick(col+" = 1", col)
+}
+
 // pgUniqueViolation is PostgreSQL's SQLSTATE for a unique constraint.
 const pgUniqueViolation = "23505"
 
@@ -54,12 +61,19 @@ func Redact(target string) string {
 	return u.Redacted()
 }
 
-// openPostgres opens a PostgreSQL database in the shape Open gives SQLite:
-// one writer connection, so that a process's writes take turns as they do
-// on SQLite and the code above needs no second set of rules; a pool of
-// read-only connections for reads; and a connection that watches for
-// other processes' commits.
-func openPostgres(ctx context.Context, target string) (*DB, error) {
+// postgresWriters is how many writes a process runs on PostgreSQL at once:
+// as many as the harvest workers a process is commonly given, and few
+// enough that several processes stay well within the server's 100
+// connections by default.
+const postgresWriters = 8
+
+// openPostgres opens a PostgreSQL database: a pool of connections for
+// writes, since PostgreSQL, unlike SQLite, runs them side by side (every
+// write is a statement or a transaction whose conditions hold at its
+// commit whatever else commits meanwhile: the same rules that let
+// several processes share the database); a pool of read-only connections
+// for reads; and a connection that watches for other processes' commits.
+func openPostgres(ctx context.Context, target string, upTo int) (*DB, error) {
 	cfg, err := pgx.ParseConfig(target)
 	if err != nil {
 		return nil, fmt.Errorf("db: %s: %w", Redact(target), err)
@@ -74,8 +88,8 @@ func openPostgres(ctx context.Context, target string) (*DB, error) {
 		p.SetMaxIdleConns(conns)
 		return p
 	}
-	d := &DB{eng: postgresEngine}
-	w := open(false, 1)
+	d := &DB{eng: postgresEngine, upTo: upTo}
+	w := open(false, postgresWriters)
 	d.w = writer{DB: w, gen: &d.gen}
 	if err := d.migrate(ctx); err != nil {
 		w.Close()
@@ -110,14 +124,12 @@ func (d *DB) migratePostgres(ctx context.Context) error {
 			if err != nil {
 				return fmt.Errorf("db: read schema version: %w", err)
 			}
-			if err := checkVersion(v); err != nil || v == len(migrations) {
+			if err := checkVersion(v); err != nil || v >= d.upTo {
 				done = true
 				return err
 			}
-			if text := migrations[v].text(postgresEngine); text != "" {
-				if _, err := tx.ExecContext(ctx, text); err != nil {
-					return fmt.Errorf("db: migration %d: %w", v+1, err)
-				}
+			if err := migrations[v].run(ctx, tx, postgresEngine); err != nil {
+				return fmt.Errorf("db: migration %d: %w", v+1, err)
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE schema_version SET version = ?`, v+1); err != nil {
 				return fmt.Errorf("db: migration %d: %w", v+1, err)
@@ -160,18 +172,6 @@ func (c pgConn) ExecContext(ctx context.Context, query string, args []driver.Nam
 
 func (c pgConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	return c.Conn.QueryContext(ctx, rebind(query), args)
-}
-
-// CheckNamedValue stores a Go bool as the integer SQLite stores: the
-// columns that hold flags are integers on both engines.
-func (c pgConn) CheckNamedValue(v *driver.NamedValue) error {
-	if b, ok := v.Value.(bool); ok {
-		v.Value = int64(0)
-		if b {
-			v.Value = int64(1)
-		}
-	}
-	return c.Conn.CheckNamedValue(v)
 }
 
 // rebind turns SQLite's placeholders, ? and ?NNN, into PostgreSQL's $N,

@@ -115,7 +115,7 @@ func (d *DB) pruneCollections(ctx context.Context, cols []int64, r Retention, p 
 const collectionRunsGone = `collection_id = ?1 AND finished_at < ?2 AND changes = 0
 	AND id < (SELECT max(id) FROM runs WHERE collection_id = ?1)
 	AND NOT EXISTS (SELECT 1 FROM changes WHERE run_id = runs.id)
-	AND (following = 0 OR NOT EXISTS (SELECT 1 FROM changes WHERE collection_id = ?1 AND id <= runs.last_change_id))`
+	AND (NOT following OR NOT EXISTS (SELECT 1 FROM changes WHERE collection_id = ?1 AND id <= runs.last_change_id))`
 
 func scanID(row scanner) (int64, error) {
 	var id int64
@@ -154,7 +154,7 @@ func (d *DB) pruneChanges(ctx context.Context, colID int64, r Retention) (int64,
 // retention r deletes; "" when it keeps them all.
 func pruneCond(ctx context.Context, q querier, colID int64, r Retention) (string, []any, error) {
 	// The Keep-th newest change, in the feeds' order: those after it go.
-	var at string
+	var at timeText
 	var id int64
 	err := q.QueryRowContext(ctx, `SELECT datetime, id FROM changes WHERE collection_id = ?
 ORDER BY datetime DESC, id DESC LIMIT 1 OFFSET ?`, colID, r.Keep-1).Scan(&at, &id)
@@ -165,7 +165,7 @@ ORDER BY datetime DESC, id DESC LIMIT 1 OFFSET ?`, colID, r.Keep-1).Scan(&at, &i
 		return "", nil, err
 	}
 	limit := fmtTime(r.Before)
-	var watermark sql.NullString
+	var watermark timeText
 	if err := q.QueryRowContext(ctx, `SELECT last_processed_at FROM collections WHERE id = ?`, colID).Scan(&watermark); err != nil {
 		return "", nil, err
 	}
@@ -173,7 +173,7 @@ ORDER BY datetime DESC, id DESC LIMIT 1 OFFSET ?`, colID, r.Keep-1).Scan(&at, &i
 		limit = watermark.String
 	}
 	return `ch.collection_id = ? AND ch.datetime < ? AND (ch.datetime < ? OR (ch.datetime = ? AND ch.id < ?))`,
-		[]any{colID, limit, at, at, id}, nil
+		[]any{colID, limit, at.String, at.String, id}, nil
 }
 
 // pruneChunkTx deletes the oldest pruneChunk changes of a collection that
@@ -184,18 +184,18 @@ func (d *DB) pruneChunkTx(ctx context.Context, tx *sql.Tx, colID int64, r Retent
 	if err != nil || cond == "" {
 		return 0, err
 	}
-	var lastAt string
+	var lastAt timeText
 	var lastID int64
 	err = tx.QueryRowContext(ctx, `SELECT ch.datetime, ch.id FROM changes ch WHERE `+cond+`
 ORDER BY ch.datetime, ch.id LIMIT 1 OFFSET ?`, append(slices.Clone(args), pruneChunk-1)...).Scan(&lastAt, &lastID)
 	switch {
 	case err == nil:
 		cond += ` AND (ch.datetime < ? OR (ch.datetime = ? AND ch.id <= ?))`
-		args = append(args, lastAt, lastAt, lastID)
+		args = append(args, lastAt.String, lastAt.String, lastID)
 	case !errors.Is(err, sql.ErrNoRows):
 		return 0, err
 	}
-	var newest sql.NullString
+	var newest timeText
 	if err := tx.QueryRowContext(ctx, `SELECT max(ch.datetime) FROM changes ch WHERE `+cond, args...).Scan(&newest); err != nil || !newest.Valid {
 		return 0, err
 	}
@@ -211,7 +211,7 @@ WHERE id IN (SELECT ch.run_id FROM changes ch WHERE ch.run_id IS NOT NULL AND `+
 	}
 	n, _ := res.RowsAffected()
 	if _, err := tx.ExecContext(ctx, d.eng.pick(`UPDATE collections SET pruned_until = max(COALESCE(pruned_until, ''), ?) WHERE id = ?`,
-		`UPDATE collections SET pruned_until = GREATEST(COALESCE(pruned_until, ''), ?) WHERE id = ?`),
+		`UPDATE collections SET pruned_until = GREATEST(pruned_until, ?) WHERE id = ?`),
 		newest.String, colID); err != nil {
 		return 0, err
 	}

@@ -1,15 +1,21 @@
 package db
 
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
 // postgresSchema is PostgreSQL's first migration: the whole schema as
 // SQLite has it after step 18, since no PostgreSQL database predates it.
-// Its later steps are written in SQLite's dialect or its own (see step).
 //
 // Text compares by bytes (COLLATE "C"), as in SQLite, whatever locale the
-// database was created with: times are stored as fixed-width text that
-// must sort as it reads, and ORDER BY url must give SQLite's order. Times
-// stay text rather than timestamptz for the same reason, and so that a
-// copy between the engines is exact. Booleans stay integers, as SQLite
-// stores them. A user's name is unique whatever its case, as SQLite's
+// database was created with: ORDER BY url must give SQLite's order. Times
+// were text and flags integers, as SQLite stores them, until step 27 gave
+// them PostgreSQL's own types (postgresNativeTypes). A user's name is unique whatever its case, as SQLite's
 // COLLATE NOCASE makes it: queries on it compare lower(name).
 const postgresSchema = `
 CREATE TABLE sites (
@@ -237,3 +243,120 @@ CREATE TABLE settings (
 	updated_at TEXT COLLATE "C" NOT NULL
 );
 `
+
+// postgresTimes are the columns that hold an instant, stored as text
+// (timeFormat) until step 27 made them timestamptz.
+var postgresTimes = map[string][]string{
+	"sites": {"created_at", "last_harvest_at", "next_harvest_at", "failing_since", "discovered_at",
+		"unfollowed_at", "history_deleted_at", "measured_at"},
+	"collections":     {"created_at", "last_processed_at", "last_success_at", "last_harvest_at", "pruned_until"},
+	"runs":            {"started_at", "finished_at"},
+	"changes":         {"datetime"},
+	"fetch_state":     {"fetched_at"},
+	"users":           {"created_at"},
+	"sessions":        {"created_at", "expires_at"},
+	"invites":         {"created_at", "expires_at", "used_at"},
+	"follows":         {"created_at"},
+	"imports":         {"created_at"},
+	"discoveries":     {"created_at", "finished_at", "dismissed_at", "claimed_until"},
+	"pages":           {"modified", "checked_at"},
+	"processed":       {"processed_at"},
+	"outages":         {"started_at", "last_failed_at", "ended_at"},
+	"snapshots":       {"fetched_at"},
+	"snapshot_queue":  {"datetime"},
+	"watched_pages":   {"checked_at"},
+	"settings":        {"updated_at"},
+	"ignore_rules":    {"created_at"},
+	"notify_settings": {"confirm_until", "digest_at"},
+	"push_targets":    {"created_at"},
+	"outbox":          {"created_at", "next_at", "claimed_until", "sent_at", "failed_at"},
+	"outbox_attempts": {"at"},
+	"share_cuts":      {"cut_at", "pruned_until"},
+}
+
+// postgresFlags are the columns that hold a yes or no, stored as 0 or 1
+// until step 27 made them boolean, with their defaults.
+var postgresFlags = map[string][]struct {
+	col   string
+	deflt bool
+}{
+	"collections":   {{"active", true}, {"handed_over", false}},
+	"runs":          {{"following", false}},
+	"changes":       {{"from_lastmod", false}},
+	"users":         {{"is_admin", false}},
+	"watched_pages": {{"by_hand", false}},
+}
+
+// postgresNativeTypes is step 27 on PostgreSQL: instants become
+// timestamptz (they were text in timeFormat, which PostgreSQL reads as
+// it is, to the microsecond it keeps) and flags boolean; the trigger
+// that stamped a site's last follower leaving writes an instant; and
+// notify_settings.user_id, an identity by a translation's mistake, is a
+// plain key. A column already converted is left alone, so that the step
+// runs again over itself. Each table is rewritten once, in the step's
+// transaction: a failure leaves the database at step 26.
+func postgresNativeTypes(ctx context.Context, tx *sql.Tx) error {
+	typeOf := func(table, col string) (string, error) {
+		var t string
+		err := tx.QueryRowContext(ctx, `SELECT data_type FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?`, table, col).Scan(&t)
+		if err != nil {
+			return "", fmt.Errorf("the type of %s.%s: %w", table, col, err)
+		}
+		return t, nil
+	}
+	tables := slices.Sorted(maps.Keys(postgresTimes))
+	for t := range postgresFlags {
+		if _, ok := postgresTimes[t]; !ok {
+			tables = append(tables, t)
+		}
+	}
+	// The index's predicate compares the flag with 1, which a boolean
+	// cannot be: it is made again below.
+	if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS runs_following`); err != nil {
+		return err
+	}
+	for _, table := range tables {
+		var alter []string
+		for _, col := range postgresTimes[table] {
+			typ, err := typeOf(table, col)
+			if err != nil {
+				return err
+			}
+			if typ == "text" {
+				c := quoteIdent(col)
+				alter = append(alter, `ALTER COLUMN `+c+` TYPE timestamptz USING NULLIF(`+c+`, '')::timestamptz`)
+			}
+		}
+		for _, f := range postgresFlags[table] {
+			typ, err := typeOf(table, f.col)
+			if err != nil {
+				return err
+			}
+			if typ == "bigint" {
+				c := quoteIdent(f.col)
+				alter = append(alter, `ALTER COLUMN `+c+` DROP DEFAULT`,
+					`ALTER COLUMN `+c+` TYPE boolean USING `+c+` <> 0`,
+					fmt.Sprintf(`ALTER COLUMN %s SET DEFAULT %t`, c, f.deflt))
+			}
+		}
+		if len(alter) == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `ALTER TABLE `+quoteIdent(table)+` `+strings.Join(alter, ", ")); err != nil {
+			return fmt.Errorf("table %s: %w", table, err)
+		}
+	}
+	_, err := tx.ExecContext(ctx, `
+CREATE INDEX runs_following ON runs (collection_id, finished_at) WHERE following;
+CREATE OR REPLACE FUNCTION follows_last_left() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF NOT EXISTS (SELECT 1 FROM follows WHERE site_id = OLD.site_id) THEN
+		UPDATE sites SET unfollowed_at = date_trunc('second', now()) WHERE id = OLD.site_id;
+	END IF;
+	RETURN NULL;
+END $$;
+ALTER TABLE notify_settings ALTER COLUMN user_id DROP IDENTITY IF EXISTS;
+`)
+	return err
+}

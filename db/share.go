@@ -150,7 +150,7 @@ func (d *DB) shareCutoff(ctx context.Context, cols []int64, excess int64, keep i
 			continue
 		}
 		type at struct {
-			when  string
+			when  timeText
 			bytes int64
 		}
 		list, err := queryAll(ctx, d, "measure the changes a share may prune",
@@ -163,7 +163,7 @@ func (d *DB) shareCutoff(ctx context.Context, cols []int64, excess int64, keep i
 			return before, false, err
 		}
 		for _, a := range list {
-			took[a.when] += a.bytes
+			took[a.when.String] += a.bytes
 		}
 	}
 	if len(took) == 0 {
@@ -182,8 +182,9 @@ func (d *DB) shareCutoff(ctx context.Context, cols []int64, excess int64, keep i
 	if err != nil {
 		return before, false, err
 	}
-	// Before is exclusive: the changes of that instant go too.
-	return at.Add(time.Nanosecond), true, nil
+	// Before is exclusive: the changes of that instant go too, the next
+	// instant a stored time can hold being a microsecond on (fmtTime).
+	return at.Add(time.Microsecond), true, nil
 }
 
 // forgetCuts forgets the cuts of sites whose history has since been

@@ -86,7 +86,7 @@ DELETE FROM snapshot_queue WHERE site_id = ? AND url NOT IN (
 		_, err := tx.ExecContext(ctx, `
 UPDATE changes SET text_change = ?, diff = ?, title = CASE WHEN title = '' THEN ? ELSE title END
 WHERE collection_id = ? AND url = ? AND kind = ? AND datetime = ?`,
-			f.TextChange, f.Diff, f.Title, f.CollectionID, f.URL, f.Kind, fmtTime(f.Datetime))
+			f.TextChange, storedDiff(f.Diff), f.Title, f.CollectionID, f.URL, f.Kind, fmtTime(f.Datetime))
 		if err != nil {
 			return fmt.Errorf("fill in the text of the change of %s: %w", f.URL, err)
 		}

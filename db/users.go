@@ -72,7 +72,7 @@ func (d *DB) insertUser(ctx context.Context, name, passwordHash, feedToken, invi
 	err := d.inTx(ctx, func(tx *sql.Tx) error {
 		var admin bool
 		err := tx.QueryRowContext(ctx, `INSERT INTO users (name, password_hash, is_admin, feed_token, created_at)
-VALUES (?, ?, CASE WHEN EXISTS (SELECT 1 FROM users) THEN 0 ELSE 1 END, ?, ?) RETURNING id, is_admin`,
+VALUES (?, ?, NOT EXISTS (SELECT 1 FROM users), ?, ?) RETURNING id, is_admin`,
 			name, passwordHash, feedToken, fmtTime(now)).Scan(&id, &admin)
 		if isUnique(err) {
 			return ErrAlreadyExists

@@ -36,7 +36,7 @@ ON CONFLICT (collection_id, url) DO UPDATE SET depth = min(depth, excluded.depth
 	checked_at = excluded.checked_at, by_hand = by_hand OR excluded.by_hand`, `
 INSERT INTO watched_pages AS w (collection_id, url, depth, checked_at, by_hand) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (collection_id, url) DO UPDATE SET depth = LEAST(w.depth, excluded.depth),
-	checked_at = excluded.checked_at, by_hand = GREATEST(w.by_hand, excluded.by_hand)`)
+	checked_at = excluded.checked_at, by_hand = w.by_hand OR excluded.by_hand`)
 	for _, w := range h.Watched {
 		_, err := tx.ExecContext(ctx, q,
 			collectionID, w.URL, w.Depth, fmtTime(w.CheckedAt), w.ByHand)

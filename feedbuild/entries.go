@@ -94,6 +94,10 @@ func (a Cursor) before(src int) db.Before {
 type feedItem struct {
 	key   Cursor
 	entry feeds.Entry
+	// brief is the entry's content with its diff in a line, for a
+	// document whose diffs came to feedDiffCost; "" for an entry without
+	// a diff.
+	brief string
 }
 
 // feedPage is one document's entries.
@@ -123,7 +127,7 @@ func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before
 			return nil, err
 		}
 		for _, d := range following {
-			items = append(items, feedItem{Cursor{d.Run.FinishedAt, srcFollowing, d.Run.ID}, b.digestEntry(spec.ids, d, cols[d.Run.CollectionID])})
+			items = append(items, feedItem{key: Cursor{d.Run.FinishedAt, srcFollowing, d.Run.ID}, entry: b.digestEntry(spec.ids, d, cols[d.Run.CollectionID])})
 		}
 	}
 	p := &feedPage{updated: spec.Created}
@@ -158,7 +162,15 @@ func (b *Builder) loadPage(ctx context.Context, spec *Spec, perPage bool, before
 		items = items[:n]
 		p.next = &items[n-1].key
 	}
+	spent := 0
 	for _, it := range items {
+		if it.brief != "" {
+			cost := feedCost(it.entry.ContentHTML)
+			if spent+cost > feedDiffCost {
+				it.entry.ContentHTML, cost = it.brief, feedCost(it.brief)
+			}
+			spent += cost
+		}
 		p.entries = append(p.entries, it.entry)
 	}
 	return p, nil
@@ -174,7 +186,8 @@ func (b *Builder) harvestItems(ctx context.Context, spec *Spec, perPage bool, bo
 			return nil, err
 		}
 		for _, ch := range changes {
-			items = append(items, feedItem{Cursor{ch.Datetime, srcHarvest, ch.ID}, b.pageEntry(spec.ids, ch, cols[ch.CollectionID])})
+			e, brief := b.pageEntry(spec.ids, ch, cols[ch.CollectionID])
+			items = append(items, feedItem{Cursor{ch.Datetime, srcHarvest, ch.ID}, e, brief})
 		}
 		return items, nil
 	}
@@ -183,7 +196,7 @@ func (b *Builder) harvestItems(ctx context.Context, spec *Spec, perPage bool, bo
 		return nil, err
 	}
 	for _, d := range digests {
-		items = append(items, feedItem{Cursor{d.Run.FinishedAt, srcHarvest, d.Run.ID}, b.digestEntry(spec.ids, d, cols[d.Run.CollectionID])})
+		items = append(items, feedItem{key: Cursor{d.Run.FinishedAt, srcHarvest, d.Run.ID}, entry: b.digestEntry(spec.ids, d, cols[d.Run.CollectionID])})
 	}
 	return items, nil
 }
@@ -261,19 +274,29 @@ func pageLink(ch db.Change, col db.Collection) string {
 	return ch.URL
 }
 
-// pageEntry is one change, dated by the change.
-func (b *Builder) pageEntry(ids idScope, ch db.Change, col db.Collection) feeds.Entry {
-	return feeds.Entry{
+// pageEntry is one change, dated by the change, and its content with its
+// diff in a line (feedItem.brief).
+func (b *Builder) pageEntry(ids idScope, ch db.Change, col db.Collection) (feeds.Entry, string) {
+	changeURL := ""
+	if col.PublicID != "" && ch.ID != 0 {
+		changeURL = b.URL(ChangePage(col, ch.ID))
+	}
+	text, brief := changeText(ch, changeURL)
+	e := feeds.Entry{
 		ID:          b.entryID(ids, changePart(col, ch)),
 		Title:       feeds.PageTitle(ch.Kind, ch.Title, ch.URL),
 		Updated:     ch.Datetime,
 		Link:        pageLink(ch, col),
-		ContentHTML: feeds.PageHTML(digestItem(ch), ch.Summary, textHTML(ch)),
+		ContentHTML: feeds.PageHTML(digestItem(ch), ch.Summary, text),
 		Summary:     ch.Summary,
 		Author:      ch.Author,
 		Language:    ch.Language,
 		Categories:  ch.Tags,
 	}
+	if brief != "" {
+		brief = feeds.PageHTML(digestItem(ch), ch.Summary, brief)
+	}
+	return e, brief
 }
 
 func digestItem(ch db.Change) feeds.DigestItem {

@@ -1,6 +1,7 @@
 package feedbuild
 
 import (
+	"strconv"
 	"strings"
 
 	"tidings/db"
@@ -19,6 +20,12 @@ func siteFeedBase(publicID string) string { return "sites/" + publicID }
 
 // collectionPage is a collection's web page, relative to the base URL.
 func collectionPage(col db.Collection) string { return "collection/" + col.PublicID }
+
+// ChangePage is the web page of one change of a collection, with its
+// whole diff, relative to the base URL.
+func ChangePage(col db.Collection, changeID int64) string {
+	return collectionPage(col) + "/change/" + strconv.FormatInt(changeID, 10)
+}
 
 func userFeedBase(token string) string { return "u/" + token }
 

@@ -242,7 +242,9 @@ func TestTextKeepsIDs(t *testing.T) {
 	for _, ch := range textChanges(t, t0) {
 		bare := ch
 		bare.TextChange, bare.Diff = db.TextUnknown, ""
-		if got, want := b.pageEntry(collectionScope(s.art), ch, s.art).ID, b.pageEntry(collectionScope(s.art), bare, s.art).ID; got != want {
+		with, _ := b.pageEntry(collectionScope(s.art), ch, s.art)
+		without, _ := b.pageEntry(collectionScope(s.art), bare, s.art)
+		if got, want := with.ID, without.ID; got != want {
 			t.Errorf("%s: id %q with its text, %q without", ch.URL, got, want)
 		}
 	}
@@ -252,8 +254,8 @@ func TestTextKeepsIDs(t *testing.T) {
 // without one instead of failing the feed.
 func TestUnreadableDiff(t *testing.T) {
 	ch := db.Change{URL: artPage + "x.html", Kind: "updated", Datetime: t0, TextChange: db.TextChanged, Diff: `{"ops":`}
-	if got := textHTML(ch); got != "" {
-		t.Errorf("textHTML of a broken diff = %q", got)
+	if got := TextHTML(ch); got != "" {
+		t.Errorf("TextHTML of a broken diff = %q", got)
 	}
 	if got := textLine(ch); got != "" {
 		t.Errorf("textLine of a broken diff = %q", got)

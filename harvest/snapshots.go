@@ -405,10 +405,12 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 		return db.TextUnknown, ""
 	}
 	old, known, now := "", false, snap.Text
+	oldHash := ""
 	if had && prev.Text != nil {
 		// A snapshot that cannot be read again is as good as none.
 		if t, err := pagetext.Decompress(prev.Text, limit); err == nil {
 			old, known = t, true
+			oldHash = pagetext.TextHash(t)
 		}
 		if known && noise.Rebase(prev.FetchedAt) {
 			old, now = pagetext.Rebased(noise.Drop(old), noise.Drop(now), noise.Drop(snap.Unremoved))
@@ -434,7 +436,7 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 		}
 		return db.TextUnknown, ""
 	}
-	stored, err := StoredDiff(d, len(snap.Text), snap.TextHash)
+	stored, err := StoredDiffFrom(d, oldHash, len(snap.Text), snap.TextHash)
 	if err != nil {
 		return db.TextUnknown, ""
 	}
@@ -447,9 +449,15 @@ func compareText(kind string, prev db.Snapshot, had bool, snap *pagetext.Snapsho
 // through it, so that no change costs more than its text once. textLen
 // and hash are the new text's.
 func StoredDiff(d pagetext.Diff, textLen int, hash string) (string, error) {
+	return StoredDiffFrom(d, "", textLen, hash)
+}
+
+// StoredDiffFrom is StoredDiff where the old text's hash is known
+// (pagetext.TextHash): a replacement keeps both.
+func StoredDiffFrom(d pagetext.Diff, oldHash string, textLen int, hash string) (string, error) {
 	b, err := json.Marshal(d)
 	if err == nil && d.More == 0 && diffTooBig(len(b), textLen) {
-		b, err = json.Marshal(pagetext.Replacement(d, hash))
+		b, err = json.Marshal(pagetext.Replacement(d, oldHash, hash))
 	}
 	return string(b), err
 }

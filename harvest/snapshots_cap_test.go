@@ -35,8 +35,8 @@ func textSnap(text string) *pagetext.Snapshot {
 	return &pagetext.Snapshot{Text: text, TextHash: hex.EncodeToString(sum[:])}
 }
 
-// A diff too big to be worth keeping keeps only its counts and the new
-// text's hash; its entry says the page was replaced. Smaller ones, and
+// A diff too big to be worth keeping keeps only its counts and the two
+// texts' hashes; its entry says the page was replaced. Smaller ones, and
 // big pages with small changes, keep their lines.
 func TestStoredDiffIsCapped(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
@@ -79,8 +79,8 @@ func TestStoredDiffIsCapped(t *testing.T) {
 				return
 			}
 			lines := strings.Count(tc.new, "\n") + 1
-			if d.Replaced != snap.TextHash || d.Added != lines || d.Removed != strings.Count(tc.old, "\n")+1 {
-				t.Errorf("replacement = %+v, want the text hash %s and %d lines added", d, snap.TextHash, lines)
+			if d.Replaced != snap.TextHash || d.ReplacedFrom != pagetext.TextHash(tc.old) || d.Added != lines || d.Removed != strings.Count(tc.old, "\n")+1 {
+				t.Errorf("replacement = %+v, want the text hashes %s → %s and %d lines added", d, pagetext.TextHash(tc.old), snap.TextHash, lines)
 			}
 			want := fmt.Sprintf("<p>The page was replaced: %d lines added, %d removed, too many to show.</p>\n", d.Added, d.Removed)
 			if got := d.HTML(); got != want {

@@ -79,3 +79,9 @@ func TooLarge(err error) bool { return tooLarge(err) }
 // EndedWaiting reports whether a page read ended because the harvest
 // ended while it waited for its turn to read the text.
 func EndedWaiting(err error) bool { return errors.Is(err, errNoTurn) }
+
+// OverBudget reports whether err ended a fetch because the site
+// harvest's budget of documents (--max-documents) is spent: a source that
+// can go on where it stopped then waits for the next harvest, which is
+// no failure.
+func OverBudget(err error) bool { return errors.Is(err, errBudget) }

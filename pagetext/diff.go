@@ -49,8 +49,10 @@ type Diff struct {
 	More int `json:"more,omitempty"`
 	// Replaced, when set, is the hash of the text that replaced the old
 	// one: the Diff was too big to keep (Replacement), and only its
-	// counts are.
-	Replaced string `json:"replaced,omitempty"`
+	// counts are. ReplacedFrom is the old text's hash, when it was known.
+	// Both are TextHash's: a reader holding either text can tell it.
+	Replaced     string `json:"replaced,omitempty"`
+	ReplacedFrom string `json:"from,omitempty"`
 }
 
 // Op is one step of a Diff: an unchanged run (Equal > 0) or a change
@@ -114,11 +116,12 @@ func Opening(text string) Diff {
 }
 
 // Replacement is what is kept of d when d itself is too big to store: its
-// counts, and hash, which names the new text (its snapshot's text hash).
-// A page rewritten whole would otherwise store both texts whole, twice
-// its own size, at every change.
-func Replacement(d Diff, hash string) Diff {
-	return Diff{Added: d.Added, Removed: d.Removed, Replaced: hash}
+// counts, and the hashes of the old text (from, "" when unknown) and of
+// the new one (to: its snapshot's text hash). A page rewritten whole
+// would otherwise store both texts whole, twice its own size, at every
+// change.
+func Replacement(d Diff, from, to string) Diff {
+	return Diff{Added: d.Added, Removed: d.Removed, Replaced: to, ReplacedFrom: from}
 }
 
 // firstRunes keeps the first n runes of s.

@@ -50,7 +50,19 @@ var (
 // a replacement reads "[old → new]", and text only removed or only added
 // "[removed: …]" or "[added: …]". <del> and <ins> carry inline colours for
 // readers that keep style attributes. The bounds are HTML's.
-func (d Diff) FeedHTML() string { return d.render(worded) }
+func (d Diff) FeedHTML() string {
+	out, _ := d.render(worded, view{lines: MaxHTMLLines})
+	return out
+}
+
+// FeedHTMLWithin renders the diff as FeedHTML does, in at most maxBytes
+// bytes of HTML besides its closing "and N more lines": a feed of many
+// big changes must stay within what readers take. whole reports whether
+// it showed every line the diff keeps; when not, the rest is for a page
+// of its own (WholeHTML).
+func (d Diff) FeedHTMLWithin(maxBytes int) (out string, whole bool) {
+	return d.render(worded, view{lines: MaxHTMLLines, bytes: max(maxBytes, 1)})
+}
 
 // writeChange writes the k-th removed and added lines of op, as one line
 // when they are alike, and returns how many changed lines it showed.

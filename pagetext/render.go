@@ -29,40 +29,108 @@ const (
 // the line replacing it shown as one line with the changed words marked,
 // at most MaxHTMLLines changed lines. A created page (nothing removed,
 // nothing kept) shows its opening lines. All text is escaped.
-func (d Diff) HTML() string { return d.render(bare) }
+func (d Diff) HTML() string {
+	out, _ := d.render(bare, view{lines: MaxHTMLLines})
+	return out
+}
 
-func (d Diff) render(m marks) string {
+// HTMLPart is HTML, and whether it shows every line the diff keeps:
+// when not, a page of the change (WholeHTML) has the rest.
+func (d Diff) HTMLPart() (out string, whole bool) {
+	return d.render(bare, view{lines: MaxHTMLLines})
+}
+
+// WholeHTML renders, as HTML does, every line the diff keeps, each run
+// of unchanged lines between two changes said in words: what a page of
+// its own shows of one change. It is as long as the stored diff, which
+// the harvest bounds.
+func (d Diff) WholeHTML() string {
+	out, _ := d.render(bare, view{gaps: true})
+	return out
+}
+
+// view bounds a rendering: at most lines changed lines (0: all), at most
+// bytes of HTML (0: no bound), and with gaps, the unchanged runs between
+// changes said in words.
+type view struct {
+	lines, bytes int
+	gaps         bool
+}
+
+// room reports whether n more bytes fit after what sb holds.
+func (v view) room(sb *strings.Builder, n int) bool {
+	return v.bytes == 0 || sb.Len()+n <= v.bytes
+}
+
+func (v view) moreLines(shown, n int) bool {
+	return v.lines == 0 || shown+n <= v.lines
+}
+
+// render writes the diff within v and says whether it showed every line
+// the diff keeps.
+func (d Diff) render(m marks, v view) (string, bool) {
 	if d.Unchanged() {
-		return "<p>" + NoTextChange + "</p>"
+		return "<p>" + NoTextChange + "</p>", true
 	}
 	if d.Replaced != "" {
-		return "<p>" + d.replacedLine() + "</p>\n"
+		return "<p>" + d.replacedLine() + "</p>\n", true
 	}
-	var sb strings.Builder
+	var sb, line strings.Builder
 	if d.Removed == 0 && len(d.Ops) == 1 {
 		lines := d.Ops[0].Ins
 		lines = lines[:min(len(lines), OpeningLines)]
+		shown := 0
 		for _, l := range lines {
-			sb.WriteString("<p>" + escapeLine(l) + "</p>\n")
+			p := "<p>" + escapeLine(l) + "</p>\n"
+			if !v.room(&sb, len(p)) {
+				break
+			}
+			sb.WriteString(p)
+			shown++
 		}
-		// Added, not what the Diff kept: Opening keeps only what is shown.
-		writeMore(&sb, d.Added-len(lines))
-		return sb.String()
+		// Added, not what the Diff kept: Opening keeps only what is shown,
+		// and a created page's change shows no more than its opening,
+		// whatever older harvests kept of it; the page has the rest.
+		writeMore(&sb, d.Added-shown)
+		return sb.String(), shown == len(lines)
 	}
-	shown := 0
-	for _, op := range d.Ops {
+	shown, kept := 0, 0
+	full := false
+	for k, op := range d.Ops {
 		if op.Equal > 0 {
+			if v.gaps && k > 0 && k < len(d.Ops)-1 {
+				line.Reset()
+				fmt.Fprintf(&line, "<p class=\"same\">… %d unchanged %s …</p>\n", op.Equal, plural(op.Equal, "line", "lines"))
+				if !full && v.room(&sb, line.Len()) {
+					sb.WriteString(line.String())
+				}
+			}
 			continue
 		}
 		for k := 0; k < max(len(op.Del), len(op.Ins)); k++ {
-			if shown+linesAt(op, k) > MaxHTMLLines {
-				break
+			n := linesAt(op, k)
+			kept += n
+			if full || !v.moreLines(shown, n) {
+				full = true
+				continue
 			}
-			shown += m.writeChange(&sb, op, k)
+			line.Reset()
+			m.writeChange(&line, op, k)
+			if !v.room(&sb, line.Len()) {
+				full = true
+				continue
+			}
+			sb.WriteString(line.String())
+			shown += n
 		}
 	}
+	if shown == 0 {
+		// Not one line fit (a line of a thousand marked words): the
+		// entry still says what changed.
+		sb.WriteString("<p>" + html.EscapeString(d.Summary()) + "</p>\n")
+	}
 	writeMore(&sb, d.Added+d.Removed-shown)
-	return sb.String()
+	return sb.String(), shown == kept
 }
 
 // linesAt counts the changed lines at position k of a change.

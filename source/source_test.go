@@ -1,7 +1,6 @@
 package source_test
 
 import (
-	"slices"
 	"testing"
 
 	_ "tidings/harvest/sources" // registers the sources tidings follows
@@ -28,11 +27,31 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
-// TestOrder: the most precise sources first, ResourceSync first of them.
+// TestOrder: the most precise sources first, by rank within a tier, as
+// they registered: ResourceSync first, watched pages last. The order is
+// read off the registry, so a new source fails this test only when its
+// tier or rank collides with another's.
 func TestOrder(t *testing.T) {
-	want := []string{"resourcesync", "arc", "scp", "sitemap", "pages"}
-	if got := source.Names(); !slices.Equal(got, want) {
-		t.Errorf("Names() = %q, want %q", got, want)
+	all := source.All()
+	names := source.Names()
+	if len(all) < 2 || names[0] != "resourcesync" || names[len(names)-1] != "pages" {
+		t.Fatalf("Names() = %q, want resourcesync first and pages last", names)
+	}
+	for i, info := range all {
+		if names[i] != info.Name {
+			t.Errorf("Names()[%d] = %q, All()[%d] = %q", i, names[i], i, info.Name)
+		}
+		if info.Tier < 0 || info.Tier > 2 {
+			t.Errorf("%s registered tier %d; the tiers are 0 (the site says what changed), 1 (lists compared) and 2 (pages watched)", info.Name, info.Tier)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := all[i-1]
+		if prev.Tier > info.Tier || prev.Tier == info.Tier && prev.Rank >= info.Rank {
+			t.Errorf("%s (tier %d, rank %d) comes after %s (tier %d, rank %d): two sources of a tier need ranks of their own, the order of discovery",
+				info.Name, info.Tier, info.Rank, prev.Name, prev.Tier, prev.Rank)
+		}
 	}
 }
 

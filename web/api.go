@@ -111,6 +111,22 @@ func (s *Server) apiRoutes(follows, imported echo.MiddlewareFunc) {
 	call(http.MethodGet, "/imports/:import", s.apiGetImport)
 	call(http.MethodGet, "/export", s.apiExport)
 	call(http.MethodGet, "/opml", s.apiOPML)
+	call(http.MethodGet, "/notifications", s.apiNotifications, s.notifier)
+	// As the settings page: a new address is sent a confirmation e-mail,
+	// at most every few minutes on average.
+	emails := middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
+		Store: middleware.NewRateLimiterMemoryStoreWithConfig(middleware.RateLimiterMemoryStoreConfig{
+			Rate: rate.Limit(12.0 / 3600), Burst: 6, ExpiresIn: time.Hour,
+		}),
+		IdentifierExtractor: func(c echo.Context) (string, error) { return strconv.FormatInt(currentUser(c).ID, 10), nil },
+		DenyHandler: func(c echo.Context, _ string, _ error) error {
+			return &apiProblem{status: http.StatusTooManyRequests, code: "too_many_requests", retryAfter: 5 * time.Minute,
+				detail: "You have changed your notification settings several times just now. Wait a few minutes and try again."}
+		},
+	})
+	call(http.MethodPut, "/notifications", s.apiSetNotifications, s.notifier, middleware.BodyLimit(apiBodyLimit), emails)
+	call(http.MethodPost, "/notifications/pushes", s.apiAddPush, s.notifier)
+	call(http.MethodDelete, "/notifications/pushes/:push", s.apiRemovePush, s.notifier)
 }
 
 // isAPI tells a request of the API, whose errors are problem details.

@@ -21,6 +21,7 @@ import (
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
 	"collection", "admin", "import", "import_preview", "import_result", "error", "confirm", "check", "settings", "message", "tokens",
+	"change",
 }
 
 // parsePages parses every page; now is the clock relative times are

@@ -117,6 +117,7 @@ func (s *Server) routes() {
 	page(http.MethodGet, "/site/:id/unfollow", s.unfollowConfirm, user)
 	page(http.MethodPost, "/site/:id/unfollow", s.siteUnfollow, user)
 	page(http.MethodGet, "/collection/:id", s.collectionPage)
+	page(http.MethodGet, "/collection/:id/change/:change", s.changePage)
 	page(http.MethodGet, "/feed-token", s.feedTokenConfirm, user)
 	page(http.MethodPost, "/feed-token", s.feedTokenRegenerate, user)
 	page(http.MethodGet, "/tokens", s.tokensPage, user)

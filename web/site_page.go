@@ -64,6 +64,10 @@ type changeView struct {
 	Diff       template.HTML // "" when the text is unknown or unchanged
 	Line       string        // the diff in one line, for a folded diff
 	Folded     bool
+	// Part: Diff leaves out lines the stored diff keeps; WholeURL, when
+	// the page knows the change's collection, leads to them.
+	Part     bool
+	WholeURL string
 	// SameText: a protocol said the page changed, its text did not.
 	SameText bool
 }
@@ -82,7 +86,8 @@ func newChangeView(ch db.Change, collection string, n int) changeView {
 	if d, ok := feedbuild.TextDiff(ch); ok {
 		// pagetext escapes every piece of the site's text it puts in the
 		// HTML, so the markup is its own <p>, <ins> and <del> only.
-		v.Diff = template.HTML(d.HTML())
+		html, whole := d.HTMLPart()
+		v.Diff, v.Part = template.HTML(html), !whole
 		v.Line = d.Summary()
 		v.Folded = n >= openDiffs
 	}
@@ -144,8 +149,16 @@ func (s *Server) showSite(c echo.Context, site db.Site, status int, form ruleFor
 	if err != nil {
 		return err
 	}
+	cols := map[int64]db.Collection{}
+	for _, cv := range views[0].Collections {
+		cols[cv.Collection.ID] = cv.Collection
+	}
 	for i, ch := range changes {
-		d.Changes = append(d.Changes, newChangeView(ch, names[ch.CollectionID], i))
+		v := newChangeView(ch, names[ch.CollectionID], i)
+		if col, ok := cols[ch.CollectionID]; ok {
+			s.linkWhole(&v, col)
+		}
+		d.Changes = append(d.Changes, v)
 	}
 	harvests, err := s.store.Harvests(ctx, site.ID, 20)
 	if err != nil {
@@ -303,7 +316,9 @@ func (s *Server) collectionPage(c echo.Context) error {
 	}
 	d := collectionPageData{View: s.collectionView(col), Site: site, SiteURL: s.abs(sitePath(site))}
 	for i, ch := range changes {
-		d.Changes = append(d.Changes, newChangeView(ch, "", i))
+		v := newChangeView(ch, "", i)
+		s.linkWhole(&v, col)
+		d.Changes = append(d.Changes, v)
 	}
 	return s.render(c, http.StatusOK, "collection", col.Title, d)
 }

@@ -25,10 +25,14 @@ import (
 type changingSite struct {
 	srv *httptest.Server
 
-	mu     sync.Mutex
-	pages  int
-	size   int         // bytes of text a page
-	dense  bool        // text that compresses little (base64), not prose
+	mu    sync.Mutex
+	pages int
+	size  int  // bytes of text a page
+	dense bool // text that compresses little (base64), not prose
+	// part, when set, rewrites one block of ten lines in part at each
+	// round (block b with (round+b) % part == 0), the others kept: a page
+	// that changes in part, not whole.
+	part   int
 	rounds []time.Time // when each round rewrote the pages
 }
 
@@ -93,14 +97,19 @@ func (s *changingSite) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // page is page i as round k wrote it: paragraphs of words, or of
-// base64 when dense, drawn anew each round.
+// base64 when dense, drawn anew each round (or, with part, one in part).
 func (s *changingSite) page(i, k int) string {
 	r := rand.New(rand.NewPCG(uint64(i), uint64(k)))
 	words := strings.Fields("the a site page shrine gallery update new old cat moon river stone light wind paper letter art " +
 		"garden window travel music night morning story friend colour winter summer")
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "<!doctype html><html><head><title>Page %d</title></head><body><main><h1>Page %d</h1>\n", i, i)
-	for n := 0; n < s.size; {
+	for n, j := 0, 0; n < s.size; j++ {
+		if s.part > 0 {
+			// Each line drawn from its own seed and version, so that
+			// the lines not due keep their words.
+			r = rand.New(rand.NewPCG(uint64(i)<<32|uint64(j), uint64((k+j/10)/s.part)))
+		}
 		var line string
 		if s.dense {
 			b := make([]byte, 57)

@@ -33,10 +33,27 @@ func BenchmarkRetentionTight(b *testing.B) {
 	benchRetention(b, Retention{KeepChangesFor: 24 * time.Hour, KeepChanges: benchPages})
 }
 
+// BenchmarkRetentionPartTight: the same site with the same tight
+// retention, but a third of each page's lines rewritten each day (one
+// block of ten lines in three), the rest kept: each change keeps its
+// diff, smaller than the page's text, which a harvest then stores
+// besides its snapshots.
+func BenchmarkRetentionPartTight(b *testing.B) {
+	benchRetentionOf(b, Retention{KeepChangesFor: 24 * time.Hour, KeepChanges: benchPages}, 3)
+}
+
+// BenchmarkRetentionPartDefault: a third of each page rewritten each
+// day, with the default retention, which keeps every harvest.
+func BenchmarkRetentionPartDefault(b *testing.B) { benchRetentionOf(b, Retention{}, 3) }
+
 // benchRetention reports the database's growth a harvest from the third
 // on (MB/harvest), its size after the six (MB), and what one change
 // stores of its diff (diff-B/change, the median is the typical one).
-func benchRetention(b *testing.B, r Retention) {
+func benchRetention(b *testing.B, r Retention) { benchRetentionOf(b, r, 0) }
+
+// benchRetentionOf is benchRetention of a site that rewrites one line in
+// part of its pages each day (all of them when part is 0).
+func benchRetentionOf(b *testing.B, r Retention, part int) {
 	for range b.N {
 		ctx := context.Background()
 		// After the collection is created, by the real clock: changes
@@ -44,6 +61,7 @@ func benchRetention(b *testing.B, r Retention) {
 		now := time.Now().UTC().Truncate(time.Second)
 		store, h, _ := changingHarvester(b, &now, benchPages)
 		site := newChangingSite(b, benchPages, benchPageText, false)
+		site.part = part
 		var sizes []int64
 		for k := range benchHarvests {
 			if k > 0 {
