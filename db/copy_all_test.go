@@ -98,7 +98,7 @@ func fillEveryTable(t *testing.T, d *DB) {
 	if err := d.CreateInvite(ctx, "invite", ann.ID, at.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.CreateImport(ctx, ann.ID, []string{"https://imported.example/"}, nil); err != nil {
+	if _, err := d.CreateImportTitled(ctx, ann.ID, []ImportSite{{URL: "https://imported.example/", Rules: []ImportRule{{IgnoreText, "Visitors"}}}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := d.TakeHost(ctx, "shrine.example:443", "worker-1", time.Hour); !ok || err != nil {

@@ -145,7 +145,11 @@ func (d *DB) FinishDiscovery(ctx context.Context, id int64, status string, siteI
 		_, err = tx.ExecContext(ctx, `INSERT INTO follows (user_id, site_id, created_at, title)
 SELECT user_id, ?, ?, title FROM discoveries WHERE id = ? ON CONFLICT (user_id, site_id) DO UPDATE SET
 	title = CASE WHEN follows.title = '' THEN excluded.title ELSE follows.title END`, siteID, fmtTime(time.Now()), id)
-		return err
+		if err != nil {
+			return err
+		}
+		return importedRules(ctx, tx, id, siteID)
+
 	})
 	if err != nil {
 		return fmt.Errorf("db: finish discovery %d: %w", id, err)
@@ -255,12 +259,17 @@ func (d *DB) CreateImport(ctx context.Context, userID int64, urls []string, skip
 	return d.CreateImportTitled(ctx, userID, sites, skipped)
 }
 
-// ImportSite is one site an OPML import asks to follow: the address, and
-// the name the person's reader gave it ("" when none).
+// ImportSite is one site an import asks to follow: the address, the
+// name the person's reader gave it ("" when none), and the rules it
+// gives the site, checked (kind IgnoreText or IgnoreCSS).
 type ImportSite struct {
 	URL   string
 	Title string
+	Rules []ImportRule
 }
+
+// ImportRule is a rule an import gives a site.
+type ImportRule struct{ Kind, Pattern string }
 
 // CreateImportTitled is CreateImport keeping the names the file gave
 // the sites, which their follows keep.
@@ -274,9 +283,16 @@ func (d *DB) CreateImportTitled(ctx context.Context, userID int64, sites []Impor
 			return err
 		}
 		for _, s := range sites {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at, title) VALUES (?, ?, ?, ?, ?)`,
-				userID, id, s.URL, now, s.Title); err != nil {
+			var x int64
+			if err := tx.QueryRowContext(ctx, `INSERT INTO discoveries (user_id, import_id, input_url, created_at, title) VALUES (?, ?, ?, ?, ?) RETURNING id`,
+				userID, id, s.URL, now, s.Title).Scan(&x); err != nil {
 				return err
+			}
+			for i, r := range s.Rules {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO discovery_rules (discovery_id, position, kind, pattern) VALUES (?, ?, ?, ?)`,
+					x, i, r.Kind, r.Pattern); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
@@ -303,4 +319,24 @@ func (d *DB) ImportByID(ctx context.Context, id int64) (Import, error) {
 		im.Skipped = strings.Split(skipped, "\n")
 	}
 	return im, nil
+}
+
+// importedRules makes the rules an import gave a discovery the
+// person's own rules of the site it followed, past those they have,
+// up to MaxIgnoreRules of theirs.
+func importedRules(ctx context.Context, tx *sql.Tx, discoveryID, siteID int64) error {
+	var userID int64
+	var have int
+	if err := tx.QueryRowContext(ctx, `SELECT d.user_id, (SELECT count(*) FROM ignore_rules r
+WHERE r.site_id = ? AND r.user_id = d.user_id AND r.kind <> ?) FROM discoveries d WHERE d.id = ?`, siteID, IgnoreLearned, discoveryID).Scan(&userID, &have); err != nil {
+		return err
+	}
+	room := MaxIgnoreRules - have
+	if room <= 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO ignore_rules (site_id, user_id, kind, pattern, created_at)
+SELECT ?, ?, kind, pattern, ? FROM discovery_rules WHERE discovery_id = ? ORDER BY position LIMIT ?
+ON CONFLICT DO NOTHING`, siteID, userID, fmtTime(time.Now()), discoveryID, room)
+	return err
 }

@@ -654,6 +654,27 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 );
 CREATE INDEX IF NOT EXISTS api_tokens_user ON api_tokens(user_id);
 `},
+	// 29: the rules an import gives a site it asks to follow, kept with
+	// the discovery until the site is found and followed, when they
+	// become the person's own rules, in the file's order. IF NOT
+	// EXISTS, as in step 15.
+	{sqlite: `
+CREATE TABLE IF NOT EXISTS discovery_rules (
+	discovery_id INTEGER NOT NULL REFERENCES discoveries(id) ON DELETE CASCADE,
+	position     INTEGER NOT NULL,
+	kind         TEXT NOT NULL,
+	pattern      TEXT NOT NULL,
+	PRIMARY KEY (discovery_id, position)
+) WITHOUT ROWID;
+`, postgres: `
+CREATE TABLE IF NOT EXISTS discovery_rules (
+	discovery_id BIGINT NOT NULL REFERENCES discoveries(id) ON DELETE CASCADE,
+	position     BIGINT NOT NULL,
+	kind         TEXT COLLATE "C" NOT NULL,
+	pattern      TEXT COLLATE "C" NOT NULL,
+	PRIMARY KEY (discovery_id, position)
+);
+`},
 }
 
 // step is one migration, written once for each engine in that engine's

@@ -34,29 +34,22 @@ func (s *Service) Import(ctx context.Context, userID int64, outlines []opml.Outl
 	if len(sites) == 0 {
 		return db.Import{}, &NothingToImportError{Skipped: skipped}
 	}
-	waiting, err := s.store.PendingCount(ctx, userID)
+	return s.queueImport(ctx, userID, sites, ready, skipped)
+}
+
+// queueImport records an import of sites and queues their discoveries,
+// as many as the person's pending-discovery and sites quotas leave room
+// for; the rest are recorded as skipped, with why.
+func (s *Service) queueImport(ctx context.Context, userID int64, sites []db.ImportSite, ready map[string]pending, skipped []string) (db.Import, error) {
+	room, err := s.importRoom(ctx, userID)
 	if err != nil {
 		return db.Import{}, err
 	}
-	room := max(0, s.opts.MaxPendingDiscoveries-waiting)
-	if room == 0 {
-		return db.Import{}, &PendingError{Pending: waiting, Max: s.opts.MaxPendingDiscoveries}
-	}
-	if len(sites) > room {
-		for _, site := range sites[room:] {
-			skipped = append(skipped, fmt.Sprintf("%s: not queued: at most %d of your sites may wait to be looked at; import the file again once these are done", site.URL, s.opts.MaxPendingDiscoveries))
+	if len(sites) > room.n {
+		for _, site := range sites[room.n:] {
+			skipped = append(skipped, site.URL+": "+room.why)
 		}
-		sites = sites[:room]
-	}
-	quota, err := s.siteRoom(ctx, userID)
-	if err != nil {
-		return db.Import{}, err
-	}
-	if len(sites) > quota {
-		for _, site := range sites[quota:] {
-			skipped = append(skipped, fmt.Sprintf("%s: not followed: one person may follow at most %d sites here; unfollow sites you no longer read to make room", site.URL, s.opts.MaxSitesPerUser))
-		}
-		sites = sites[:quota]
+		sites = sites[:room.n]
 	}
 	im, err := s.store.CreateImportTitled(ctx, userID, sites, skipped)
 	if err != nil {
@@ -106,4 +99,33 @@ func importSites(outlines []opml.Outline) (sites []db.ImportSite, ready map[stri
 		ready[addr] = pending{addr: a}
 	}
 	return sites, ready, skipped
+}
+
+// importRoom is how many sites an import may queue now, and why not the
+// others.
+type importRoom struct {
+	n   int
+	why string
+}
+
+// importRoom says how many sites the person's MaxPendingDiscoveries and
+// sites quota leave room for: a *PendingError or a *QuotaError when none.
+func (s *Service) importRoom(ctx context.Context, userID int64) (importRoom, error) {
+	waiting, err := s.store.PendingCount(ctx, userID)
+	if err != nil {
+		return importRoom{}, err
+	}
+	room := max(0, s.opts.MaxPendingDiscoveries-waiting)
+	if room == 0 {
+		return importRoom{}, &PendingError{Pending: waiting, Max: s.opts.MaxPendingDiscoveries}
+	}
+	r := importRoom{n: room, why: fmt.Sprintf("not queued: at most %d of your sites may wait to be looked at; import the file again once these are done", s.opts.MaxPendingDiscoveries)}
+	quota, err := s.siteRoom(ctx, userID)
+	if err != nil {
+		return importRoom{}, err
+	}
+	if quota < r.n {
+		r = importRoom{n: quota, why: fmt.Sprintf("not followed: one person may follow at most %d sites here; unfollow sites you no longer read to make room", s.opts.MaxSitesPerUser)}
+	}
+	return r, nil
 }

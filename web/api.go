@@ -18,6 +18,7 @@ import (
 
 	"tidings/accounts"
 	"tidings/db"
+	"tidings/imports"
 )
 
 // apiPrefix is where the JSON API is served, relative to the base URL.
@@ -58,7 +59,7 @@ const (
 // page that a person has open cannot be made to call it (no CSRF token
 // is needed, or taken). follows is the rate of adding sites the web
 // form has, applied to the same people.
-func (s *Server) apiRoutes(follows echo.MiddlewareFunc) {
+func (s *Server) apiRoutes(follows, imported echo.MiddlewareFunc) {
 	e := s.echo
 	e.GET(apiPrefix+"/openapi.json", func(c echo.Context) error {
 		c.Response().Header().Set("Cache-Control", "public, max-age=3600")
@@ -77,7 +78,11 @@ func (s *Server) apiRoutes(follows echo.MiddlewareFunc) {
 	call := func(method, path string, h echo.HandlerFunc, extra ...echo.MiddlewareFunc) {
 		mw := []echo.MiddlewareFunc{s.apiToken, perPerson}
 		if method == http.MethodPost {
-			mw = append(mw, middleware.BodyLimit(apiBodyLimit))
+			limit := apiBodyLimit
+			if path == "/import" {
+				limit = fmt.Sprintf("%dB", apiImportLimit)
+			}
+			mw = append(mw, middleware.BodyLimit(limit))
 		}
 		e.Add(method, apiPrefix+path, h, append(mw, extra...)...)
 	}
@@ -102,6 +107,10 @@ func (s *Server) apiRoutes(follows echo.MiddlewareFunc) {
 	call(http.MethodGet, "/sites/:site/rules", s.apiRules)
 	call(http.MethodPost, "/sites/:site/rules", s.apiAddRule)
 	call(http.MethodDelete, "/sites/:site/rules/:rule", s.apiRemoveRule)
+	call(http.MethodPost, "/import", s.apiImport, follower, unlessPreview(imported))
+	call(http.MethodGet, "/imports/:import", s.apiGetImport)
+	call(http.MethodGet, "/export", s.apiExport)
+	call(http.MethodGet, "/opml", s.apiOPML)
 	call(http.MethodGet, "/notifications", s.apiNotifications, s.notifier)
 	// As the settings page: a new address is sent a confirmation e-mail,
 	// at most every few minutes on average.
@@ -196,6 +205,9 @@ func (s *Server) writeProblem(err error, c echo.Context) {
 			p.status, p.detail = http.StatusNotFound, "This address of the API takes no "+c.Request().Method+": see "+s.abs(strings.TrimPrefix(apiPrefix, "/")+"/openapi.json")+"."
 		case http.StatusRequestEntityTooLarge:
 			p.detail = "The body is larger than this API reads (" + apiBodyLimit + "B)."
+			if strings.HasSuffix(c.Request().URL.Path, apiPrefix+"/import") {
+				p.detail = fmt.Sprintf("The file is larger than an import reads (%d MiB for a changedetection.io backup, %d MiB for other files).", imports.MaxZipBytes>>20, imports.MaxBytes>>20)
+			}
 		}
 		if p.code == "" {
 			p.code = "internal"

@@ -92,8 +92,8 @@ func TestBrowserJourney(t *testing.T) {
 
 	b.signUp(invite, "bob")
 	b.expectText("main", "You follow no site yet")
-	b.clickLink("Import OPML")
-	b.upload("OPML file", opmlPath)
+	b.clickLink("Import")
+	b.upload("File", opmlPath)
 	b.submit("Import")
 	b.waitFor(`#import-status[data-pending="0"]`)
 	b.waitText("ul.followed", app.site.URL)

@@ -160,9 +160,9 @@ func TestOPMLImportRefusesBadFiles(t *testing.T) {
 	tests := []struct {
 		name, file, want string
 	}{
-		{"no file", "", "Choose an OPML file to import."},
+		{"no file", "", "Choose a file to import."},
 		{"empty.opml", " ", "The file is empty."},
-		{"text.opml", "hello " + site.URL, "The file is not XML: it starts with text, not with <opml>."},
+		{"text.opml", "hello " + site.URL, `Nothing in the file can be followed: line 1: "hello ` + site.URL + `" is not a web address`},
 		{"cut.opml", `<opml version="2.0"><body>` + outline + `<outline text="y" xmlUrl="`, "The file is not well-formed XML (line 1): unexpected EOF."},
 		{"rss.xml", `<rss version="2.0"><channel><link>` + site.URL + `</link></channel></rss>`, "The file is not OPML: the root element is <rss>."},
 		{"entities.opml", `<?xml version="1.0"?><!DOCTYPE opml [<!ENTITY u "` + site.URL + `">]><opml><body><outline xmlUrl="&u;/x"/></body></opml>`,
@@ -170,9 +170,9 @@ func TestOPMLImportRefusesBadFiles(t *testing.T) {
 		{"nobody.opml", `<opml version="2.0"><head/></opml>`, "The file has no <body> element."},
 		{"none.opml", `<opml version="2.0"><body><outline text="folder"/></body></opml>`, "The file has no outlines with feed or site addresses."},
 		{"ftp.opml", `<opml version="2.0"><body><outline text="Old" xmlUrl="ftp://files.example/pub"/></body></opml>`,
-			"None of the file's outlines has an http or https address."},
+			`Nothing in the file can be followed: outline "Old": "ftp://files.example/pub" is not an http or https address`},
 		{"trailing.opml", `<opml version="2.0"><body>` + outline + `</body></opml><opml/>`, "The file is not well-formed XML: it goes on after </opml>."},
-		{"big.opml", `<opml version="2.0"><body>` + outline + `</body></opml>` + strings.Repeat(" ", 2<<20), "The file is too large: at most 2048 KiB is accepted."},
+		{"big.opml", `<opml version="2.0"><body>` + outline + `</body></opml>` + strings.Repeat(" ", 2<<20), "The file is too large: a file is read up to 2 MiB."},
 	}
 	for _, tt := range tests {
 		rec := ann.upload("/import", "opml", strings.TrimPrefix(tt.name, "no file"), tt.file, ann.token())
@@ -181,12 +181,12 @@ func TestOPMLImportRefusesBadFiles(t *testing.T) {
 			t.Errorf("%s: %d, want 422", tt.name, rec.Code)
 			continue
 		}
-		want := `<p class="field-error" id="opml-error" role="alert">` + html.EscapeString(tt.want) + `</p>`
+		want := `<p class="field-error" id="file-error" role="alert">` + html.EscapeString(tt.want) + `</p>`
 		if !strings.Contains(body, want) {
-			i := strings.Index(body, `id="opml-error"`)
+			i := strings.Index(body, `id="file-error"`)
 			t.Errorf("%s: page lacks %s\n%s", tt.name, want, body[max(i, 0):])
 		}
-		if !strings.Contains(body, `aria-invalid="true" aria-describedby="opml-error"`) {
+		if !strings.Contains(body, `aria-invalid="true" aria-describedby="file-error"`) {
 			t.Errorf("%s: the file field is not marked invalid", tt.name)
 		}
 	}

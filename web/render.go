@@ -20,7 +20,7 @@ import (
 // never collide.
 var pageNames = []string{
 	"landing", "signup", "signin", "dashboard", "add", "discovery", "site",
-	"collection", "admin", "import", "import_result", "error", "confirm", "check", "settings", "message", "tokens",
+	"collection", "admin", "import", "import_preview", "import_result", "error", "confirm", "check", "settings", "message", "tokens",
 	"change", "mailbox",
 }
 

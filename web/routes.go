@@ -77,17 +77,17 @@ func (s *Server) routes() {
 		"You are adding sites faster than tidings allows. Wait a minute and try again.")
 	importLimited := perUser(s.opts.ImportRate/3600, s.opts.ImportRate,
 		fmt.Sprintf("You have imported several files just now. Wait %d minutes and try again.", int(math.Ceil(60/s.opts.ImportRate))))
-	s.apiRoutes(addLimited)
+	s.apiRoutes(addLimited, importLimited)
 	// Middleware is attached per route, not per group: a group's middleware
 	// also runs for unknown paths, which must stay plain 404s.
 	page := func(method, path string, h echo.HandlerFunc, extra ...echo.MiddlewareFunc) {
 		var mw []echo.MiddlewareFunc
 		if method == http.MethodPost {
 			// Before CSRF, which reads the form: forms are small, and an
-			// OPML upload is bounded a little above what the import accepts.
+			// import's upload is bounded a little above what it accepts.
 			limit := "64K"
 			if path == "/import" {
-				limit = "3M"
+				limit = "33M"
 			}
 			mw = append(mw, middleware.BodyLimit(limit))
 		}
@@ -124,6 +124,7 @@ func (s *Server) routes() {
 	page(http.MethodPost, "/tokens", s.tokenCreate, user)
 	page(http.MethodPost, "/tokens/:id/revoke", s.tokenRevoke, user)
 	page(http.MethodGet, "/opml", s.opmlExport, user)
+	page(http.MethodGet, "/export", s.exportAll, user)
 	page(http.MethodGet, "/import", s.opmlImportForm, user)
 	page(http.MethodPost, "/import", s.opmlImport, user, importLimited)
 	page(http.MethodGet, "/imports/:id", s.opmlImportResult, user)

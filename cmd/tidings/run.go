@@ -110,6 +110,11 @@ Commands:
                         make (and print once), list or revoke a person's API tokens
   opml export --user NAME [--entries page]
                         print the OPML of everything a user follows
+  import --user NAME [--preview] FILE
+                        follow the sites of an OPML file, a changedetection.io backup, an urlwatch
+                        urls.yaml, a list of addresses or an export, saying what is refused and why
+  import --user NAME --export
+                        print everything a user set, as the file import reads back
   publish DIR --base-url URL
                         write a static site's ResourceSync change lists into it
   backup FILE           write a consistent copy of the database, also while serve runs
@@ -169,6 +174,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return cmdUser(ctx, rest, getenv, stdin, stdout, stderr)
 	case "opml":
 		return cmdOPML(ctx, rest, getenv, stdout, stderr)
+	case "import":
+		return cmdImport(ctx, rest, getenv, stdin, stdout, stderr)
 	case "publish":
 		return cmdPublish(ctx, rest, getenv, stdout, stderr)
 	case "backup":
