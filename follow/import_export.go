@@ -2,6 +2,8 @@ package follow
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 
 	"tidings/db"
@@ -38,6 +40,9 @@ func Export(ctx context.Context, store *db.DB, u db.User, now time.Time) (import
 		}
 		e.Follows = append(e.Follows, f)
 	}
+	// By address, not by when each site came to this tidings: the export
+	// of an instance the file was imported into reads the same.
+	slices.SortFunc(e.Follows, func(a, b imports.ExportFollow) int { return strings.Compare(a.URL, b.URL) })
 	n, err := store.NotifySettingsOf(ctx, u.ID)
 	if err != nil {
 		return e, err
