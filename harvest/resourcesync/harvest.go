@@ -88,19 +88,27 @@ func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Re
 		// entry counts: a change list freshly published names none.
 		res.Pages = j.listedPages(ctx, resources[0])
 	}
-	doc, err := j.docs.docEach(ctx, "change list", lists[0], j.each(lists[0]))
+	err = j.changeLists(ctx, lists[0])
+	// The deletions are recorded as every other change is, whether the
+	// harvest ends well or not: a failed list keeps what was read before.
+	if derr := j.recordDeletions(ctx); err == nil {
+		err = derr
+	}
+	return res, err
+}
+
+// changeLists reads the change list (or index) at u and the late entries.
+func (j *rsHarvest) changeLists(ctx context.Context, u string) error {
+	doc, err := j.docs.docEach(ctx, "change list", u, j.each(u))
 	if err != nil || doc == nil {
-		return res, err
+		return err
 	}
 	if !doc.IsIndex() {
 		j.addEntries(doc)
 	} else if err := j.collectIndex(ctx, doc); err != nil {
-		return res, err
+		return err
 	}
-	if err := j.takeLate(ctx); err != nil {
-		return res, err
-	}
-	return res, j.recordDeletions(ctx)
+	return j.takeLate(ctx)
 }
 
 // recordDeletions records the deletions the change list named, but not
