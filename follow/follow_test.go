@@ -14,6 +14,7 @@ import (
 	"tidings/harvest"
 	"tidings/internal/fixturesite"
 	"tidings/internal/pgtest"
+	"tidings/opml"
 	"tidings/worker"
 )
 
@@ -460,5 +461,32 @@ func TestAddKeepsTheAddressNormalised(t *testing.T) {
 	}
 	if a, err := ParseAddress(kept[0]); err != nil || !a.Bare || a.Input != "https://fresh.example/Shrine/" {
 		t.Errorf("read back: %+v, %v", a, err)
+	}
+}
+
+// TestImportKeepsTheAddressNormalised: the discoveries an OPML import
+// queues keep their addresses as Add keeps them, so that a worker that
+// resumes one reaches the site as the importing process would.
+func TestImportKeepsTheAddressNormalised(t *testing.T) {
+	store := openStore(t)
+	ann := user(t, store, "ann")
+	s := New(store, newFake(store), Options{NoBackground: true})
+	s.Start(t.Context())
+	outlines := []opml.Outline{{Title: "Fresh", HTMLURL: " Fresh.EXAMPLE/Shrine/#top"}, {Title: "Other", XMLURL: "HTTP://Other.Example/a"}}
+	if _, err := s.Import(t.Context(), ann.ID, outlines, nil); err != nil {
+		t.Fatal(err)
+	}
+	s.Wait()
+	rows, err := store.ClaimableDiscoveries(t.Context(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, x := range rows {
+		kept = append(kept, x.InputURL)
+	}
+	slices.Sort(kept)
+	if want := []string{"fresh.example/Shrine/", "http://other.example/a"}; !slices.Equal(kept, want) {
+		t.Fatalf("rows keep %q, want %q", kept, want)
 	}
 }

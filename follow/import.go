@@ -95,8 +95,11 @@ func importSites(outlines []opml.Outline) (sites []db.ImportSite, ready map[stri
 			continue
 		}
 		seen[a.Root] = true
-		sites = append(sites, db.ImportSite{URL: addr, Title: o.Title})
-		ready[addr] = pending{addr: a}
+		// Kept as Add keeps it: normalised, and without its scheme when
+		// the file gave none, so that a worker resuming the discovery
+		// reaches it as this process would.
+		sites = append(sites, db.ImportSite{URL: a.String(), Title: o.Title})
+		ready[a.String()] = pending{addr: a}
 	}
 	return sites, ready, skipped
 }

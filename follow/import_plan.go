@@ -263,9 +263,12 @@ func (s *Service) ImportPlan(ctx context.Context, u db.User, plan *imports.Plan,
 		for _, r := range p.Rules {
 			site.Rules = append(site.Rules, db.ImportRule{Kind: r.Kind, Pattern: r.Pattern})
 		}
+		a, err := ParseAddress(p.URL)
+		if err == nil {
+			site.URL = a.String()
+		}
 		sites = append(sites, site)
-		a, _ := ParseAddress(p.URL)
-		ready[p.URL] = pending{addr: a}
+		ready[site.URL] = pending{addr: a}
 	}
 	if len(sites) == 0 {
 		im, err := s.store.CreateImportTitled(ctx, u.ID, nil, skipped)
