@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"tidings/db"
 	"tidings/fetch"
 	"tidings/follow"
 	"tidings/imports"
@@ -41,10 +40,7 @@ func cmdImport(ctx context.Context, args []string, getenv func(string) string, s
 		return err
 	}
 	defer a.store.Close()
-	u, err := a.store.UserByName(ctx, *name)
-	if errors.Is(err, db.ErrNotFound) {
-		return fmt.Errorf("there is no user %q", *name)
-	}
+	u, err := a.userNamed(ctx, *name)
 	if err != nil {
 		return err
 	}

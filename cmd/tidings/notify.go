@@ -173,10 +173,7 @@ func cmdUserNotify(ctx context.Context, args []string, getenv func(string) strin
 		return err
 	}
 	defer a.store.Close()
-	u, err := a.store.UserByName(ctx, name)
-	if errors.Is(err, db.ErrNotFound) {
-		return fmt.Errorf("there is no user %q", name)
-	}
+	u, err := a.userNamed(ctx, name)
 	if err != nil {
 		return err
 	}

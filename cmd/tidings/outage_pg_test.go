@@ -1,19 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"tidings/db"
 	"tidings/internal/feedpaths"
-	"tidings/internal/fleetsite"
 	"tidings/internal/pgtest"
 )
 
@@ -36,31 +32,7 @@ func TestPostgresOutage(t *testing.T) {
 	)
 	ctx := t.Context()
 	bin := buildTidings(t)
-	fleet := make([]*fleetsite.Site, sites)
-	args := []string{"follow", "--workers", "8"}
-	start := time.Now()
-	for i := range fleet {
-		fleet[i] = fleetsite.New(t, 100*time.Millisecond)
-		fleet[i].Change("first.html", start.Add(-time.Hour))
-		args = append(args, fleet[i].Root())
-	}
-	mustSucceed(t, tidings(t, newEnv(t, "TIDINGS_DB", direct), args...))
-	store, err := db.Open(ctx, direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	stored, _ := store.Sites(ctx)
-	for _, s := range stored {
-		if err := store.SetNextHarvest(ctx, s.ID, start); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, f := range fleet {
-		for j := range changes {
-			f.Change(fmt.Sprintf("new%d.html", j), start.Add(-time.Duration(j+1)*time.Minute))
-		}
-	}
+	fleet, store, start := dueFleet(t, direct, sites, changes, 100*time.Millisecond)
 	cached := feedpaths.Public(t, store, "/feeds/1.atom")
 	uncached := feedpaths.Public(t, store, "/feeds/2.rss")
 
@@ -82,43 +54,18 @@ func TestPostgresOutage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("GET %s before the outage: %d", cached, code)
 	}
-	worker := &served{cmd: exec.Command(bin, "worker"), exited: make(chan error, 1)}
-	worker.cmd.Env = env
-	worker.cmd.Stdout, worker.cmd.Stderr = &worker.stdout, &worker.stderr
-	if err := worker.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { worker.exited <- worker.cmd.Wait() }()
-	t.Cleanup(func() {
-		if !worker.stopped {
-			worker.cmd.Process.Kill()
-			<-worker.exited
-		}
-	})
+	worker := startWorker(t, bin, env)
 	procs := []*served{serve, worker}
-	harvested := func() map[string][]int {
-		out := map[string][]int{}
-		for i, p := range procs {
-			for l := range strings.Lines(p.stderr.String()) {
-				var rec struct{ Msg, Site string }
-				if json.Unmarshal([]byte(l), &rec) == nil && rec.Msg == "harvested site" {
-					out[rec.Site] = append(out[rec.Site], i)
-				}
-			}
-		}
-		return out
-	}
-
 	// The server goes away once the first harvests are stored, while
 	// others are under way.
-	for deadline := time.Now().Add(60 * time.Second); len(harvested()) == 0; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); len(harvestedBy(procs)) == 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no site harvested in 60 s\nserve:\n%s\nworker:\n%s", serve.stderr.String(), worker.stderr.String())
 		}
 	}
 	proxy.Cut()
 	cutAt := time.Now()
-	t.Logf("the database went away after %d of %d sites were harvested", len(harvested()), sites)
+	t.Logf("the database went away after %d of %d sites were harvested", len(harvestedBy(procs)), sites)
 	answers := map[string]int{}
 	for time.Since(cutAt) < outage {
 		time.Sleep(time.Second)
@@ -171,20 +118,7 @@ func TestPostgresOutage(t *testing.T) {
 		p.stop(t, syscall.SIGTERM)
 	}
 
-	found := map[string]int{}
-	if err := store.ExportChanges(ctx, db.ExportFilter{}, func(c db.ExportedChange) error {
-		found[c.URL]++
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range fleet {
-		for j := range changes {
-			if u := fmt.Sprintf("%s/new%d.html", f.URL, j); found[u] != 1 {
-				t.Errorf("%s stored %d times; want once", u, found[u])
-			}
-		}
-	}
+	changesOnce(t, store, fleet, changes)
 	paused, resumed := 0, 0
 	for _, p := range procs {
 		log := p.stderr.String()

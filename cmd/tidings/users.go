@@ -76,6 +76,16 @@ func cmdUser(ctx context.Context, args []string, getenv func(string) string, std
 	return nil
 }
 
+// userNamed is the account a command names, or an error that says there
+// is none.
+func (a *app) userNamed(ctx context.Context, name string) (db.User, error) {
+	u, err := a.store.UserByName(ctx, name)
+	if errors.Is(err, db.ErrNotFound) {
+		return db.User{}, fmt.Errorf("there is no user %q", name)
+	}
+	return u, err
+}
+
 func (a *app) userAdd(ctx context.Context, name string, stdin io.Reader, stdout io.Writer) error {
 	if msg := accounts.ValidateName(name); msg != "" {
 		return usageError{fmt.Sprintf("the name %q is not allowed: %s", name, msg)}
@@ -165,10 +175,7 @@ func cmdOPML(ctx context.Context, args []string, getenv func(string) string, std
 		return err
 	}
 	defer a.store.Close()
-	u, err := a.store.UserByName(ctx, *name)
-	if errors.Is(err, db.ErrNotFound) {
-		return fmt.Errorf("there is no user %q", *name)
-	}
+	u, err := a.userNamed(ctx, *name)
 	if err != nil {
 		return err
 	}

@@ -29,31 +29,8 @@ func TestWorkersOnOnePostgres(t *testing.T) {
 	)
 	ctx := t.Context()
 	bin := buildTidings(t)
-	fleet := make([]*fleetsite.Site, sites)
-	urls := []string{"follow", "--workers", "8"}
-	start := time.Now()
-	for i := range fleet {
-		fleet[i] = fleetsite.New(t, 20*time.Millisecond)
-		fleet[i].Change("first.html", start.Add(-time.Hour))
-		urls = append(urls, fleet[i].Root())
-	}
-	env := newEnv(t, "TIDINGS_DB", target, "TIDINGS_HOST_DELAY", hostDelay.String())
-	mustSucceed(t, tidings(t, env, urls...))
-	store, err := db.Open(ctx, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	stored, _ := store.Sites(ctx)
-	for _, s := range stored {
-		if err := store.SetNextHarvest(ctx, s.ID, start); err != nil {
-			t.Fatal(err)
-		}
-	}
+	fleet, store, start := dueFleet(t, target, sites, changes, 20*time.Millisecond, "TIDINGS_HOST_DELAY", hostDelay.String())
 	for _, f := range fleet {
-		for j := range changes {
-			f.Change(fmt.Sprintf("new%d.html", j), start.Add(-time.Duration(j+1)*time.Minute))
-		}
 		f.Forget()
 	}
 
@@ -61,20 +38,7 @@ func TestWorkersOnOnePostgres(t *testing.T) {
 		"TIDINGS_LOG_FORMAT=json", "TIDINGS_BASE_URL="+testBase, "TIDINGS_WORKERS=2")
 	var procs []*served
 	for range 3 {
-		w := &served{cmd: exec.Command(bin, "worker"), exited: make(chan error, 1)}
-		w.cmd.Env = penv
-		w.cmd.Stdout, w.cmd.Stderr = &w.stdout, &w.stderr
-		if err := w.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		go func() { w.exited <- w.cmd.Wait() }()
-		t.Cleanup(func() {
-			if !w.stopped {
-				w.cmd.Process.Kill()
-				<-w.exited
-			}
-		})
-		procs = append(procs, w)
+		procs = append(procs, startWorker(t, bin, penv))
 	}
 	addr := freeAddr(t)
 	procs = append(procs, startServe(t, bin, append(penv, "TIDINGS_ADDR="+addr), "http://"+addr+"/"))
@@ -120,29 +84,9 @@ func TestWorkersOnOnePostgres(t *testing.T) {
 		p.stop(t, syscall.SIGTERM)
 	}
 
-	found := map[string]int{}
-	err = store.ExportChanges(ctx, db.ExportFilter{}, func(c db.ExportedChange) error {
-		found[c.URL]++
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	harvested := map[string][]int{}
-	for i, p := range procs {
-		for l := range strings.Lines(p.stderr.String()) {
-			var rec struct{ Msg, Site string }
-			if json.Unmarshal([]byte(l), &rec) == nil && rec.Msg == "harvested site" {
-				harvested[rec.Site] = append(harvested[rec.Site], i)
-			}
-		}
-	}
+	changesOnce(t, store, fleet, changes)
+	harvested := harvestedBy(procs)
 	for _, f := range fleet {
-		for j := range changes {
-			if u := fmt.Sprintf("%s/new%d.html", f.URL, j); found[u] != 1 {
-				t.Errorf("%s stored %d times; want once", u, found[u])
-			}
-		}
 		if ps := harvested[f.Root()]; len(ps) != 1 {
 			t.Errorf("%s harvested by processes %v; want one", f.URL, ps)
 		}
@@ -158,4 +102,94 @@ func TestWorkersOnOnePostgres(t *testing.T) {
 		}
 	}
 	t.Logf("sites harvested by each process (the first killed): %v; %s", per, time.Since(start).Round(time.Second))
+}
+
+// dueFleet follows sites loopback sites, each answering after delay, with
+// tidings follow on the database target (env adds to its environment);
+// then makes each due and adds changes new entries to its change list,
+// new0.html first. The store is closed when the test ends.
+func dueFleet(t *testing.T, target string, sites, changes int, delay time.Duration, env ...string) ([]*fleetsite.Site, *db.DB, time.Time) {
+	t.Helper()
+	ctx := t.Context()
+	fleet := make([]*fleetsite.Site, sites)
+	args := []string{"follow", "--workers", "8"}
+	start := time.Now()
+	for i := range fleet {
+		fleet[i] = fleetsite.New(t, delay)
+		fleet[i].Change("first.html", start.Add(-time.Hour))
+		args = append(args, fleet[i].Root())
+	}
+	mustSucceed(t, tidings(t, newEnv(t, append([]string{"TIDINGS_DB", target}, env...)...), args...))
+	store, err := db.Open(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	stored, _ := store.Sites(ctx)
+	for _, s := range stored {
+		if err := store.SetNextHarvest(ctx, s.ID, start); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range fleet {
+		for j := range changes {
+			f.Change(fmt.Sprintf("new%d.html", j), start.Add(-time.Duration(j+1)*time.Minute))
+		}
+	}
+	return fleet, store, start
+}
+
+// startWorker runs the binary's worker with env, killed when the test
+// ends unless stop was called.
+func startWorker(t *testing.T, bin string, env []string) *served {
+	t.Helper()
+	w := &served{cmd: exec.Command(bin, "worker"), exited: make(chan error, 1)}
+	w.cmd.Env = env
+	w.cmd.Stdout, w.cmd.Stderr = &w.stdout, &w.stderr
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { w.exited <- w.cmd.Wait() }()
+	t.Cleanup(func() {
+		if !w.stopped {
+			w.cmd.Process.Kill()
+			<-w.exited
+		}
+	})
+	return w
+}
+
+// harvestedBy reads the JSON logs of procs: which of them harvested each
+// site, by the site's address.
+func harvestedBy(procs []*served) map[string][]int {
+	out := map[string][]int{}
+	for i, p := range procs {
+		for l := range strings.Lines(p.stderr.String()) {
+			var rec struct{ Msg, Site string }
+			if json.Unmarshal([]byte(l), &rec) == nil && rec.Msg == "harvested site" {
+				out[rec.Site] = append(out[rec.Site], i)
+			}
+		}
+	}
+	return out
+}
+
+// changesOnce fails the test unless each of the changes new entries of
+// each site of the fleet is stored exactly once.
+func changesOnce(t *testing.T, store *db.DB, fleet []*fleetsite.Site, changes int) {
+	t.Helper()
+	found := map[string]int{}
+	if err := store.ExportChanges(t.Context(), db.ExportFilter{}, func(c db.ExportedChange) error {
+		found[c.URL]++
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fleet {
+		for j := range changes {
+			if u := fmt.Sprintf("%s/new%d.html", f.URL, j); found[u] != 1 {
+				t.Errorf("%s stored %d times; want once", u, found[u])
+			}
+		}
+	}
 }
