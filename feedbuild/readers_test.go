@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"html"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"tidings/db"
 	"tidings/feeds"
 	"tidings/internal/changetest"
+	"tidings/internal/readertest"
 )
 
 // readerPage is one page of the readers' site: its text before and after,
@@ -182,27 +182,11 @@ func TestDiffsSurviveSanitizers(t *testing.T) {
 	checkRead(t, "JSON Feed content_text", texts)
 }
 
-// skipWithout skips a test when a reader is not installed (fails it in
-// CI, which installs it).
-func skipWithout(t *testing.T, name, pkg string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	msg := name + " not found: reader test not run (apt-get install -y " + pkg + ")"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
-
 // TestDiffsInW3m: w3m -dump, the text a terminal browser shows, says what
 // was removed and added, whether w3m marks <del> and <ins> its own way
 // ("[DEL:…:DEL]", the default) or shows them as plain text.
 func TestDiffsInW3m(t *testing.T) {
-	w3m := skipWithout(t, "w3m", "w3m")
+	w3m := readertest.SkipWithout(t, "w3m", "w3m")
 	f := parsed(t, readerFeed(t, feeds.Atom))
 	w3mMarks := strings.NewReplacer("[DEL:", "", ":DEL]", "", "[INS:", "", ":INS]", "")
 	for _, mode := range []string{"1", "2"} {
@@ -255,78 +239,17 @@ func w3mDump(t *testing.T, w3m string, f *gofeed.Feed, title string) string {
 //	newsboat -u urls -c cache.db -C config -x reload
 //	script -qec 'newsboat -u urls -c cache.db -C config' /dev/null
 func TestDiffsInNewsboat(t *testing.T) {
-	newsboat := skipWithout(t, "newsboat", "newsboat")
-	script := skipWithout(t, "script", "bsdutils")
 	dir := t.TempDir()
 	feed := filepath.Join(dir, "feed.atom")
 	doc := readerFeed(t, feeds.Atom)
 	if err := os.WriteFile(feed, doc, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	saved := filepath.Join(dir, "saved")
-	files := map[string]string{
-		"urls": "file://" + feed + "\n",
-		// Lines unwrapped, so that a line of the page is a line read.
-		"config": "save-path \"" + saved + "\"\ntext-width 10000\nconfirm-exit no\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Mkdir(saved, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"-u", filepath.Join(dir, "urls"), "-c", filepath.Join(dir, "cache.db"), "-C", filepath.Join(dir, "config")}
-	env := append(os.Environ(), "HOME="+dir, "TERM=xterm", "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	reload := exec.CommandContext(ctx, newsboat, append(args, "-x", "reload")...)
-	reload.Env = env
-	if out, err := reload.CombinedOutput(); err != nil {
-		t.Fatalf("newsboat -x reload: %v\n%s", err, out)
-	}
-
 	n := len(parsed(t, doc).Items)
-	cmd := exec.CommandContext(ctx, script, "-qec", shellQuote(append([]string{newsboat}, args...)), "/dev/null")
-	cmd.Env = env
-	cmd.Stdout = io.Discard
-	keys, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(keys, "\r\r"+strings.Repeat("s\rn", n))
-	// Quit once every article is saved; closing the terminal's input
-	// earlier would end newsboat before it read the keys.
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if entries, _ := os.ReadDir(saved); len(entries) >= n {
-			break
-		}
-	}
-	io.WriteString(keys, "qqq")
-	keys.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Logf("newsboat under script: %v", err)
-	}
-
-	texts := map[string]string{}
-	entries, _ := os.ReadDir(saved)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(saved, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		head, body, _ := strings.Cut(string(b), "\n \n")
-		for _, l := range strings.Split(head, "\n") {
-			if title, ok := strings.CutPrefix(l, "Title: "); ok {
-				texts[title] = body
-			}
-		}
-		if strings.Contains(e.Name(), "cranes") || strings.Contains(e.Name(), "Links") {
-			t.Logf("newsboat shows %s:\n%s", e.Name(), b)
+	texts := readertest.Newsboat(t, "file://"+feed, n)
+	for title, text := range texts {
+		if strings.Contains(title, "cranes") || strings.Contains(title, "Links") {
+			t.Logf("newsboat shows %s:\n%s", title, text)
 		}
 	}
 	if len(texts) != n {
@@ -340,7 +263,7 @@ func TestDiffsInNewsboat(t *testing.T) {
 // same changes: newsboat keys articles by id, so each feed keeps all its
 // entries only when their ids differ.
 func TestNewsboatKeepsEveryFeedWhole(t *testing.T) {
-	newsboat := skipWithout(t, "newsboat", "newsboat")
+	newsboat := readertest.SkipWithout(t, "newsboat", "newsboat")
 	s := newTestStore(t)
 	u, err := s.store.CreateUser(t.Context(), "ann", "x", "anntoken", "")
 	if err != nil {
@@ -409,13 +332,4 @@ func TestNewsboatKeepsEveryFeedWhole(t *testing.T) {
 	if want := fmt.Sprintf("%d unread articles", want); !strings.Contains(got, want) {
 		t.Errorf("newsboat, subscribed to six feeds: %q, want %q", strings.TrimSpace(got), want)
 	}
-}
-
-// shellQuote joins args for sh -c, each in single quotes.
-func shellQuote(args []string) string {
-	var out []string
-	for _, a := range args {
-		out = append(out, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
-	}
-	return strings.Join(out, " ")
 }

@@ -1,33 +1,15 @@
 package publish_test
 
 import (
-	"context"
-	"io"
 	"maps"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"tidings/internal/readertest"
 	"tidings/publish"
 )
-
-func skipWithout(t *testing.T, name, pkg string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err == nil {
-		return path
-	}
-	msg := name + " not found: reader test not run (apt-get install -y " + pkg + ")"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
 
 // TestChangeFeedInNewsboat reads the fixture's change feed with newsboat,
 // a terminal feed reader, run headless as feedbuild's reader tests run
@@ -36,8 +18,6 @@ func skipWithout(t *testing.T, name, pkg string) string {
 // it as text. The updated page's article says, in words, which lines
 // were removed and which added; the created page's shows its opening.
 func TestChangeFeedInNewsboat(t *testing.T) {
-	newsboat := skipWithout(t, "newsboat", "newsboat")
-	script := skipWithout(t, "script", "bsdutils")
 	site := t.TempDir()
 	writeSite(t, site, feedSite())
 	o := publish.Options{Dir: site}
@@ -49,70 +29,7 @@ func TestChangeFeedInNewsboat(t *testing.T) {
 	})
 	publishAt(t, o, "2026-03-02T10:00:00Z")
 
-	dir := t.TempDir()
-	saved := filepath.Join(dir, "saved")
-	files := map[string]string{
-		"urls":   "file://" + filepath.Join(site, "resourcesync", "changes.atom") + "\n",
-		"config": "save-path \"" + saved + "\"\ntext-width 10000\nconfirm-exit no\n",
-	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Mkdir(saved, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"-u", filepath.Join(dir, "urls"), "-c", filepath.Join(dir, "cache.db"), "-C", filepath.Join(dir, "config")}
-	env := append(os.Environ(), "HOME="+dir, "TERM=xterm", "XDG_CONFIG_HOME="+dir, "XDG_DATA_HOME="+dir)
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	reload := exec.CommandContext(ctx, newsboat, append(args, "-x", "reload")...)
-	reload.Env = env
-	if out, err := reload.CombinedOutput(); err != nil {
-		t.Fatalf("newsboat -x reload: %v\n%s", err, out)
-	}
-	const n = 3
-	quoted := []string{}
-	for _, a := range append([]string{newsboat}, args...) {
-		quoted = append(quoted, "'"+strings.ReplaceAll(a, "'", `'\''`)+"'")
-	}
-	cmd := exec.CommandContext(ctx, script, "-qec", strings.Join(quoted, " "), "/dev/null")
-	cmd.Env = env
-	cmd.Stdout = io.Discard
-	keys, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	io.WriteString(keys, "\r\r"+strings.Repeat("s\rn", n))
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if entries, _ := os.ReadDir(saved); len(entries) >= n {
-			break
-		}
-	}
-	io.WriteString(keys, "qqq")
-	keys.Close()
-	if err := cmd.Wait(); err != nil {
-		t.Logf("newsboat under script: %v", err)
-	}
-
-	texts := map[string]string{}
-	entries, _ := os.ReadDir(saved)
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(saved, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		head, body, _ := strings.Cut(string(b), "\n \n")
-		for _, l := range strings.Split(head, "\n") {
-			if title, ok := strings.CutPrefix(l, "Title: "); ok {
-				texts[title] = body
-			}
-		}
-	}
+	texts := readertest.Newsboat(t, "file://"+filepath.Join(site, "resourcesync", "changes.atom"), 3)
 	cats, ok := texts["Updated: Cats of the Month"]
 	if !ok {
 		t.Fatalf("newsboat saved %d articles: %q", len(texts), slices.Collect(maps.Keys(texts)))
