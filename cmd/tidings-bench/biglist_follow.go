@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"tidings/internal/fleetsite"
 )
 
 // bigListEntries is the sitemap protocol's limit of entries in one list.
@@ -32,7 +33,7 @@ const recordedResync = 3.1
 func (h *harness) bigListFollowRows(ctx context.Context) ([]Row, error) {
 	var body []byte
 	site, err := startSite(func(base string) http.HandlerFunc {
-		body = bigChangeList(base, bigListEntries, time.Now().UTC())
+		body = fleetsite.BigChangeList(base, bigListEntries, time.Now().UTC())
 		return bigListHandler(base, body)
 	})
 	if err != nil {
@@ -182,28 +183,4 @@ func bigListHandler(base string, list []byte) http.HandlerFunc {
 		}
 		http.NotFound(w, r)
 	}
-}
-
-// bigChangeList writes n entries of about 220 bytes each, dated within the
-// last day so that all of them are new on a first harvest: the list of
-// the harvest package's BenchmarkBigChangeList.
-func bigChangeList(base string, n int, now time.Time) []byte {
-	var buf bytes.Buffer
-	buf.Grow(n * 230)
-	buf.WriteString(`<?xml version="1.0" encoding="UTF-8"?>
-<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:rs="http://www.openarchives.org/rs/terms/">
-  <rs:ln rel="up" href="` + base + `/big/capabilitylist.xml"/>
-  <rs:md capability="changelist" from="` + now.Add(-48*time.Hour).Format(time.RFC3339) + `"/>
-`)
-	kinds := []string{"created", "updated", "updated", "deleted"}
-	for i := range n {
-		at := now.Add(-time.Duration(n-i) * time.Second).Format(time.RFC3339)
-		fmt.Fprintf(&buf, `  <url>
-    <loc>%s/big/section-%03d/page-%06d.html</loc>
-    <rs:md change="%s" datetime="%s" length="%d" hash="md5:%032x"/>
-  </url>
-`, base, i%997, i, kinds[i%len(kinds)], at, 1000+i*7%90000, uint64(i)*2654435761)
-	}
-	buf.WriteString("</urlset>\n")
-	return buf.Bytes()
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tidings/internal/fleetsite"
 )
 
 // TestBigListSite: the site scenario 1 follows serves its Source
@@ -14,7 +16,7 @@ import (
 func TestBigListSite(t *testing.T) {
 	var list []byte
 	site, err := startSite(func(base string) http.HandlerFunc {
-		list = bigChangeList(base, 30, time.Now().UTC())
+		list = fleetsite.BigChangeList(base, 30, time.Now().UTC())
 		return bigListHandler(base, list)
 	})
 	if err != nil {
