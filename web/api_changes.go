@@ -48,9 +48,7 @@ func (s *Server) apiChanges(c echo.Context) error {
 	var f db.ChangeFilter
 	q := c.QueryParams()
 	if id := q.Get("site"); id != "" {
-		c.SetParamNames("site")
-		c.SetParamValues(id)
-		site, err := s.apiPathSite(c)
+		site, err := s.apiFollowedSite(c, id)
 		if err != nil {
 			return err
 		}

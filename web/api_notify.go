@@ -157,9 +157,7 @@ func (s *Server) apiAddPush(c echo.Context) error {
 	u := currentUser(c)
 	var siteID int64
 	if body.Site != nil {
-		c.SetParamNames("site")
-		c.SetParamValues(*body.Site)
-		site, err := s.apiPathSite(c)
+		site, err := s.apiFollowedSite(c, *body.Site)
 		if err != nil {
 			return err
 		}

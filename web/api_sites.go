@@ -89,7 +89,13 @@ func (s *Server) apiSiteOf(c echo.Context, site db.Site, followed bool) (apiSite
 // apiPathSite is the followed site the path names by its public id;
 // any other answers 404, as if it did not exist.
 func (s *Server) apiPathSite(c echo.Context) (db.Site, error) {
-	site, err := s.store.SiteByPublicID(c.Request().Context(), c.Param("site"))
+	return s.apiFollowedSite(c, c.Param("site"))
+}
+
+// apiFollowedSite is the followed site of a public id, wherever the
+// request names it.
+func (s *Server) apiFollowedSite(c echo.Context, id string) (db.Site, error) {
+	site, err := s.store.SiteByPublicID(c.Request().Context(), id)
 	if errors.Is(err, db.ErrNotFound) {
 		return db.Site{}, errNoAPISite
 	}
