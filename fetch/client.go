@@ -216,7 +216,7 @@ func (c *Client) get(ctx context.Context, rawURL string, cond Conditional, limit
 			return nil, &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(c.pace.traced(ctx, u.Host), http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
 	}

@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"net/http/httptrace"
 	"strings"
 	"sync"
 	"time"
@@ -127,4 +128,26 @@ func (p *pacer) wait(ctx context.Context, host string) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// sent keeps the delay after a request as the site sees it: a request
+// written later than its slot (a slow connection, a busy machine) moves
+// the next slot of its host to at least the delay after it was written,
+// else two requests could reach the site closer than the delay.
+func (p *pacer) sent(host string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.hosts[strings.ToLower(host)]
+	if s == nil {
+		return
+	}
+	if at := p.clock().Add(s.delay); s.next.Before(at) {
+		s.next = at
+	}
+}
+
+// traced is ctx with a trace that tells the pacer when each request to
+// host is written.
+func (p *pacer) traced(ctx context.Context, host string) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { p.sent(host) }})
 }

@@ -104,3 +104,28 @@ func TestPacerStopsWithTheContext(t *testing.T) {
 		t.Error("a cancelled wait returned no error")
 	}
 }
+
+// TestPacerCountsFromTheRequestWritten: a request written later than its
+// slot (here 700 ms late) moves the next one to the delay after it was
+// written, so that the site never sees two closer than the delay.
+func TestPacerCountsFromTheRequestWritten(t *testing.T) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var slept []time.Duration
+	c := NewClient(ClientOptions{Now: func() time.Time { return now }, Sleep: func(_ context.Context, d time.Duration) error {
+		slept = append(slept, d)
+		now = now.Add(d)
+		return nil
+	}})
+	c.SetHostDelay("example.org", 2*time.Second)
+	if err := c.pace.wait(context.Background(), "example.org"); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(700 * time.Millisecond)
+	c.pace.sent("example.org")
+	if err := c.pace.wait(context.Background(), "example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if len(slept) != 1 || slept[0] != 2*time.Second {
+		t.Errorf("slept %v, want [2s]: the delay after the request was written, not after its slot", slept)
+	}
+}

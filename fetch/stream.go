@@ -69,7 +69,7 @@ func (c *Client) Stream(ctx context.Context, rawURL string, o StreamOptions) (st
 		o.Accept = "*/*"
 	}
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(c.pace.traced(ctx, u.Host), http.MethodGet, u.String(), nil)
 	if err != nil {
 		cancel()
 		return nil, &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
