@@ -198,6 +198,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		rows = append(rows, more...)
+		if more, err = rollingRows(ctx, stderr); err != nil {
+			return err
+		}
+		rows = append(rows, more...)
 	}
 	if sel.has(10) {
 		fmt.Fprintln(stderr, "scenario 10: retention (go test -bench Retention ./worker/)")

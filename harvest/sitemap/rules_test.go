@@ -208,3 +208,52 @@ func TestABigRewriteStoresItsCounts(t *testing.T) {
 		t.Errorf("stored diff of %d bytes (replaced %q, %d added, %d removed), want the counts alone", len(c.Diff), d.Replaced, d.Added, d.Removed)
 	}
 }
+
+// TestDatedPagesAreReadAgainInShares: the pages of a 70-page site, all
+// read at the follow and none of whose dates move, are read again a share
+// at a time, about a seventh a daily harvest, not all on the day a week
+// after the follow; and each is read within 7 days.
+func TestDatedPagesAreReadAgainInShares(t *testing.T) {
+	e := newSMEnv(t, harvest.SnapshotSettings{})
+	e.Site.ETags(true)
+	v := map[string]sitemapsite.Page{}
+	var paths []string
+	for i := range 70 {
+		p := fmt.Sprintf("/moths/%02d/", i)
+		paths = append(paths, p)
+		v[p] = sitemapsite.Page{Title: fmt.Sprintf("Moth %d", i), Text: fmt.Sprintf("Notes on moth %d, seen at the lamp in June.", i),
+			Lastmod: fmt.Sprintf("2025-%02d-%02dT00:00:00Z", i%12+1, i%28+1)}
+	}
+	e.Site.Version("", v)
+	harvesttest.Follow(t, e.H, e.Site.URL("/"))
+	e.Harvest()
+	last := map[string]int{}
+	for day := 1; day <= 14; day++ {
+		before := map[string]int{}
+		for _, p := range paths {
+			before[p] = e.Site.Hits(p)
+		}
+		e.Harvest()
+		read := 0
+		for _, p := range paths {
+			if e.Site.Hits(p) > before[p] {
+				read++
+				if gap := day - last[p]; gap > 7 {
+					t.Errorf("%s read again on day %d, %d days after the last time, want at most 7", p, day, gap)
+				}
+				last[p] = day
+			}
+		}
+		if read > 11 {
+			t.Errorf("day %d: %d of 70 pages read again, want about a seventh (10)", day, read)
+		}
+	}
+	for _, p := range paths {
+		if 14-last[p] > 7 {
+			t.Errorf("%s last read on day %d of 14", p, last[p])
+		}
+	}
+	if slices.ContainsFunc(e.Changes(), func(c string) bool { return strings.HasPrefix(c, "updated") }) {
+		t.Errorf("unchanged pages reported updated: %q", e.Changes())
+	}
+}

@@ -16,7 +16,7 @@ import (
 // clock the test moves, and a static site (sitemapsite) whose versions the
 // test sets: the ground of the tests of sources that list pages.
 type ListEnv struct {
-	T     *testing.T
+	T     testing.TB
 	Site  *sitemapsite.Site
 	Store *db.DB
 	H     *harvest.Harvester
@@ -26,7 +26,7 @@ type ListEnv struct {
 // NewListEnv starts a ListEnv on 2026-11-20 10:00 UTC. Options without
 // snapshot settings read pages within the default budget; o.Now is the
 // env's clock.
-func NewListEnv(t *testing.T, o harvest.Options) *ListEnv {
+func NewListEnv(t testing.TB, o harvest.Options) *ListEnv {
 	t.Helper()
 	if o.Snapshots == (harvest.SnapshotSettings{}) {
 		o.Snapshots.PageFetches = harvest.DefaultPageFetches
