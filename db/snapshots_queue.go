@@ -65,9 +65,19 @@ WHERE q.site_id = ? AND q.collection_id = ? ORDER BY q.datetime DESC, q.url LIMI
 // saveSnapshotQueue applies q. Done goes first, so that a page both
 // finished and queued again in one harvest stays queued.
 func (d *DB) saveSnapshotQueue(ctx context.Context, tx *sql.Tx, siteID int64, q SnapshotQueue) error {
-	for _, u := range q.Done {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM snapshot_queue WHERE site_id = ? AND url = ?`, siteID, u); err != nil {
-			return fmt.Errorf("finish the pending page %s: %w", u, err)
+	// A chunk of pages a statement: a follow of a change list naming
+	// 12,500 deletions finished as many pages, one round trip each on
+	// PostgreSQL (0.74 s).
+	for start := 0; start < len(q.Done); start += queueBatch {
+		done := q.Done[start:min(start+queueBatch, len(q.Done))]
+		args := make([]any, 0, len(done)+1)
+		args = append(args, siteID)
+		for _, u := range done {
+			args = append(args, u)
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM snapshot_queue WHERE site_id = ? AND url IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(done)), ", ")+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("finish the pending page %s…: %w", done[0], err)
 		}
 	}
 	if err := queuePages(ctx, tx, siteID, q.Queue); err != nil {
@@ -95,8 +105,8 @@ WHERE collection_id = ? AND url = ? AND kind = ? AND datetime = ?`,
 	return nil
 }
 
-// queueBatch is how many pages one INSERT of queuePages takes: 5
-// parameters each, far below SQLite's limit of 32,766.
+// queueBatch is how many pages one statement of saveSnapshotQueue
+// takes: at most 5 parameters each, far below SQLite's limit of 32,766.
 const queueBatch = 500
 
 // queuePages queues pages, a later entry of a page replacing an earlier

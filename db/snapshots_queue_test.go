@@ -151,7 +151,8 @@ VALUES (1, '` + page + `', '` + page + `', 200, 'text/html; charset=UTF-8', 'Cat
 
 // TestSnapshotQueueManyPages: a harvest queueing more pages than one
 // statement takes queues each once; of a page given twice the later
-// entry stands, and a page queued before is replaced.
+// entry stands, and a page queued before is replaced. Finishing more
+// pages than one statement takes leaves only the others.
 func TestSnapshotQueueManyPages(t *testing.T) {
 	ctx := context.Background()
 	d, _ := openTest(t)
@@ -189,5 +190,19 @@ func TestSnapshotQueueManyPages(t *testing.T) {
 		if p.URL == page(0) && (p.Kind != "updated" || !p.Datetime.Equal(t0)) {
 			t.Errorf("the page queued before: %s at %v, want updated at %v", p.Kind, p.Datetime, t0)
 		}
+	}
+
+	// Finished, past one statement too: every page but the last three.
+	var done []string
+	for i := range n - 3 {
+		done = append(done, page(i))
+	}
+	save(SnapshotQueue{Done: done})
+	due, err = d.PendingTexts(ctx, col.SiteID, col.ID, 10*n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := urlsOf(due), []string{page(n - 1), page(n - 2), page(n - 3)}; !slices.Equal(got, want) {
+		t.Errorf("pending after %d were finished: %q, want %q", len(done), got, want)
 	}
 }
