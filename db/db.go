@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -39,6 +40,13 @@ type DB struct {
 	// upTo is the last migration step Open applies: all of them but in
 	// tests that make a database of an older schema (openAt).
 	upTo int
+	// pgInsert is the INSERT of changes on PostgreSQL, built once from
+	// the catalog (see changeInsert).
+	pgInsert struct {
+		mu     sync.Mutex
+		q      string
+		isBool bool
+	}
 }
 
 // Open opens the database target names and applies pending migrations:

@@ -3,7 +3,6 @@ package db
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -397,19 +396,38 @@ func (d *DB) HasChange(ctx context.Context, collectionID int64, url, kind string
 	return n > 0, nil
 }
 
-// LastKind returns the kind of the newest change the collection stores
-// of a page, "" when it stores none.
-func (d *DB) LastKind(ctx context.Context, collectionID int64, url string) (string, error) {
-	var kind string
-	err := d.r.QueryRowContext(ctx, `SELECT kind FROM changes WHERE collection_id = ? AND url = ? ORDER BY datetime DESC, id DESC LIMIT 1`,
-		collectionID, url).Scan(&kind)
-	if errors.Is(err, sql.ErrNoRows) {
-		return "", nil
+// LastKinds returns the kind of the newest change the collection stores
+// of each of the pages urls, by page; a page it stores none of is not in
+// it. The pages are looked up a chunk at a time: one query a page cost a
+// follow of a change list naming 12,500 deletions 0.08 s.
+func (d *DB) LastKinds(ctx context.Context, collectionID int64, urls []string) (map[string]string, error) {
+	kinds := map[string]string{}
+	for start := 0; start < len(urls); start += withdrawChunk {
+		match, args := withdrawMatch(collectionID, urls[start:min(start+withdrawChunk, len(urls))])
+		// Newest first within each page: the first row read of a page
+		// is its last change.
+		rows, err := d.r.QueryContext(ctx, `SELECT url, kind FROM changes WHERE `+match+` ORDER BY url, datetime DESC, id DESC`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("db: look up the last changes of %d pages of collection %d: %w", len(urls), collectionID, err)
+		}
+		for rows.Next() {
+			var u, kind string
+			if err := rows.Scan(&u, &kind); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if _, ok := kinds[u]; !ok {
+				kinds[u] = kind
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("db: look up the last changes of %d pages of collection %d: %w", len(urls), collectionID, err)
+		}
 	}
-	if err != nil {
-		return "", fmt.Errorf("db: look up the last change of a page of collection %d: %w", collectionID, err)
-	}
-	return kind, nil
+	return kinds, nil
 }
 
 // ExportedChange is one change with the names of where it belongs.

@@ -130,7 +130,7 @@ func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Ru
 		}
 		insert := insertChanges
 		if d.eng == postgresEngine {
-			insert = insertChangesInBatches
+			insert = d.insertChangesInBatches
 		}
 		if run.Changes, run.Backfilled, err = insert(ctx, tx, run, h.Changes); err != nil {
 			return err

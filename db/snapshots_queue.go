@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -64,20 +65,23 @@ WHERE q.site_id = ? AND q.collection_id = ? ORDER BY q.datetime DESC, q.url LIMI
 // saveSnapshotQueue applies q. Done goes first, so that a page both
 // finished and queued again in one harvest stays queued.
 func (d *DB) saveSnapshotQueue(ctx context.Context, tx *sql.Tx, siteID int64, q SnapshotQueue) error {
-	for _, u := range q.Done {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM snapshot_queue WHERE site_id = ? AND url = ?`, siteID, u); err != nil {
-			return fmt.Errorf("finish the pending page %s: %w", u, err)
+	// A chunk of pages a statement: a follow of a change list naming
+	// 12,500 deletions finished as many pages, one round trip each on
+	// PostgreSQL (0.74 s).
+	for start := 0; start < len(q.Done); start += queueBatch {
+		done := q.Done[start:min(start+queueBatch, len(q.Done))]
+		args := make([]any, 0, len(done)+1)
+		args = append(args, siteID)
+		for _, u := range done {
+			args = append(args, u)
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM snapshot_queue WHERE site_id = ? AND url IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(done)), ", ")+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("finish the pending page %s…: %w", done[0], err)
 		}
 	}
-	for _, p := range q.Queue {
-		_, err := tx.ExecContext(ctx, `
-INSERT INTO snapshot_queue (site_id, url, collection_id, kind, datetime) VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (site_id, url) DO UPDATE SET
-	collection_id = excluded.collection_id, kind = excluded.kind, datetime = excluded.datetime`,
-			siteID, p.URL, p.CollectionID, p.Kind, fmtTime(p.Datetime))
-		if err != nil {
-			return fmt.Errorf("queue the page %s: %w", p.URL, err)
-		}
+	if err := queuePages(ctx, tx, siteID, q.Queue); err != nil {
+		return err
 	}
 	if q.Keep > 0 && len(q.Queue) > 0 {
 		_, err := tx.ExecContext(ctx, d.eng.pick(`
@@ -96,6 +100,43 @@ WHERE collection_id = ? AND url = ? AND kind = ? AND datetime = ?`,
 			f.TextChange, storedDiff(f.Diff), f.Title, f.CollectionID, f.URL, f.Kind, fmtTime(f.Datetime))
 		if err != nil {
 			return fmt.Errorf("fill in the text of the change of %s: %w", f.URL, err)
+		}
+	}
+	return nil
+}
+
+// queueBatch is how many pages one statement of saveSnapshotQueue
+// takes: at most 5 parameters each, far below SQLite's limit of 32,766.
+const queueBatch = 500
+
+// queuePages queues pages, a later entry of a page replacing an earlier
+// one, as one row a statement did; a batch a statement, since a follow
+// queues a thousand pages, a round trip each on PostgreSQL.
+func queuePages(ctx context.Context, tx *sql.Tx, siteID int64, queue []PendingText) error {
+	// One statement may not upsert a row twice: the last entry of a page
+	// is the one that stands.
+	last := make(map[string]int, len(queue))
+	for i, p := range queue {
+		last[p.URL] = i
+	}
+	pages := make([]PendingText, 0, len(last))
+	for i, p := range queue {
+		if last[p.URL] == i {
+			pages = append(pages, p)
+		}
+	}
+	for start := 0; start < len(pages); start += queueBatch {
+		batch := pages[start:min(start+queueBatch, len(pages))]
+		args := make([]any, 0, 5*len(batch))
+		for _, p := range batch {
+			args = append(args, siteID, p.URL, p.CollectionID, p.Kind, fmtTime(p.Datetime))
+		}
+		_, err := tx.ExecContext(ctx, `
+INSERT INTO snapshot_queue (site_id, url, collection_id, kind, datetime) VALUES `+strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?), ", len(batch)), ", ")+`
+ON CONFLICT (site_id, url) DO UPDATE SET
+	collection_id = excluded.collection_id, kind = excluded.kind, datetime = excluded.datetime`, args...)
+		if err != nil {
+			return fmt.Errorf("queue the page %s…: %w", batch[0].URL, err)
 		}
 	}
 	return nil

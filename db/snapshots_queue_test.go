@@ -148,3 +148,61 @@ VALUES (1, '` + page + `', '` + page + `', 200, 'text/html; charset=UTF-8', 'Cat
 		t.Errorf("hash and final URL take %d bytes, want 16: %v", hashBytes, err)
 	}
 }
+
+// TestSnapshotQueueManyPages: a harvest queueing more pages than one
+// statement takes queues each once; of a page given twice the later
+// entry stands, and a page queued before is replaced. Finishing more
+// pages than one statement takes leaves only the others.
+func TestSnapshotQueueManyPages(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTest(t)
+	col := testCollection(t, d, "shrine")
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	page := func(i int) string { return "https://shrine.example/p" + strconv.Itoa(i) + ".html" }
+	save := func(q SnapshotQueue) {
+		t.Helper()
+		h := CollectionHarvest{Run: Run{SiteID: col.SiteID, CollectionID: col.ID, StartedAt: t0, FinishedAt: t0}, Pending: q}
+		if _, err := d.SaveCollectionHarvest(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(SnapshotQueue{Queue: []PendingText{{CollectionID: col.ID, URL: page(0), Kind: "created", Datetime: t0.Add(-time.Hour)}}})
+	n := 2*queueBatch + 3
+	var queue []PendingText
+	for i := range n {
+		queue = append(queue, PendingText{CollectionID: col.ID, URL: page(i), Kind: "updated", Datetime: t0.Add(time.Duration(i) * time.Minute)})
+	}
+	// Given again later in the same harvest, dated later, among the
+	// pages of the same statement.
+	queue = slices.Insert(queue, 7, PendingText{CollectionID: col.ID, URL: page(5), Kind: "deleted", Datetime: t0.Add(time.Duration(n+1) * time.Minute)})
+	save(SnapshotQueue{Queue: queue})
+	due, err := d.PendingTexts(ctx, col.SiteID, col.ID, 10*n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(due) != n {
+		t.Fatalf("%d pages pending, want %d", len(due), n)
+	}
+	if due[0].URL != page(5) || due[0].Kind != "deleted" {
+		t.Errorf("newest pending %s %s, want %s deleted: the later entry of a page given twice", due[0].URL, due[0].Kind, page(5))
+	}
+	for _, p := range due {
+		if p.URL == page(0) && (p.Kind != "updated" || !p.Datetime.Equal(t0)) {
+			t.Errorf("the page queued before: %s at %v, want updated at %v", p.Kind, p.Datetime, t0)
+		}
+	}
+
+	// Finished, past one statement too: every page but the last three.
+	var done []string
+	for i := range n - 3 {
+		done = append(done, page(i))
+	}
+	save(SnapshotQueue{Done: done})
+	due, err = d.PendingTexts(ctx, col.SiteID, col.ID, 10*n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := urlsOf(due), []string{page(n - 1), page(n - 2), page(n - 3)}; !slices.Equal(got, want) {
+		t.Errorf("pending after %d were finished: %q, want %q", len(done), got, want)
+	}
+}

@@ -144,7 +144,35 @@ func (d *SiteDiscovery) run(ctx context.Context) (*Discovery, error) {
 		// Nothing published names the site: its home page does.
 		d.d.SiteTitle = d.pageTitle(ctx, d.root)
 	}
+	d.handOver()
 	return d.d, nil
+}
+
+// handOver leaves what discovery read whole of the address given to the
+// collection harvests: the change list a person gave as the address to
+// follow is then read once, not once by discovery (its sources look at
+// the page given) and again by its collection's harvest.
+func (d *SiteDiscovery) handOver() {
+	c, ok := d.cache[d.input]
+	if !ok || c.err != nil || c.resp == nil || c.resp.NotModified {
+		return
+	}
+	if d.s.bodies == nil {
+		d.s.bodies = map[string]*fetch.Response{}
+	}
+	d.s.bodies[d.input] = c.resp
+}
+
+// given is what discovery read whole of url when url is the address
+// given, or nil: a source reading it again through Fetch takes this copy.
+func (d *SiteDiscovery) given(url string) *fetch.Response {
+	if url != d.input {
+		return nil
+	}
+	if c, ok := d.cache[url]; ok && c.err == nil && c.resp != nil && !c.resp.NotModified {
+		return c.resp
+	}
+	return nil
 }
 
 // pageTitle is the <title> of the HTML page at u, or "", for naming what

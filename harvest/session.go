@@ -25,9 +25,11 @@ type session struct {
 	// documents it may still fetch; nil means no limit.
 	budget *atomic.Int64
 	states []db.FetchState
-	// bodies holds the documents discovery read whole that no parser
-	// keeps (a plain sitemap), by URL, for the collection harvests that
-	// follow: one site harvest fetches a document once.
+	// bodies holds what discovery read whole of the address given, by
+	// URL, for the collection harvest that would fetch it again (a change
+	// list given as the address to follow): one site harvest fetches a
+	// document once. A harvest takes it out (CollectionRun.Given), so it
+	// is held no longer than until its parse.
 	bodies map[string]*fetch.Response
 	// reading, shared like bodies, is what the site harvest read of its
 	// pages' text.

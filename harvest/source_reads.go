@@ -43,8 +43,42 @@ func (d *SiteDiscovery) KeepStored(name string) { d.keep[name] = true }
 // Fetch gets url conditionally, as CollectionRun.Fetch does, returning on
 // a 304 the memo the earlier fetch left. Nothing is kept unless the
 // source calls Remember.
+//
+// The address given is read once a discovery: whichever of Fetch and
+// Get (or Page) reads it first, the other is answered from that read.
 func (d *SiteDiscovery) Fetch(ctx context.Context, role, url string) (*fetch.Response, string, error) {
-	return d.s.fetch(ctx, role, url)
+	if resp := d.given(url); resp != nil {
+		return resp, "", nil
+	}
+	resp, memo, err := d.s.fetch(ctx, role, url)
+	if err == nil && url == d.input && !resp.NotModified {
+		if _, ok := d.cache[url]; !ok {
+			d.cache[url] = cached{resp: resp}
+		}
+	}
+	return resp, memo, err
+}
+
+// Given takes what discovery read whole of url, the address given, out
+// of the site harvest: the harvest that reads it next uses this copy
+// instead of fetching it again. ok is false when discovery read nothing
+// of url.
+func (j *CollectionRun) Given(url string) (resp *fetch.Response, ok bool) {
+	resp, ok = j.s.bodies[url]
+	if ok {
+		delete(j.s.bodies, url)
+		// Read by this harvest, once: the run says so as if it had
+		// fetched it.
+		j.s.documents++
+	}
+	return resp, ok
+}
+
+// Given is what this discovery read whole of url when url is the address
+// given; see CollectionRun.Given.
+func (d *SiteDiscovery) Given(url string) (*fetch.Response, bool) {
+	resp := d.given(url)
+	return resp, resp != nil
 }
 
 // FetchState is what was stored of the last fetch of url.

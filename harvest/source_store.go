@@ -47,8 +47,9 @@ func (j *CollectionRun) StoredChangesOf(ctx context.Context, urls []string) (int
 	return j.h.store.CountChangesOf(ctx, j.col.ID, urls)
 }
 
-// LastKind returns the kind of the newest change the collection stores of
-// a page, "" when none.
-func (j *CollectionRun) LastKind(ctx context.Context, url string) (string, error) {
-	return j.h.store.LastKind(ctx, j.col.ID, url)
+// LastKinds returns the kind of the newest change the collection stores
+// of each of the pages urls, by page; a page of which it stores none is
+// not in it.
+func (j *CollectionRun) LastKinds(ctx context.Context, urls []string) (map[string]string, error) {
+	return j.h.store.LastKinds(ctx, j.col.ID, urls)
 }

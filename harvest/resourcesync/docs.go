@@ -24,6 +24,7 @@ type host interface {
 	Remember(url string, resp *fetch.Response, memo, digest string)
 	Forget(url string)
 	Passed(key string) (any, bool)
+	Given(url string) (*fetch.Response, bool)
 }
 
 // docs reads the ResourceSync documents of one discovery or harvest,
@@ -63,14 +64,18 @@ func (r docs) docEach(ctx context.Context, role, url string, each func(*rsync.En
 			return d, nil
 		}
 	}
-	if s, ok := r.host.(streamer); ok && each != nil {
-		if _, known := r.FetchState(url); !known {
-			return r.streamEach(ctx, s, role, url, each)
+	resp, given := r.Given(url)
+	var memo string
+	if !given {
+		if s, ok := r.host.(streamer); ok && each != nil {
+			if _, known := r.FetchState(url); !known {
+				return r.streamEach(ctx, s, role, url, each)
+			}
 		}
-	}
-	resp, memo, err := r.Fetch(ctx, role, url)
-	if err != nil {
-		return nil, err
+		var err error
+		if resp, memo, err = r.Fetch(ctx, role, url); err != nil {
+			return nil, err
+		}
 	}
 	if resp.NotModified {
 		return r.remembered(ctx, role, url, memo)

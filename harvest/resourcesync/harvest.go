@@ -127,15 +127,19 @@ func (j *rsHarvest) recordDeletions(ctx context.Context) error {
 			again[c.URL] = true
 		}
 	}
+	var ask []string
 	for i, c := range j.deletions {
 		if i < maxDeletions && !again[c.URL] {
-			last, err := j.LastKind(ctx, c.URL)
-			if err != nil {
-				return err
-			}
-			if last == rsync.ChangeDeleted {
-				continue
-			}
+			ask = append(ask, c.URL)
+		}
+	}
+	last, err := j.LastKinds(ctx, ask)
+	if err != nil {
+		return err
+	}
+	for i, c := range j.deletions {
+		if i < maxDeletions && !again[c.URL] && last[c.URL] == rsync.ChangeDeleted {
+			continue
 		}
 		j.Record(c)
 	}
