@@ -153,3 +153,39 @@ func TestCheckTableFindsWrongRowsOfTheRealTable(t *testing.T) {
 		t.Logf("%s: %s", tc.name, inPage("docs/architecture.md", got[0]))
 	}
 }
+
+// TestANewSourceNeedsNoRowYet: a seventh source (its parser, its adapter,
+// the registry's line linking it) passes the table check before anyone
+// writes its rows, as long as it imports what the described sources do;
+// one that reaches further is named, and so is a package only adapters
+// import once something else imports it too.
+func TestANewSourceNeedsNoRowYet(t *testing.T) {
+	data, err := os.ReadFile("architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := modulePackages("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withSource := func(adapterImports ...string) map[string][]string {
+		pkgs := maps.Clone(real)
+		pkgs["weather"] = []string{"hints"}
+		pkgs["harvest/weather"] = append([]string{"db", "fetch", "harvest", "source", "weather"}, adapterImports...)
+		pkgs["harvest/sources"] = append(slices.Clone(real["harvest/sources"]), "harvest/weather")
+		return pkgs
+	}
+	if problems := checkTable(string(data), withSource()); len(problems) > 0 {
+		t.Errorf("a new source without rows: %q, want none", problems)
+	}
+	problems := checkTable(string(data), withSource("web"))
+	if len(problems) != 1 || !strings.Contains(problems[0], "`harvest/weather/` (a registered source's adapter, with no row yet) imports `web`") {
+		t.Errorf("an adapter that imports web: %q, want that named", problems)
+	}
+	pkgs := withSource()
+	pkgs["sitecheck"] = append(slices.Clone(pkgs["sitecheck"]), "weather")
+	problems = checkTable(string(data), pkgs)
+	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "package `weather/` has no row") }) {
+		t.Errorf("a parser the site check imports: %q, want it to need a row", problems)
+	}
+}

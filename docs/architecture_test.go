@@ -148,6 +148,13 @@ func checkTable(md string, pkgs map[string][]string) []string {
 		}
 		return problems // the table itself does not read
 	}
+	hasRow := map[string]bool{}
+	for _, r := range rows {
+		for _, p := range r.packages {
+			hasRow[p] = true
+		}
+	}
+	newSource := sourcesWithoutRows(pkgs, hasRow)
 	named := map[string]int{} // package → line of its row
 	for _, r := range rows {
 		at := fmt.Sprintf("%d: row %s: ", r.line, r.name())
@@ -180,7 +187,9 @@ func checkTable(md string, pkgs map[string][]string) []string {
 			listed[imp] = true
 		}
 		for _, imp := range slices.Sorted(maps.Keys(union)) {
-			if !listed[imp] {
+			// The registry's links to a source the table does not
+			// describe yet are that source's, checked below.
+			if !listed[imp] && newSource[imp] == "" {
 				verb := "imports"
 				if len(union[imp]) > 1 {
 					verb = "import"
@@ -199,9 +208,88 @@ func checkTable(md string, pkgs map[string][]string) []string {
 		}
 	}
 	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
-		if _, ok := named[p]; !ok {
-			problems = append(problems, fmt.Sprintf("table: package `%s/` has no row", p))
+		if _, ok := named[p]; ok {
+			continue
 		}
+		kind := newSource[p]
+		if kind == "" {
+			problems = append(problems, fmt.Sprintf("table: package `%s/` has no row", p))
+			continue
+		}
+		problems = append(problems, checkNewSource(p, kind, pkgs, hasRow, newSource)...)
+	}
+	return problems
+}
+
+// sourcePackages sorts the module's source packages: the adapters the
+// registry links (harvest/sources imports them) and the parsers, the
+// packages that only adapters import.
+func sourcePackages(pkgs map[string][]string) (adapters, parsers map[string]bool) {
+	adapters, parsers = map[string]bool{}, map[string]bool{}
+	for _, imp := range pkgs["harvest/sources"] {
+		if strings.HasPrefix(imp, "harvest/") {
+			adapters[imp] = true
+		}
+	}
+	importers := map[string][]string{}
+	for p, imports := range pkgs {
+		for _, imp := range imports {
+			importers[imp] = append(importers[imp], p)
+		}
+	}
+	for p, by := range importers {
+		if !adapters[p] && !slices.ContainsFunc(by, func(q string) bool { return !adapters[q] }) {
+			parsers[p] = true
+		}
+	}
+	return adapters, parsers
+}
+
+// sourcesWithoutRows finds the source packages without a row, as
+// "adapter" or "parser". A new source is its parser, its adapter, one line
+// in harvest/sources and its own docs page; the table describes it when
+// someone writes its rows, and until then checkNewSource holds it to what
+// the described sources import.
+func sourcesWithoutRows(pkgs map[string][]string, hasRow map[string]bool) map[string]string {
+	adapters, parsers := sourcePackages(pkgs)
+	kinds := map[string]string{}
+	for p := range adapters {
+		if !hasRow[p] {
+			kinds[p] = "adapter"
+		}
+	}
+	for p := range parsers {
+		if !hasRow[p] {
+			kinds[p] = "parser"
+		}
+	}
+	return kinds
+}
+
+// checkNewSource holds a source package without a row to the imports of
+// the described packages of its kind: an adapter may import what another
+// adapter imports, and its own parsers; a parser what another parser
+// imports (no store, no I/O). Anything else needs a row that says why.
+func checkNewSource(p, kind string, pkgs map[string][]string, hasRow map[string]bool, newSource map[string]string) []string {
+	adapters, parsers := sourcePackages(pkgs)
+	peers := adapters
+	if kind == "parser" {
+		peers = parsers
+	}
+	allowed := map[string]bool{}
+	for q := range peers {
+		if hasRow[q] {
+			for _, imp := range pkgs[q] {
+				allowed[imp] = true
+			}
+		}
+	}
+	var problems []string
+	for _, imp := range pkgs[p] {
+		if allowed[imp] || kind == "adapter" && newSource[imp] == "parser" {
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("table: package `%s/` (a registered source's %s, with no row yet) imports `%s`, which no described %s does: give it a row that says why", p, kind, imp, kind))
 	}
 	return problems
 }
