@@ -3,6 +3,8 @@ package crawl
 import (
 	"strings"
 	"testing"
+
+	"tidings/urls"
 )
 
 // FuzzParse: whatever a page holds, its links are canonical, in scope,
@@ -22,7 +24,7 @@ func FuzzParse(f *testing.F) {
 		}
 		seen := map[string]bool{}
 		for _, l := range p.Links {
-			c, ok := Canonical(l, true)
+			c, ok := urls.Canonical(l, true)
 			if !ok || c != l || !scope.Contains(l) || notPage(l) || Trap(l) || seen[l] || strings.Contains(l, "#") {
 				t.Fatalf("link %q (canonical %q %v)", l, c, ok)
 			}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"tidings/hints"
+	"tidings/urls"
 
 	"golang.org/x/net/html"
 )
@@ -125,7 +126,7 @@ func (p *linkScan) resolve(href string, keepQuery bool) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	return Canonical(u.String(), keepQuery)
+	return urls.Canonical(u.String(), keepQuery)
 }
 
 func (p *linkScan) page() Page {

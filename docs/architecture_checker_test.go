@@ -175,10 +175,13 @@ func TestANewSourceNeedsNoRowYet(t *testing.T) {
 		pkgs["harvest/sources"] = append(slices.Clone(real["harvest/sources"]), "harvest/weather")
 		return pkgs
 	}
-	if problems := checkTable(string(data), withSource()); len(problems) > 0 {
+	about := func(problems []string) []string {
+		return slices.DeleteFunc(problems, func(p string) bool { return !strings.Contains(p, "weather") })
+	}
+	if problems := about(checkTable(string(data), withSource())); len(problems) > 0 {
 		t.Errorf("a new source without rows: %q, want none", problems)
 	}
-	problems := checkTable(string(data), withSource("web"))
+	problems := about(checkTable(string(data), withSource("web")))
 	if len(problems) != 1 || !strings.Contains(problems[0], "`harvest/weather/` (a registered source's adapter, with no row yet) imports `web`") {
 		t.Errorf("an adapter that imports web: %q, want that named", problems)
 	}

@@ -402,15 +402,12 @@ func (c *Client) CheckAddress(ctx context.Context, rawURL string) error {
 	if c.opts.AllowPrivate {
 		return nil
 	}
-	u, err := url.Parse(rawURL)
+	// The address a request would go to, read as a request reads it.
+	u, err := c.target(rawURL)
 	if err != nil {
-		return &FetchError{URL: rawURL, Reason: "is not a valid URL", Err: err}
+		return err
 	}
-	canonicalizeHost(u)
 	host := u.Hostname()
-	if err := c.checkName(host); err != nil {
-		return &FetchError{URL: rawURL, Reason: err.Error(), Err: err}
-	}
 	addrs := []netip.Addr{}
 	if ip, err := netip.ParseAddr(host); err == nil {
 		addrs = append(addrs, ip)

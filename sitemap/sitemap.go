@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"tidings/hints"
+	"tidings/urls"
 )
 
 // Limits of the sitemap protocol, which tidings keeps whatever a site
@@ -176,7 +177,7 @@ func newParser(o Options) *parser {
 	p := &parser{o: o, doc: &Document{}, seen: map[string]bool{}}
 	if o.Scope != "" {
 		if u, err := url.Parse(o.Scope); err == nil && u.Host != "" {
-			p.scope, p.host, p.prefix = u, bareHost(u.Host), u.EscapedPath()
+			p.scope, p.host, p.prefix = u, urls.BareHost(u.Host), u.EscapedPath()
 		}
 	}
 	return p
@@ -235,7 +236,7 @@ func (p *parser) child() {
 		p.doc.Skipped.Invalid++
 	case p.seen[u.String()]:
 		p.doc.Skipped.Duplicate++
-	case p.scope != nil && bareHost(u.Host) != p.host:
+	case p.scope != nil && urls.BareHost(u.Host) != p.host:
 		p.doc.Skipped.OtherHost++
 	case len(p.doc.Children) >= p.o.MaxChildren:
 		p.doc.Skipped.OverCap++
@@ -257,7 +258,7 @@ func (p *parser) page() {
 	case p.seen[s]:
 		p.doc.Skipped.Duplicate++
 		return
-	case p.scope != nil && bareHost(u.Host) != p.host:
+	case p.scope != nil && urls.BareHost(u.Host) != p.host:
 		p.doc.Skipped.OtherHost++
 		return
 	case p.scope != nil && !underPath(u, p.prefix):
@@ -300,8 +301,6 @@ func (p *parser) absolute(loc string) (*url.URL, bool) {
 	return u, true
 }
 
-func bareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
-
 // InScope reports whether the page URL lies under scope: the same host (a
 // leading "www." aside, either scheme) and a path starting with the
 // scope's path. A scope "https://host/shrine/" holds "/shrine/" and
@@ -309,7 +308,7 @@ func bareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "
 func InScope(page, scope string) bool {
 	pu, err1 := url.Parse(page)
 	su, err2 := url.Parse(scope)
-	if err1 != nil || err2 != nil || bareHost(pu.Host) != bareHost(su.Host) {
+	if err1 != nil || err2 != nil || urls.BareHost(pu.Host) != urls.BareHost(su.Host) {
 		return false
 	}
 	return underPath(pu, su.EscapedPath())

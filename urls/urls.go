@@ -97,14 +97,15 @@ func OnSite(page string, others ...string) bool {
 	if err != nil {
 		return false
 	}
-	host := bareHost(pu.Hostname())
+	host := BareHost(pu.Hostname())
 	for _, other := range others {
-		if ou, err := url.Parse(other); err == nil && bareHost(ou.Hostname()) == host {
+		if ou, err := url.Parse(other); err == nil && BareHost(ou.Hostname()) == host {
 			return true
 		}
 	}
 	return false
 }
 
-// bareHost is a host as a site's own pages may name it, www. or not.
-func bareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+// BareHost is a host as a site's own pages may name it, www. or not:
+// two hosts of one site have the same.
+func BareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }

@@ -12,6 +12,7 @@ import (
 	"tidings/harvest"
 	"tidings/harvest/pageset"
 	"tidings/pagetext"
+	"tidings/urls"
 )
 
 // Bounds of a crawl, beside --watch-pages.
@@ -157,28 +158,28 @@ func newPagesHarvest(ctx context.Context, r *harvest.CollectionRun) (*pagesHarve
 // starts; later every known page, the longest unread first; and the
 // address a person gave, when it is in scope and not yet watched.
 func (h *pagesHarvest) plan() {
-	urls := h.set.URLs()
-	for _, u := range urls {
+	known := h.set.URLs()
+	for _, u := range known {
 		h.mark(u)
 		if bare, q, _ := strings.Cut(u, "?"); q != "" {
 			h.variants[bare]++
 		}
 	}
-	slices.SortStableFunc(urls, func(a, b string) int {
+	slices.SortStableFunc(known, func(a, b string) int {
 		return h.watchedBy[a].CheckedAt.Compare(h.watchedBy[b].CheckedAt)
 	})
-	for _, u := range urls {
+	for _, u := range known {
 		w := h.watchedBy[u]
 		h.rereads = append(h.rereads, pageTarget{url: u, depth: w.Depth, byHand: w.ByHand, known: true})
 	}
 	if h.first {
-		if start, ok := crawl.Canonical(h.col.SourceURL, true); ok {
+		if start, ok := urls.Canonical(h.col.SourceURL, true); ok {
 			h.mark(start)
 			h.links = append(h.links, pageTarget{url: start})
 			h.newPages++
 		}
 	}
-	if in, ok := crawl.Canonical(h.site.InputURL, true); ok && h.scope.Contains(in) && !h.has[in] && !h.has[crawl.AliasKey(in)] {
+	if in, ok := urls.Canonical(h.site.InputURL, true); ok && h.scope.Contains(in) && !h.has[in] && !h.has[urls.AliasKey(in)] {
 		h.mark(in)
 		h.links = append(h.links, pageTarget{url: in, byHand: true})
 		h.newPages++
@@ -188,7 +189,7 @@ func (h *pagesHarvest) plan() {
 	for _, u := range slices.Sorted(maps.Keys(h.st.Pending)) {
 		d := h.st.Pending[u]
 		delete(h.st.Pending, u)
-		if h.has[u] || h.has[crawl.AliasKey(u)] || h.st.skipped(u, h.now) || h.knownN+h.newPages >= h.limit {
+		if h.has[u] || h.has[urls.AliasKey(u)] || h.st.skipped(u, h.now) || h.knownN+h.newPages >= h.limit {
 			continue
 		}
 		h.mark(u)
@@ -206,7 +207,7 @@ func (h *pagesHarvest) plan() {
 // mark notes an address as known or queued, with its alias.
 func (h *pagesHarvest) mark(u string) {
 	h.has[u] = true
-	h.has[crawl.AliasKey(u)] = true
+	h.has[urls.AliasKey(u)] = true
 }
 
 // crawl reads the queued pages, new links first, while the budget lasts.
@@ -221,7 +222,7 @@ func (h *pagesHarvest) crawl(ctx context.Context) {
 			t, h.rereads = h.rereads[0], h.rereads[1:]
 		default:
 			t, h.missing = h.missing[0], h.missing[1:]
-			if h.has[t.url] || h.has[crawl.AliasKey(t.url)] || h.knownN-h.gone()+h.newPages >= h.limit {
+			if h.has[t.url] || h.has[urls.AliasKey(t.url)] || h.knownN-h.gone()+h.newPages >= h.limit {
 				// Found meanwhile, another spelling of a page watched
 				// (/index.html for /), or no room under the cap.
 				continue

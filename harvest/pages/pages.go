@@ -44,7 +44,7 @@ func (Source) Name() string { return Name }
 // leads to. An address within a watched scope adds nothing here; its
 // collection's harvest watches the page (see pagesHarvest.plan).
 func (Source) Discover(ctx context.Context, d *harvest.SiteDiscovery) error {
-	input, _ := crawl.Canonical(d.Input(), true)
+	input, _ := urls.Canonical(d.Input(), true)
 	if keepWatched(d, input) {
 		return nil
 	}
@@ -60,7 +60,7 @@ func (Source) Discover(ctx context.Context, d *harvest.SiteDiscovery) error {
 		d.Tried("%s is not an HTML page, so it has no pages to watch", d.Input())
 		return nil
 	}
-	final, ok := crawl.Canonical(resp.URL, true)
+	final, ok := urls.Canonical(resp.URL, true)
 	scope, ok2 := crawl.ScopeOf(resp.URL)
 	if !ok || !ok2 {
 		d.Tried("%s led to %s, which tidings cannot watch", d.Input(), resp.URL)
@@ -115,13 +115,13 @@ func (Source) PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL st
 	if err != nil {
 		return false, false
 	}
-	u, ok := crawl.Canonical(input, true)
+	u, ok := urls.Canonical(input, true)
 	scope, ok2 := crawl.ScopeOf(col.Key)
 	if !ok || !ok2 || !scope.Contains(u) {
 		return false, false
 	}
 	for _, w := range watched {
-		if crawl.AliasKey(w.URL) == crawl.AliasKey(u) {
+		if urls.AliasKey(w.URL) == urls.AliasKey(u) {
 			return true, false
 		}
 	}

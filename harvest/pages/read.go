@@ -14,6 +14,7 @@ import (
 	"tidings/fetch"
 	"tidings/harvest"
 	"tidings/pagetext"
+	"tidings/urls"
 )
 
 // read fetches one page, conditionally when it is known, and keeps what
@@ -59,7 +60,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 		h.CountNotModified()
 		// Clients send the validators on along redirects, so a page
 		// renamed as it was answers 304 from its new address.
-		if final, ok := crawl.Canonical(r.Resp.URL, strings.Contains(t.url, "?")); ok && isMove(t.url, final) {
+		if final, ok := urls.Canonical(r.Resp.URL, strings.Contains(t.url, "?")); ok && isMove(t.url, final) {
 			h.funnel[final]++
 			h.movedTo(t, final)
 			return
@@ -75,7 +76,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 		return
 	}
 	if !t.known && page.Canonical != "" && page.Canonical != id {
-		if h.has[page.Canonical] || h.has[crawl.AliasKey(page.Canonical)] {
+		if h.has[page.Canonical] || h.has[urls.AliasKey(page.Canonical)] {
 			return
 		}
 		id = page.Canonical
@@ -114,7 +115,7 @@ func (h *pagesHarvest) read(ctx context.Context, t pageTarget) {
 // another page; a new one takes its final address, unless that is out of
 // scope or already watched. A sign-in page is no page.
 func (h *pagesHarvest) identify(t pageTarget, finalURL string, page crawl.Page) (string, bool) {
-	final, ok := crawl.Canonical(finalURL, strings.Contains(t.url, "?"))
+	final, ok := urls.Canonical(finalURL, strings.Contains(t.url, "?"))
 	moved := ok && isMove(t.url, final)
 	if moved {
 		h.funnel[final]++
@@ -235,7 +236,7 @@ func (h *pagesHarvest) offer(u string, depth int) {
 		}
 		return
 	}
-	if alias := crawl.AliasKey(u); h.has[alias] {
+	if alias := urls.AliasKey(u); h.has[alias] {
 		// Another spelling of a page watched or queued, kept in case the
 		// one queued is not there (/about answering 404 where
 		// /about.html is the page).
@@ -305,7 +306,7 @@ func (h *pagesHarvest) stillThere(u string) bool {
 // isMove: an address answered from another page's, not its own under
 // another spelling.
 func isMove(from, final string) bool {
-	return final != from && crawl.AliasKey(final) != crawl.AliasKey(from)
+	return final != from && urls.AliasKey(final) != urls.AliasKey(from)
 }
 
 // movedTo records a known page that now redirects: renamed, or sent
@@ -358,7 +359,7 @@ func (h *pagesHarvest) tryAlternate(t pageTarget) {
 	if t.known {
 		return
 	}
-	alias := crawl.AliasKey(t.url)
+	alias := urls.AliasKey(t.url)
 	alts := h.alternates[alias]
 	if len(alts) == 0 {
 		return
@@ -464,7 +465,7 @@ func (h *pagesHarvest) learnShape(ctx context.Context, first *pagetext.Snapshot)
 	}
 	h.st.Shaped = true
 	h.st.NotFound = crawl.ShapeOf(first.Title, first.Text, r.Text.Title, r.Text.Text)
-	if start, ok := crawl.Canonical(h.col.SourceURL, true); ok {
+	if start, ok := urls.Canonical(h.col.SourceURL, true); ok {
 		if p, ok := h.prev[start]; ok && p.Text != nil {
 			if t, err := pagetext.Decompress(p.Text, pagetext.DefaultMaxText*4); err == nil && !h.st.NotFound.Refine(t) {
 				h.st.NotFound = nil
