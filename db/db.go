@@ -119,6 +119,38 @@ func (d *DB) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return err
 }
 
+// txAttempts bounds the tries of a transaction that PostgreSQL aborted to
+// break a deadlock or a serialization conflict with another writer: with
+// a pool of writers (and several processes) two harvests may take the
+// same rows in another order, and the one aborted is to be tried again,
+// not lost.
+const txAttempts = 3
+
+// inTxRetry is inTx for a transaction fn that may run again whole (it
+// sets, not adds to, what it leaves outside the transaction): it is
+// tried again, after a short wait, when PostgreSQL aborted it for a
+// deadlock or a serialization conflict.
+func (d *DB) inTxRetry(ctx context.Context, fn func(*sql.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := d.inTx(ctx, fn)
+		if err == nil || attempt == txAttempts || !retryable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+		}
+	}
+}
+
+// retryable: PostgreSQL aborted the transaction for what another one
+// held (SQLSTATE 40P01 deadlock_detected, 40001 serialization_failure).
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
 // timeFormat has a fixed width so that stored times sort as text and equal
 // instants compare equal, which the changes uniqueness key relies on.
 const timeFormat = "2006-01-02T15:04:05.000000000Z"

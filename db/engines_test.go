@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -154,5 +155,62 @@ func TestPostgresWritesSideBySide(t *testing.T) {
 	var n int
 	if err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM settings WHERE value = 'side by side'`).Scan(&n); err != nil || n != postgresWriters {
 		t.Errorf("%d rows committed, %v; want %d", n, err, postgresWriters)
+	}
+}
+
+// TestPostgresDeadlockIsTriedAgain: two writers take two rows in
+// opposite orders, so PostgreSQL aborts one of them to break the
+// deadlock; the aborted transaction is tried again and both commit.
+func TestPostgresDeadlockIsTriedAgain(t *testing.T) {
+	if !testPostgres {
+		t.Skip("PostgreSQL only: SQLite has one writer")
+	}
+	ctx := context.Background()
+	d, _ := openTest(t)
+	for _, k := range []string{"deadlock a", "deadlock b"} {
+		if _, err := d.w.ExecContext(ctx, `INSERT INTO settings (key, value, updated_at) VALUES (?, '0', ?)`, k, fmtTime(time.Now())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	tries := 0
+	var first sync.WaitGroup
+	first.Add(2)
+	both := func(one, other string) error {
+		attempt := 0
+		return d.inTxRetry(ctx, func(tx *sql.Tx) error {
+			attempt++
+			mu.Lock()
+			tries++
+			mu.Unlock()
+			if _, err := tx.ExecContext(ctx, `UPDATE settings SET value = value || '+' WHERE key = ?`, one); err != nil {
+				return err
+			}
+			if attempt == 1 {
+				// Each holds its first row before either asks for its
+				// second: a deadlock, every time.
+				first.Done()
+				first.Wait()
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE settings SET value = value || '+' WHERE key = ?`, other)
+			return err
+		})
+	}
+	errs := make(chan error, 2)
+	go func() { errs <- both("deadlock a", "deadlock b") }()
+	go func() { errs <- both("deadlock b", "deadlock a") }()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("a writer failed: %v", err)
+		}
+	}
+	if tries != 3 {
+		t.Errorf("%d transactions run, want 3: both, and the one aborted again", tries)
+	}
+	for _, k := range []string{"deadlock a", "deadlock b"} {
+		var v string
+		if err := d.r.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, k).Scan(&v); err != nil || v != "0++" {
+			t.Errorf("%s = %q, %v; want both writers' marks, 0++", k, v, err)
+		}
 	}
 }

@@ -119,7 +119,7 @@ type CollectionHarvest struct {
 // with its id and the count of changes that were new.
 func (d *DB) SaveCollectionHarvest(ctx context.Context, h CollectionHarvest) (Run, error) {
 	run := h.Run
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
+	err := d.inTxRetry(ctx, func(tx *sql.Tx) error {
 		id, err := d.insertRun(ctx, tx, run)
 		if err != nil {
 			return err
@@ -242,7 +242,7 @@ SELECT GREATEST((SELECT count(*) FROM pages WHERE collection_id = ?1),
 // FinishSiteHarvest, once every collection is stored: a harvest cut short
 // leaves the site due, and a restart resumes it.
 func (d *DB) SaveSiteHarvest(ctx context.Context, run Run, states []FetchState) (Run, error) {
-	err := d.inTx(ctx, func(tx *sql.Tx) error {
+	err := d.inTxRetry(ctx, func(tx *sql.Tx) error {
 		id, err := d.insertRun(ctx, tx, run)
 		if err != nil {
 			return err
