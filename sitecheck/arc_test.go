@@ -38,7 +38,7 @@ func TestCheckNamesTheInvalidPagesOfAnARCSitemap(t *testing.T) {
 	}
 	p := rep.Problems[0]
 	if p.Code != CodeARCPageInvalid || p.Doc != site.URL+"/.well-known/arc-sitemap.json" || p.Where != "page 7" ||
-		p.Problem != "the page entry is not valid: page 7 has no url" || !strings.Contains(p.Fix, "tidings skips it until then") {
+		p.Problem != "The page entry is not valid: page 7 has no url." || !strings.Contains(p.Fix, "tidings skips it until then") {
 		t.Errorf("problem %+v", p)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"tidings/harvest"
 	"tidings/source"
@@ -32,6 +34,21 @@ func found(log *checkLog, cols []Collection) []string {
 	return out
 }
 
+// oneVerdict leaves out of tried what it says of a document that found
+// says gave change information: a plain sitemap is where its collection
+// is read from, and not also "not a ResourceSync document" a line below.
+func oneVerdict(tried, found []string) []string {
+	var docs []string
+	for _, f := range found {
+		if u, _, ok := strings.Cut(f, " "); ok {
+			docs = append(docs, u+" ")
+		}
+	}
+	return slices.DeleteFunc(tried, func(t string) bool {
+		return slices.ContainsFunc(docs, func(d string) bool { return strings.HasPrefix(t, d) })
+	})
+}
+
 // pageList returns the document that lists the pages of the collection
 // read from u (a capability list's resource list), when it was read.
 func (l *checkLog) pageList(u string) (harvest.Document, bool) {
@@ -49,27 +66,44 @@ func collectionOutcome(c Collection, window time.Duration) string {
 	if c.Error != "" {
 		return "Cannot be harvested: " + strings.TrimSuffix(c.Error, ".") + "."
 	}
-	s := count(c.Documents, "document", "documents") + " read"
+	// Documents counts what the collection's harvest fetched itself: one
+	// that discovery read and passed on is in the list of documents
+	// fetched, not here, so none is no news.
+	var parts []string
+	if c.Documents > 0 {
+		parts = append(parts, count(c.Documents, "document", "documents")+" read")
+	}
 	switch {
 	case c.PagesFrom != "":
-		s += fmt.Sprintf("; %s listed in its resource list", count(c.Pages, "page", "pages"))
+		parts = append(parts, count(c.Pages, "page", "pages")+" listed in its resource list")
 	case c.Pages > 0:
-		s += "; " + count(c.Pages, "page", "pages")
+		parts = append(parts, count(c.Pages, "page", "pages"))
 	}
 	span := spanText(window)
 	switch {
 	case c.Changes == 0:
-		s += "; no change yet, so its feed starts with the next change"
+		parts = append(parts, "no change yet, so its feed starts with the next change")
 	case c.InFeed == c.Changes:
-		s += fmt.Sprintf("; %s, which following it now puts in its feed", count(c.Changes, "change", "changes"))
+		parts = append(parts, fmt.Sprintf("%s, which following it now puts in its feed", count(c.Changes, "change", "changes")))
 	case c.InFeed == 0:
-		s += fmt.Sprintf("; %s, all older than %s: following it now keeps them as already seen, and its feed starts with the next change",
-			count(c.Changes, "change", "changes"), span)
+		parts = append(parts, fmt.Sprintf("%s, all older than %s: following it now keeps them as already seen, and its feed starts with the next change",
+			count(c.Changes, "change", "changes"), span))
 	default:
-		s += fmt.Sprintf("; %s, of which following it now puts the %d of the last %s in its feed and keeps the older ones as already seen",
-			count(c.Changes, "change", "changes"), c.InFeed, span)
+		parts = append(parts, fmt.Sprintf("%s, of which following it now puts the %d of the last %s in its feed and keeps the older ones as already seen",
+			count(c.Changes, "change", "changes"), c.InFeed, span))
 	}
-	return s + "."
+	return capital(strings.Join(parts, "; ")) + "."
+}
+
+// capital starts a sentence with a capital letter: the sources phrase
+// their findings and warnings to follow a colon or a dash, and the check
+// shows each as a sentence of its own.
+func capital(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 || !unicode.IsLower(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 // count says "1 page", "3 pages".

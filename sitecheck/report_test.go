@@ -26,7 +26,7 @@ func TestCheckOfAnUnreachableSite(t *testing.T) {
 		t.Fatalf("followable %v, answered %v, problems %+v", rep.Followable, rep.Answered(), rep.Problems)
 	}
 	p := rep.Problems[0]
-	if p.Problem != "the site refused the connection: nothing answers at this address." || !strings.HasPrefix(p.Fix, "Check that the address is right") {
+	if p.Problem != "The site refused the connection: nothing answers at this address." || !strings.HasPrefix(p.Fix, "Check that the address is right") {
 		t.Errorf("problem %q, fix %q", p.Problem, p.Fix)
 	}
 	if strings.Contains(rep.Verdict, "dial tcp") || strings.Count(rep.Verdict, ".") != 1 {
@@ -141,7 +141,7 @@ func TestCheckOfAnAddressWithoutScheme(t *testing.T) {
 	if len(rep.Problems) != 1 || rep.Problems[0].Code != CodeNoHTTPS || rep.Problems[0].Blocking {
 		t.Fatalf("problems %+v, want the one saying https did not answer", rep.Problems)
 	}
-	want := "the site does not answer over https: at https://" + hostPort + "/, the site answers plain http there; it answered at " + site.URL + "/, where it was checked."
+	want := "The site does not answer over https: at https://" + hostPort + "/, the site answers plain http there; it answered at " + site.URL + "/, where it was checked."
 	if rep.Problems[0].Problem != want {
 		t.Errorf("problem %q, want %q", rep.Problems[0].Problem, want)
 	}

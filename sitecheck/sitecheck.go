@@ -196,6 +196,12 @@ func (ck *Checker) Check(ctx context.Context, rawURL string, o Options) (*Report
 		rep.Problems = append(rep.Problems, noHTTPS(reached))
 		rep.Verdict = verdict(rep)
 	}
+	for i := range rep.Problems {
+		rep.Problems[i].Problem = capital(sentence(rep.Problems[i].Problem))
+	}
+	for i, w := range rep.Warnings {
+		rep.Warnings[i] = capital(w)
+	}
 	return rep, nil
 }
 
@@ -238,6 +244,7 @@ func (ck *Checker) check(ctx context.Context, root, input string, o Options) (*R
 		}
 	}
 	rep.Found = found(log, rep.Collections)
+	rep.Tried = oneVerdict(rep.Tried, rep.Found)
 	rep.Fetched, rep.FetchedMore = log.fetches()
 	judge(rep, log, srep)
 	return rep, nil

@@ -77,8 +77,8 @@ func TestCheckNamesEveryResourceSyncProblemWithItsFix(t *testing.T) {
 		{CodeNoUp, changes, "", "change list has no <rs:ln rel=\"up\"> link to its capability list", "Add <rs:ln rel=\"up\""},
 		{CodeNoDatetime, changes, "entry 2 <" + site.URL + "/shrine/b.html> on line 5", "1 entry of the change list has no datetime", "IFCC-0001 requires it, and tidings dates these entries by their lastmod meanwhile"},
 		{CodeUnknownChange, changes, "entry 3 <" + site.URL + "/shrine/c.html> on line 6", `change="renamed"`, `Use change="created", "updated" or "deleted"`},
-		{CodeSCPInvalid, site.URL + "/scp/blog.scp", "line 2", "the SCP snapshot is not valid: the line is not valid JSON", "rejects the whole file"},
-		{CodeARCInvalid, site.URL + "/.well-known/arc-sitemap.json", "line 4", "the ARC sitemap is not valid: invalid JSON", "Appendix E"},
+		{CodeSCPInvalid, site.URL + "/scp/blog.scp", "line 2", "The SCP snapshot is not valid: the line is not valid JSON", "rejects the whole file"},
+		{CodeARCInvalid, site.URL + "/.well-known/arc-sitemap.json", "line 4", "The ARC sitemap is not valid: invalid JSON", "Appendix E"},
 		{CodeNoChange, changes, "entry 5 <" + site.URL + "/shrine/e.html> on line 8", "1 entry of the change list has no change attribute", "tidings skips entries without it"},
 		{CodeFuture, changes, "entry <" + site.URL + "/shrine/d.html>", "dated in the future: the latest, " + site.URL + "/shrine/d.html, on 2026-05-04T12:00:00Z", "more than a day ahead"},
 	}

@@ -35,7 +35,15 @@ func TestBrowserCheckOnAPhone(t *testing.T) {
 	b.waitText("#verdict", "tidings can follow this site (2 collections), but it has 10 problems to fix.")
 	b.expectText("#problems", "1 entry of the change list has no datetime.")
 	b.expectText("#problems", "Fix: Add datetime=\"…\"")
-	b.expectText("#problems", "the SCP snapshot is not valid")
+	b.expectText("#problems", "The SCP snapshot is not valid")
+	// A headline with problems to fix is not green: its colour is the
+	// warning's, neither the all-clear's nor a refusal's.
+	colour := func(v string) string {
+		return b.eval(`(() => { const e = document.createElement("span"); e.style.color = "var(` + v + `)"; document.body.append(e); const c = getComputedStyle(e).color; e.remove(); return c })()`)
+	}
+	if got, warn, ok := b.eval(`getComputedStyle(document.querySelector("#verdict h2")).color`), colour("--warn"), colour("--ok"); got != warn || got == ok {
+		t.Errorf("the headline of a site with problems is %s, want the warning's %s (the all-clear's is %s)", got, warn, ok)
+	}
 	if got := b.eval(`String(document.querySelectorAll("#problems li").length)`); got != "10" {
 		t.Errorf("%s problems listed, want 10", got)
 	}

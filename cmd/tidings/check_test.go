@@ -38,15 +38,15 @@ func TestCheckNamesEachProblemWithItsFix(t *testing.T) {
 			"     1 entry of the change list has change=\"renamed\", which is not a change IFCC-0001 knows.\n",
 		"[no-change] " + site.URL + "/shrine/changes.xml, entry 5 <" + site.URL + "/shrine/e.html> on line 8\n",
 		"[future-dates] " + site.URL + "/shrine/changes.xml, entry <" + site.URL + "/shrine/d.html>",
-		"[scp-invalid] " + site.URL + "/scp/blog.scp, line 2\n     the SCP snapshot is not valid: the line is not valid JSON",
-		"[arc-invalid] " + site.URL + "/.well-known/arc-sitemap.json, line 4\n     the ARC sitemap is not valid: invalid JSON",
+		"[scp-invalid] " + site.URL + "/scp/blog.scp, line 2\n     The SCP snapshot is not valid: the line is not valid JSON",
+		"[arc-invalid] " + site.URL + "/.well-known/arc-sitemap.json, line 4\n     The ARC sitemap is not valid: invalid JSON",
 		"Documents fetched:\n",
 		site.URL + "/robots.txt: returned 404 Not Found\n",
 		site.URL + "/shrine/changes.xml: 200 OK",
 		"Problems (10):",
 		// A warning no rule explains is shown as the harvest says it.
 		"Also noted:\n",
-		"  - the page " + site.URL + "/shrine/a.html returned 404 Not Found; its change is kept without its text\n",
+		"  - The page " + site.URL + "/shrine/a.html returned 404 Not Found; its change is kept without its text\n",
 		"tidings can follow this site (2 collections), but it has 10 problems to fix.\n",
 	} {
 		if !strings.Contains(r.stdout, want) {

@@ -27,7 +27,10 @@ const (
 // what its owner should fix in it; listed counts the entries of a list
 // that went to an each func rather than d.Entries.
 func (r docs) note(ctx context.Context, d *rsync.Document, listed int) {
-	if !harvest.Noting(ctx) {
+	if !harvest.Noting(ctx) || d.Capability == "" {
+		// A document of no capability (a plain sitemap that robots.txt
+		// named) is no ResourceSync document: its rejection says so, and
+		// the source that reads it says what it is.
 		return
 	}
 	doc := harvest.Document{URL: d.URL, What: docKind(d)}

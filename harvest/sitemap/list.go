@@ -212,6 +212,10 @@ func (h *smHarvest) skipped(src string, s smdoc.Skips) {
 		h.Warn("the sitemap %s lists more pages than a sitemap may (%d); the rest were skipped", src, smdoc.MaxURLs)
 	}
 	if s.BadLastmod > 0 {
-		h.Warn("the sitemap %s gives %d pages a <lastmod> that is not a W3C datetime; those dates were ignored", src, s.BadLastmod)
+		pages := "pages"
+		if s.BadLastmod == 1 {
+			pages = "page"
+		}
+		h.Warn("the sitemap %s gives %d %s a <lastmod> that is not a W3C datetime; those dates were ignored", src, s.BadLastmod, pages)
 	}
 }
