@@ -44,11 +44,12 @@ func textLine(ch db.Change) string {
 // the rest; the entries of a document show their diffs newest first
 // while their cost (feedCost) comes to at most feedDiffCost, and past it
 // only the diff's line of summary and the link. So the diffs of a
-// document of 50 entries cost at most 300 kB in any format, and the rest
-// of each entry (its title, address and summary) has 4 kB.
+// document of 50 entries cost at most 250 kB in any format, and the rest
+// of each entry (its title, address and summary, which quotes both the
+// removed and the added lines) has 5 kB.
 const (
 	entryDiffBytes = 8 << 10
-	feedDiffCost   = 300_000
+	feedDiffCost   = 250_000
 )
 
 // feedCost is what an entry's content s may take in a feed document, in

@@ -206,11 +206,11 @@ func TestDigestEntriesSayWhatChanged(t *testing.T) {
 				t.Fatalf("no digest of the first run among %d entries", len(items))
 			}
 			for _, want := range []string{
-				`<a href="` + artPage + `cats.html">Cats of the Month</a> ` + when + ` — +2 lines, −1: Tabby purrs all day.</li>`,
+				`<a href="` + artPage + `cats.html">Cats of the Month</a> ` + when + ` — Removed: Tabby sleeps all day. Added: Tabby purrs all day. / Siamese joins the club.</li>`,
 				`<a href="` + artPage + `style.html">Gallery</a> ` + when + ` — no change to the text</li>`,
-				`<a href="` + artPage + `long.html">Long Page</a> ` + when + ` — +30 lines, −30: After 1</li>`,
+				`<a href="` + artPage + `long.html">Long Page</a> ` + when + ` — Removed: Before 1 / Before 2 (and 28 more lines); Added: After 1 / After 2 (and 28 more lines)</li>`,
 				`<a href="` + artPage + `old.html">Old News</a> (deleted, `,
-				`&lt;script&gt;alert(&#34;t&#34;)&lt;/script&gt; Evil &amp; Co</a> ` + when + ` — +2 lines: &lt;script&gt;alert(1)&lt;/script&gt;</li>`,
+				`&lt;script&gt;alert(&#34;t&#34;)&lt;/script&gt; Evil &amp; Co</a> ` + when + ` — Added: &lt;script&gt;alert(1)&lt;/script&gt; / &lt;img src=x o`,
 				`<a href="` + artPage + `plain.html">` + artPage + `plain.html</a> ` + when + `</li>`,
 			} {
 				if !strings.Contains(all.Content, want) {

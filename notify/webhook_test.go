@@ -127,6 +127,10 @@ func TestWebhookSignedPerHarvest(t *testing.T) {
 			if !strings.HasPrefix(c.URL, got.Site) || c.Title == "" || c.Kind != "updated" || c.Datetime == "" || c.Summary == "" {
 				t.Errorf("change %+v of %s", c, b)
 			}
+			// An edit says what it removed as well as what it added.
+			if !strings.HasPrefix(c.Summary, "Removed: ") || !strings.Contains(c.Summary, " Added: ") {
+				t.Errorf("summary %q, want the removed and the added text, labelled", c.Summary)
+			}
 		}
 	}
 }

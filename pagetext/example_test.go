@@ -15,7 +15,7 @@ func Example() {
 	fmt.Print(d.HTML())
 	// Output:
 	// Cats & Co
-	// +2 lines, −1: Whiskers purrs all day.
+	// Removed: Whiskers sleeps all day. Added: Whiskers purrs all day. / Tom joined us!
 	// <p>Whiskers <del>sleeps</del><ins>purrs</ins> all day.</p>
 	// <p><ins>Tom joined us!</ins></p>
 }

@@ -126,8 +126,10 @@ func (d Diff) render(m marks, v view) (string, bool) {
 	}
 	if shown == 0 {
 		// Not one line fit (a line of a thousand marked words): the
-		// entry still says what changed.
+		// entry still says what changed, in its summary, which counts
+		// the lines it leaves out itself.
 		sb.WriteString("<p>" + html.EscapeString(d.Summary()) + "</p>\n")
+		return sb.String(), false
 	}
 	writeMore(&sb, d.Added+d.Removed-shown)
 	return sb.String(), shown == kept
@@ -191,50 +193,77 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// Summary says the change in one line: "+3 lines, −1: first added line…",
-// quoting the first added line, or the first removed one when nothing was
-// added.
+// Summary says the change in one line, each side labelled: "Removed:
+// old line; Added: new line", at most summaryLines lines a side, cut to
+// maxSummary runes together, and "(and N more lines)" for the rest, so that
+// a reader of a digest, a push or the dashboard tells an edit from an
+// addition. A text replaced whole, whose lines were not kept, gives its
+// counts.
 func (d Diff) Summary() string {
 	if d.Unchanged() {
 		return NoTextChange
 	}
 	if d.Replaced != "" {
-		return fmt.Sprintf("replaced, +%d %s, −%d", d.Added, plural(d.Added, "line", "lines"), d.Removed)
+		return fmt.Sprintf("Replaced: %d %s by %d", d.Removed, plural(d.Removed, "line", "lines"), d.Added)
 	}
-	var counts []string
-	if d.Added > 0 {
-		counts = append(counts, fmt.Sprintf("+%d", d.Added))
+	rem, add := d.Sides()
+	switch {
+	case rem == "":
+		return add
+	case add == "":
+		return rem
+	case strings.HasSuffix(rem, ".") || strings.HasSuffix(rem, "!") || strings.HasSuffix(rem, "?"):
+		// A sentence ends the removed side: the label starts the next.
+		return rem + " " + add
 	}
-	if d.Removed > 0 {
-		counts = append(counts, fmt.Sprintf("−%d", d.Removed))
-	}
-	first := d.Added
-	if first == 0 {
-		first = d.Removed
-	}
-	counts[0] += " " + plural(first, "line", "lines")
-	quote := d.firstLine()
-	if quote == "" {
-		return strings.Join(counts, ", ")
-	}
-	return strings.Join(counts, ", ") + ": " + truncateRunes(quote, maxSummary)
+	return rem + "; " + add
 }
 
-func (d Diff) firstLine() string {
-	var firstDel string
+// Sides says each side of a change in a line of its own, labelled
+// ("Removed: …", "Added: …"; "" for a side with no line), for a page that
+// shows them one under the other. A text replaced whole or unchanged has
+// no sides: Summary says it.
+func (d Diff) Sides() (removed, added string) {
+	if d.Unchanged() || d.Replaced != "" {
+		return "", ""
+	}
+	var rem, add []string
 	for _, op := range d.Ops {
-		for _, l := range op.Ins {
-			if strings.TrimSpace(l) != "" {
-				return strings.TrimSpace(l)
+		for _, l := range op.Del {
+			if l = strings.TrimSpace(l); l != "" {
+				rem = append(rem, l)
 			}
 		}
-		for _, l := range op.Del {
-			if firstDel == "" {
-				firstDel = strings.TrimSpace(l)
+		for _, l := range op.Ins {
+			if l = strings.TrimSpace(l); l != "" {
+				add = append(add, l)
 			}
 		}
 	}
-	return firstDel
+	return summarySide("Removed", rem, d.Removed), summarySide("Added", add, d.Added)
+}
+
+// summaryLines is how many lines of each side Summary quotes.
+const summaryLines = 2
+
+// summarySide quotes the first lines of one side of a change under its
+// label; total is the side's count of lines, which may be more than
+// the lines kept.
+func summarySide(label string, lines []string, total int) string {
+	total = max(total, len(lines))
+	if total == 0 {
+		return ""
+	}
+	shown := lines[:min(len(lines), summaryLines)]
+	// The side's lines share maxSummary runes: a summary is read in a
+	// list, and a feed carries one for every entry.
+	s := label + ": " + truncateRunes(strings.Join(shown, " / "), maxSummary)
+	if len(shown) == 0 {
+		s = fmt.Sprintf("%s: %d blank %s", label, total, plural(total, "line", "lines"))
+	} else if more := total - len(shown); more > 0 {
+		s += fmt.Sprintf(" (and %d more %s)", more, plural(more, "line", "lines"))
+	}
+	return s
 }
 
 // Unified writes the diff as a unified diff of the text's lines with

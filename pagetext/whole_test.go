@@ -55,7 +55,7 @@ func TestFeedHTMLWithin(t *testing.T) {
 	// A line too long for the bytes: the entry says the change in a line.
 	long := pagetext.Compare(strings.Repeat("a <b> ", 100), strings.Repeat("c <d> ", 100))
 	out, whole = long.FeedHTMLWithin(1 << 10)
-	if whole || !strings.HasPrefix(out, "<p>+1 line, −1: c &lt;d&gt; c") || !strings.HasSuffix(out, "…</p>\n<p>and 2 more lines</p>\n") {
+	if whole || !strings.HasPrefix(out, "<p>Removed: a &lt;b&gt; a") || !strings.Contains(out, "…; Added: c &lt;d&gt; c") || !strings.HasSuffix(out, "…</p>\n") {
 		t.Errorf("a line too long for 1 KiB: whole %v, %q", whole, out)
 	}
 	replaced := pagetext.Replacement(d, "a", "b")

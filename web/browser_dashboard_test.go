@@ -11,6 +11,8 @@ import (
 // shows it.
 type newsItem struct {
 	Page, Site, When, Gist string
+	// Gists are the lines of the gist: what was removed and what added.
+	Gists []string
 	// Top is where the list starts, and SitesTop where the first site's
 	// card does; GistLines is how many lines the gist takes.
 	Top, SitesTop, GistLines float64
@@ -32,6 +34,7 @@ func (b *browser) checkWhatsNew() {
 				Site: li.querySelector(".news-head .muted a")?.textContent ?? "",
 				When: li.querySelector("time").getAttribute("datetime"),
 				Gist: gist?.textContent ?? "",
+				Gists: [...li.querySelectorAll(".gist")].map(g => g.textContent),
 				Top: list.getBoundingClientRect().top, SitesTop: card.getBoundingClientRect().top,
 				GistLines: gist ? Math.round(gist.getBoundingClientRect().height / parseFloat(getComputedStyle(gist).lineHeight)) : 0,
 			};
@@ -60,6 +63,17 @@ func (b *browser) checkWhatsNew() {
 		if it.Gist != "" && it.GistLines != 1 {
 			b.t.Errorf("%q: its gist takes %.0f lines, want 1", it.Page, it.GistLines)
 		}
+	}
+	// An edit says what it removed and what it added, each labelled,
+	// each a line of its own.
+	edits := 0
+	for _, it := range items {
+		if len(it.Gists) == 2 && strings.HasPrefix(it.Gists[0], "Removed: ") && strings.HasPrefix(it.Gists[1], "Added: ") {
+			edits++
+		}
+	}
+	if edits == 0 {
+		b.t.Errorf("no change in what's new says what was removed and what added: %+v", items)
 	}
 	if !slices.IsSortedFunc(whens, func(a, b time.Time) int { return b.Compare(a) }) {
 		b.t.Errorf("what's new is not newest first: %v", whens)

@@ -1,11 +1,13 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"net/url"
 	"unicode/utf8"
 
 	"tidings/db"
+	"tidings/feedbuild"
 )
 
 // whatsNew is how many changed pages the dashboard lists: the rest are
@@ -17,12 +19,14 @@ const whatsNew = 20
 type newsItem struct {
 	changeView
 	Site, SitePage string
-	// Gist is the change in one line: the diff's, else the summary the
-	// site gave, else "" (the page's text did not change, or is unknown).
-	Gist string
+	// Gists say the change, a line each: what the diff removed and what
+	// it added, labelled, else its one line, else the summary the site
+	// gave; none when the page's text did not change, or is unknown.
+	Gists []string
 }
 
-// maxGist bounds a news item's line, in bytes: a phone shows one line.
+// maxGist bounds a line of a news item's gist, in bytes: a phone shows
+// one line of each.
 const maxGist = 160
 
 // news is the pages changed across everything a person follows, newest
@@ -51,11 +55,19 @@ func (s *Server) news(ctx context.Context, userID int64, sites []siteView) ([]ne
 				it.Name = pathOn(ch.URL, v.Site.URL)
 			}
 		}
-		it.Gist = it.Line
-		if it.Gist == "" {
-			it.Gist = ch.Summary
+		if d, ok := feedbuild.TextDiff(ch); ok {
+			rem, add := d.Sides()
+			for _, g := range []string{rem, add} {
+				if g != "" {
+					it.Gists = append(it.Gists, clip(g, maxGist))
+				}
+			}
 		}
-		it.Gist = clip(it.Gist, maxGist)
+		if len(it.Gists) == 0 {
+			if g := cmp.Or(it.Line, ch.Summary); g != "" {
+				it.Gists = []string{clip(g, maxGist)}
+			}
+		}
 		out = append(out, it)
 	}
 	return out, nil

@@ -75,7 +75,7 @@ func TestServedFeedsSayWhatChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(digest.Items) == 0 || !strings.Contains(digest.Items[0].Content, "+1 line, −1: Tabby purrs all day by the window.") ||
+	if len(digest.Items) == 0 || !strings.Contains(digest.Items[0].Content, "Removed: Tabby sleeps all day by the window. Added: Tabby purrs all day by the window.") ||
 		!strings.Contains(digest.Items[0].Content, "no change to the text") {
 		t.Errorf("the newest digest entry does not say what changed: %+v", digest.Items[0])
 	}
