@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -185,8 +186,20 @@ func (b *Builder) harvestItems(ctx context.Context, spec *Spec, perPage bool, bo
 		if err != nil {
 			return nil, err
 		}
+		names := pageNames(changes)
 		for _, ch := range changes {
-			e, brief := b.pageEntry(spec.ids, ch, cols[ch.CollectionID])
+			col := cols[ch.CollectionID]
+			e, brief := b.pageEntry(spec.ids, ch, col)
+			e.Title = feeds.PageTitle(ch.Kind, names[ch.ID], ch.URL)
+			if spec.Scope.UserID != 0 {
+				// A person's feed of everything mixes sites: each entry
+				// says whose page it is.
+				site := siteName(col)
+				e.Title += " — " + site
+				if e.Author == "" {
+					e.Author = site
+				}
+			}
 			items = append(items, feedItem{Cursor{ch.Datetime, srcHarvest, ch.ID}, e, brief})
 		}
 		return items, nil
@@ -297,6 +310,59 @@ func (b *Builder) pageEntry(ids idScope, ch db.Change, col db.Collection) (feeds
 		brief = feeds.PageHTML(digestItem(ch), ch.Summary, brief)
 	}
 	return e, brief
+}
+
+// pageNames names each change's page for its entry's title: its title,
+// and when another page of the document has the same title (a site whose
+// pages all carry its name), its path too, so that the entries can be
+// told apart in a list of titles.
+func pageNames(changes []db.Change) map[int64]string {
+	urls := map[string]map[string]bool{}
+	for _, ch := range changes {
+		t := strings.TrimSpace(feeds.CleanText(ch.Title))
+		if urls[t] == nil {
+			urls[t] = map[string]bool{}
+		}
+		urls[t][ch.URL] = true
+	}
+	names := make(map[int64]string, len(changes))
+	for _, ch := range changes {
+		t := strings.TrimSpace(feeds.CleanText(ch.Title))
+		names[ch.ID] = t
+		if t != "" && len(urls[t]) > 1 {
+			names[ch.ID] = t + " (" + pathOf(ch.URL) + ")"
+		}
+	}
+	return names
+}
+
+// pathOf is the path and query of an address, which tell a site's pages
+// apart.
+func pathOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return u
+	}
+	s := p.EscapedPath()
+	if s == "" {
+		s = "/"
+	}
+	if p.RawQuery != "" {
+		s += "?" + p.RawQuery
+	}
+	return s
+}
+
+// siteName is how an entry of a feed that mixes sites names the site of
+// a collection: the collection's title, else its site's host.
+func siteName(col db.Collection) string {
+	if t := strings.TrimSpace(feeds.CleanText(col.Title)); t != "" {
+		return t
+	}
+	if u, err := url.Parse(col.SiteURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return col.SiteURL
 }
 
 func digestItem(ch db.Change) feeds.DigestItem {
