@@ -183,6 +183,10 @@ func (n *Notifier) pushOf(changes []db.NotifyChange, total int) push {
 			Datetime: ch.Datetime.UTC().Format(time.RFC3339), Summary: changeSummary(ch.Change)})
 		if i < 10 {
 			fmt.Fprintf(&sb, "- %s (%s)\n", pageTitle(ch), ch.Kind)
+			// What the text did, removed and added, as the digest says it.
+			if s := changeSummary(ch.Change); s != "" {
+				fmt.Fprintf(&sb, "  %s\n", clip(s, 300))
+			}
 		}
 	}
 	if more := total - min(len(changes), 10); more > 0 {

@@ -32,6 +32,24 @@ type digestChange struct {
 	// reader without HTML reads it.
 	DiffHTML template.HTML
 	DiffText string
+	// Times counts the changes of the page since the last digest: one
+	// item tells them all, with the newest's diff; edits, whether each
+	// was an update.
+	Times int
+	edits bool
+}
+
+// Count says how often the page changed, when more than once: "edited
+// 3 times" when each change was an edit.
+func (c digestChange) Count() string {
+	if c.Times < 2 {
+		return ""
+	}
+	verb := "changed"
+	if c.edits {
+		verb = "edited"
+	}
+	return fmt.Sprintf("%s %d times", verb, c.Times)
 }
 
 // digestData is what the digest's two parts are rendered from.
@@ -64,16 +82,26 @@ func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db
 	if s.DigestAt != nil {
 		d.Since = s.DigestAt.UTC().Format(digestTime)
 	}
+	var item map[string]int // the site's item of each page, by address
 	for _, ch := range changes {
 		if len(d.Sites) == 0 || d.Sites[len(d.Sites)-1].URL != ch.SiteURL {
 			d.Sites = append(d.Sites, digestSite{Name: siteName(ch), URL: ch.SiteURL, Page: n.sitePage(ch)})
+			item = map[string]int{}
 		}
 		site := &d.Sites[len(d.Sites)-1]
+		if i, ok := item[ch.URL]; ok {
+			// Changes come newest first: the item has the newest.
+			site.Changes[i].Times++
+			site.Changes[i].edits = site.Changes[i].edits && ch.Kind == "updated"
+			continue
+		}
+		item[ch.URL] = len(site.Changes)
 		html := feedbuild.TextHTML(ch.Change)
 		site.Changes = append(site.Changes, digestChange{
 			Title: pageTitle(ch), URL: ch.URL, Kind: ch.Kind, When: ch.Datetime.UTC().Format(digestTime),
 			Summary:  clip(oneLine(ch.Summary), 500),
 			DiffHTML: template.HTML(html), DiffText: feeds.CleanText(feeds.PlainText(html)),
+			Times: 1, edits: ch.Kind == "updated",
 		})
 	}
 	var text, html strings.Builder
@@ -120,7 +148,7 @@ var textDigest = mustText(`What changed on the sites you follow{{with .Since}} s
 {{.URL}}
 On tidings: {{.Page}}
 {{range .Changes}}
-* {{.Title}} ({{.Kind}}, {{.When}})
+* {{.Title}} ({{with .Count}}{{.}}, the last {{else}}{{.Kind}}, {{end}}{{.When}})
   {{.URL}}
 {{with .Summary}}  {{.}}
 {{end}}{{indent .DiffText}}{{end}}{{end}}{{if .Omitted}}
@@ -143,7 +171,7 @@ var htmlDigest = template.Must(template.New("digest").Funcs(digestFuncs).Parse(`
 <p><a href="{{.Page}}">{{.Name}} on tidings</a></p>
 {{range .Changes}}
 <h3><a href="{{.URL}}">{{.Title}}</a></h3>
-<p>{{.Kind}}, {{.When}}</p>
+<p>{{with .Count}}{{.}}, the last {{else}}{{.Kind}}, {{end}}{{.When}}</p>
 {{with .Summary}}<p>{{.}}</p>{{end}}
 {{.DiffHTML}}
 {{end}}{{end}}

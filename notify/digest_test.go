@@ -13,6 +13,7 @@ import (
 
 	"tidings/db"
 	"tidings/internal/demosite"
+	"tidings/internal/harvesttest"
 	"tidings/notify"
 	webpkg "tidings/web"
 )
@@ -171,5 +172,60 @@ func TestDigestsKeepToTheirOwn(t *testing.T) {
 	e.advance(25 * time.Hour)
 	if rep := e.run(notify.RunOptions{AllDigests: true}); rep.Sent != 0 {
 		t.Errorf("a run with nothing new sent %+v", rep)
+	}
+}
+
+// TestDigestGroupsAPagesChanges: a page changed in three harvests between
+// two digests is one item of the digest, which says how often ("edited 3
+// times") and shows the newest change.
+func TestDigestGroupsAPagesChanges(t *testing.T) {
+	e := newEnv(t)
+	ann := e.person("ann", demosite.ResourceSync)
+	e.subscribe(ann, "ann@example.org")
+	var before int
+	if err := e.store.ExportChanges(e.ctx, db.ExportFilter{}, func(db.ExportedChange) error { before++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// The sample site changes two of its six pages a harvest, in turn:
+	// nine harvests change each three times.
+	site := e.sites.Of(demosite.ResourceSync)
+	start := time.Now().Add(-time.Hour)
+	for i := range 9 {
+		site.Change(2, start.Add(time.Duration(i)*time.Minute))
+		harvesttest.HarvestSite(t, e.store, e.h, site.URL+"/")
+	}
+	times := map[string]int{}
+	n := 0
+	if err := e.store.ExportChanges(e.ctx, db.ExportFilter{}, func(c db.ExportedChange) error {
+		if n++; n > before && c.Kind == "updated" {
+			times[c.URL]++
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.advance(25 * time.Hour)
+	if rep := e.run(notify.RunOptions{}); rep.Digests != 1 {
+		t.Fatalf("Run = %+v, want a digest", rep)
+	}
+	got := e.mail.To("ann@example.org")
+	if len(got) != 2 {
+		t.Fatalf("%d messages, want the confirmation and a digest", len(got))
+	}
+	text := got[1].Text
+	items := map[string]int{}
+	for _, l := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		// An item's address is indented under its title; the site's is not.
+		if _, ok := times[strings.TrimSpace(l)]; ok && strings.HasPrefix(l, "  ") {
+			items[strings.TrimSpace(l)]++
+		}
+	}
+	for u, k := range times {
+		if items[u] != 1 {
+			t.Errorf("%s, changed %d times, is %d items of the digest, want 1:\n%s", u, k, items[u], text)
+		}
+	}
+	if !strings.Contains(text, "(edited 3 times, the last ") {
+		t.Errorf("no item says its page was edited 3 times:\n%s", text)
 	}
 }

@@ -43,7 +43,7 @@ func TestPushThroughShoutrrr(t *testing.T) {
 	if len(bodies) != 1 || titles[0] != "Lantern Garden: 2 pages changed" {
 		t.Fatalf("ntfy got titles %q", titles)
 	}
-	for _, want := range []string{"- Lantern Garden (edit 1) (updated)", "http://tidings.test/site/"} {
+	for _, want := range []string{"- Lantern Garden (edit 1) (updated)\n  Removed: ", " Added: ", "http://tidings.test/site/"} {
 		if !strings.Contains(bodies[0], want) {
 			t.Errorf("ntfy got:\n%s\nwant %q", bodies[0], want)
 		}
