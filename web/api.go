@@ -103,6 +103,7 @@ func (s *Server) apiRoutes(follows, imported echo.MiddlewareFunc) {
 	call(http.MethodPost, "/sites/:site/harvest", s.apiHarvest, follower)
 	call(http.MethodGet, "/discoveries/:discovery", s.apiDiscovery)
 	call(http.MethodGet, "/lookup", s.apiLookup, follower)
+	call(http.MethodGet, "/check", s.apiCheck, follower)
 	call(http.MethodGet, "/changes", s.apiChanges)
 	call(http.MethodGet, "/sites/:site/rules", s.apiRules)
 	call(http.MethodPost, "/sites/:site/rules", s.apiAddRule)

@@ -66,56 +66,78 @@ func (s *Server) checkPage(c echo.Context) error {
 	if d.URL == "" {
 		return s.render(c, http.StatusOK, "check", "Check a site", d)
 	}
-	fail := func(code int, msg string) error {
-		d.Error = msg
-		return s.render(c, code, "check", "Check a site", d)
+	rep, refused, err := s.gatedCheck(c, d.URL)
+	switch {
+	case refused != nil:
+		if refused.retry {
+			c.Response().Header().Set("Retry-After", "60")
+		}
+		d.Error = refused.msg
+		return s.render(c, refused.status, "check", "Check a site", d)
+	case errors.Is(err, context.Canceled):
+		// Whoever asked has gone.
+		return nil
+	case err != nil:
+		return err
 	}
+	d.Report = rep
+	return s.render(c, http.StatusOK, "check", "Check of "+rep.Site, d)
+}
+
+// checkRefusal is why a check was not run, for a person: the page shows
+// msg, the API answers it as a problem of code.
+type checkRefusal struct {
+	status int
+	code   string
+	msg    string
+	retry  bool // worth asking again in a minute
+}
+
+// gatedCheck checks the site at rawURL for the client of c, within the
+// limits every check keeps, the page's and the API's alike: a rate per
+// client (an address, or an IPv6 /64), one check at a time for each, a
+// few at once in all, and the address policy.
+func (s *Server) gatedCheck(c echo.Context, rawURL string) (*sitecheck.Report, *checkRefusal, error) {
 	ck := s.opts.Checker
 	if ck == nil {
-		return fail(http.StatusServiceUnavailable, "This tidings cannot check sites.")
+		return nil, &checkRefusal{status: http.StatusServiceUnavailable, code: "unavailable", msg: "This tidings cannot check sites."}, nil
 	}
 	ctx := c.Request().Context()
-	root, err := follow.SiteRoot(d.URL)
+	root, err := follow.SiteRoot(rawURL)
 	if err != nil {
-		return fail(http.StatusUnprocessableEntity, capitalize(err.Error())+".")
+		return nil, &checkRefusal{status: http.StatusUnprocessableEntity, code: "address_refused", msg: capitalize(err.Error()) + "."}, nil
 	}
 	// The rate is taken before the address is judged: judging it looks the
 	// name up, and a refused address is a check asked for all the same.
 	client := clientKey(c.RealIP())
 	if allowed, _ := s.checks.rates.Allow(client); !allowed {
-		c.Response().Header().Set("Retry-After", "60")
-		return fail(http.StatusTooManyRequests, "You have checked several sites in the last minute. Wait a minute, then check again.")
+		return nil, &checkRefusal{status: http.StatusTooManyRequests, code: "too_many_requests", retry: true,
+			msg: "You have checked several sites in the last minute. Wait a minute, then check again."}, nil
 	}
 	if err := s.follow.CheckAddress(ctx, root); err != nil {
-		return fail(http.StatusUnprocessableEntity, addressMessage(err))
+		return nil, &checkRefusal{status: http.StatusUnprocessableEntity, code: "address_refused", msg: addressMessage(err)}, nil
 	}
 	release, err := s.checks.queue.acquire(ctx, client)
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	if errors.Is(err, errOwnCheckRunning) {
-		c.Response().Header().Set("Retry-After", "60")
-		return fail(http.StatusServiceUnavailable, "Your other check is still running: tidings runs one at a time for each visitor. Wait for it to finish, then check again.")
-	}
-	if err != nil {
-		c.Response().Header().Set("Retry-After", "60")
-		return fail(http.StatusServiceUnavailable, "tidings is busy checking other sites. Try again in a minute.")
+	switch {
+	case errors.Is(err, context.Canceled):
+		return nil, nil, err
+	case errors.Is(err, errOwnCheckRunning):
+		return nil, &checkRefusal{status: http.StatusServiceUnavailable, code: "wait", retry: true,
+			msg: "Your other check is still running: tidings runs one at a time for each visitor. Wait for it to finish, then check again."}, nil
+	case err != nil:
+		return nil, &checkRefusal{status: http.StatusServiceUnavailable, code: "unavailable", retry: true,
+			msg: "tidings is busy checking other sites. Try again in a minute."}, nil
 	}
 	defer release()
-	rep, err := ck.Check(ctx, d.URL, webCheck)
+	rep, err := ck.Check(ctx, rawURL, webCheck)
 	var p *follow.Problem
 	if errors.As(err, &p) {
-		return fail(http.StatusUnprocessableEntity, capitalize(p.Msg)+".")
-	}
-	if errors.Is(err, context.Canceled) {
-		// Whoever asked has gone.
-		return nil
+		return nil, &checkRefusal{status: http.StatusUnprocessableEntity, code: "address_refused", msg: capitalize(p.Msg) + "."}, nil
 	}
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	s.opts.Logger.Info("checked site", "site", rep.Site, "followable", rep.Followable, "problems", len(rep.Problems),
 		"documents", len(rep.Fetched)+rep.FetchedMore, "client", c.RealIP())
-	d.Report = rep
-	return s.render(c, http.StatusOK, "check", "Check of "+rep.Site, d)
+	return rep, nil, nil
 }
