@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"html"
 	"math"
 	"net/url"
 	"slices"
@@ -202,16 +203,79 @@ func (b *Builder) harvestItems(ctx context.Context, spec *Spec, perPage bool, bo
 			}
 			items = append(items, feedItem{Cursor{ch.Datetime, srcHarvest, ch.ID}, e, brief})
 		}
+		if spec.Scope.UserID != 0 {
+			news := make([]siteNews, len(changes))
+			for i, ch := range changes {
+				news[i] = siteNews{cols[ch.CollectionID].SiteID, ch.Datetime}
+			}
+			return items, b.sayQuiet(ctx, items, news)
+		}
 		return items, nil
 	}
 	digests, err := b.store.DigestsBefore(ctx, spec.Scope, bound, limit)
 	if err != nil {
 		return nil, err
 	}
+	news := make([]siteNews, 0, len(digests))
 	for _, d := range digests {
 		items = append(items, feedItem{key: Cursor{d.Run.FinishedAt, srcHarvest, d.Run.ID}, entry: b.digestEntry(spec.ids, d, cols[d.Run.CollectionID])})
+		n := siteNews{site: cols[d.Run.CollectionID].SiteID}
+		if k := len(d.Changes); k > 0 && !d.Following {
+			n.at = d.Changes[k-1].Datetime // its oldest change
+		}
+		news = append(news, n)
+	}
+	if spec.Scope.UserID != 0 {
+		return items, b.sayQuiet(ctx, items, news)
 	}
 	return items, nil
+}
+
+// siteNews is what an entry tells of a site: its change at at, the
+// oldest of the entry's (zero for an entry of no change).
+type siteNews struct {
+	site int64
+	at   time.Time
+}
+
+// sayQuiet starts the content of each entry of items (newest first, news
+// the same) whose site had been silent for long (QuietAfter) with why
+// ("First change in 4 months."): in a feed that mixes sites, a site that
+// changes once in months says more when it does than one that changes
+// daily. Readers order entries by date, so the entry says it. One lookup
+// a site, for its oldest entry; the others' previous change is the next
+// older entry's.
+func (b *Builder) sayQuiet(ctx context.Context, items []feedItem, news []siteNews) error {
+	oldest := map[int64]time.Time{}
+	for _, n := range news {
+		if !n.at.IsZero() {
+			oldest[n.site] = n.at
+		}
+	}
+	asks := make([]db.QuietAsk, 0, len(oldest))
+	for site, at := range oldest {
+		asks = append(asks, db.QuietAsk{SiteID: site, Before: at})
+	}
+	last, err := b.store.ChangedBefore(ctx, asks)
+	if err != nil {
+		return err
+	}
+	for i := len(news) - 1; i >= 0; i-- {
+		n := news[i]
+		if n.at.IsZero() {
+			continue
+		}
+		if prev, ok := last[n.site]; ok {
+			if why := QuietReason(n.at, prev, true, time.Time{}); why != "" {
+				items[i].entry.ContentHTML = "<p><strong>" + html.EscapeString(why) + ".</strong></p>\n" + items[i].entry.ContentHTML
+				if items[i].brief != "" {
+					items[i].brief = "<p><strong>" + html.EscapeString(why) + ".</strong></p>\n" + items[i].brief
+				}
+			}
+		}
+		last[n.site] = n.at
+	}
+	return nil
 }
 
 // digestEntry is IFCC-0001 step 5: one entry summarising a harvest run,

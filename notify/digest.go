@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"html/template"
+	"slices"
 	"strings"
 	texttemplate "text/template"
+	"time"
 
 	"tidings/db"
 	"tidings/feedbuild"
@@ -18,6 +20,12 @@ type digestSite struct {
 	URL     string
 	Page    string // the site's page on tidings
 	Changes []digestChange
+	// Quiet says why the site comes first: it had been silent for long
+	// ("First change in 4 months"); "" for the others.
+	Quiet string
+	id    int64
+	// oldest is when its oldest change of the digest was made.
+	oldest time.Time
 }
 
 // digestChange is one change as a digest tells it, in both parts.
@@ -85,10 +93,13 @@ func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db
 	var item map[string]int // the site's item of each page, by address
 	for _, ch := range changes {
 		if len(d.Sites) == 0 || d.Sites[len(d.Sites)-1].URL != ch.SiteURL {
-			d.Sites = append(d.Sites, digestSite{Name: siteName(ch), URL: ch.SiteURL, Page: n.sitePage(ch)})
+			d.Sites = append(d.Sites, digestSite{Name: siteName(ch), URL: ch.SiteURL, Page: n.sitePage(ch), id: ch.SiteID, oldest: ch.Datetime})
 			item = map[string]int{}
 		}
 		site := &d.Sites[len(d.Sites)-1]
+		if ch.Datetime.Before(site.oldest) {
+			site.oldest = ch.Datetime
+		}
 		if i, ok := item[ch.URL]; ok {
 			// Changes come newest first: the item has the newest.
 			site.Changes[i].Times++
@@ -104,6 +115,9 @@ func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db
 			Times: 1, edits: ch.Kind == "updated",
 		})
 	}
+	if err := n.quietFirst(ctx, d.Sites); err != nil {
+		return email{}, err
+	}
 	var text, html strings.Builder
 	if err := textDigest.Execute(&text, d); err != nil {
 		return email{}, fmt.Errorf("notify: render digest: %w", err)
@@ -112,6 +126,40 @@ func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db
 		return email{}, fmt.Errorf("notify: render digest: %w", err)
 	}
 	return email{Subject: subject(d), Text: text.String(), HTML: html.String(), Unsubscribe: unsub}, nil
+}
+
+// quietFirst puts first the sites that had been silent for long before
+// the changes of the digest (feedbuild.QuietAfter), saying why: a site
+// that changes once in months says more when it does than one that
+// changes daily. One lookup a site.
+func (n *Notifier) quietFirst(ctx context.Context, sites []digestSite) error {
+	asks := make([]db.QuietAsk, len(sites))
+	for i, s := range sites {
+		asks[i] = db.QuietAsk{SiteID: s.id, Before: s.oldest}
+	}
+	last, err := n.store.ChangedBefore(ctx, asks)
+	if err != nil {
+		return err
+	}
+	for i := range sites {
+		prev, ok := last[sites[i].id]
+		// Only a site that changed before can have been silent: one
+		// changing for the first time since it was followed is not told
+		// apart here, having no follow time of the person's to go by.
+		if ok {
+			sites[i].Quiet = feedbuild.QuietReason(sites[i].oldest, prev, true, time.Time{})
+		}
+	}
+	slices.SortStableFunc(sites, func(a, b digestSite) int {
+		switch {
+		case a.Quiet != "" && b.Quiet == "":
+			return -1
+		case b.Quiet != "" && a.Quiet == "":
+			return 1
+		}
+		return 0
+	})
+	return nil
 }
 
 // subject names the count and the first sites.
@@ -145,7 +193,8 @@ func mustText(s string) *texttemplate.Template {
 var textDigest = mustText(`What changed on the sites you follow{{with .Since}} since {{.}}{{end}}: {{.Count}}.
 {{range .Sites}}
 == {{.Name}} ==
-{{.URL}}
+{{with .Quiet}}{{.}}.
+{{end}}{{.URL}}
 On tidings: {{.Page}}
 {{range .Changes}}
 * {{.Title}} ({{with .Count}}{{.}}, the last {{else}}{{.Kind}}, {{end}}{{.When}})
@@ -168,6 +217,7 @@ var htmlDigest = template.Must(template.New("digest").Funcs(digestFuncs).Parse(`
 <p>What changed on the sites you follow{{with .Since}} since {{.}}{{end}}: {{.Count}}.</p>
 {{range .Sites}}
 <h2><a href="{{.URL}}">{{.Name}}</a></h2>
+{{with .Quiet}}<p><strong>{{.}}.</strong></p>{{end}}
 <p><a href="{{.Page}}">{{.Name}} on tidings</a></p>
 {{range .Changes}}
 <h3><a href="{{.URL}}">{{.Title}}</a></h3>

@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -227,5 +228,70 @@ func TestDigestGroupsAPagesChanges(t *testing.T) {
 	}
 	if !strings.Contains(text, "(edited 3 times, the last ") {
 		t.Errorf("no item says its page was edited 3 times:\n%s", text)
+	}
+}
+
+// TestDigestPutsQuietSitesFirst: of two sites with news, the one silent
+// for four months before comes first in the digest, saying so, above one
+// that changes daily.
+func TestDigestPutsQuietSitesFirst(t *testing.T) {
+	e := newEnv(t)
+	ann := e.person("ann")
+	now := time.Now().UTC().Truncate(time.Second)
+	type siteCol struct {
+		site db.Site
+		col  db.Collection
+	}
+	made := map[string]siteCol{}
+	store := func(name string, at time.Time) {
+		sc := made[name]
+		ch := db.Change{URL: fmt.Sprintf("%sp%d.html", sc.site.URL, at.Unix()), Kind: "updated", Datetime: at, Title: name + " page"}
+		if _, err := e.store.SaveCollectionHarvest(e.ctx, db.CollectionHarvest{
+			Run: db.Run{SiteID: sc.site.ID, CollectionID: sc.col.ID, StartedAt: at, FinishedAt: at, Changes: 1}, Changes: []db.Change{ch}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"Daily", "Quiet"} {
+		s, err := e.store.CreateSite(e.ctx, db.Site{URL: "https://" + strings.ToLower(name) + ".example/", InputURL: "https://" + strings.ToLower(name) + ".example/", Title: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, err := e.store.SyncCollections(e.ctx, s.ID, []db.CollectionSpec{{Protocol: "sitemap", Key: s.URL, SourceURL: s.URL + "sitemap.xml"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.store.Follow(e.ctx, ann.ID, s.ID); err != nil {
+			t.Fatal(err)
+		}
+		made[name] = siteCol{s, cols[0]}
+	}
+	for d := 10; d >= 2; d-- {
+		store("Daily", now.Add(-time.Duration(d)*24*time.Hour))
+	}
+	store("Quiet", now.Add(-125*24*time.Hour))
+	e.subscribe(ann, "ann@example.org")
+	// The news: the daily site's, then the quiet site's, older.
+	store("Daily", now.Add(-time.Hour))
+	store("Quiet", now.Add(-3*time.Hour))
+	e.advance(25 * time.Hour)
+	if rep := e.run(notify.RunOptions{}); rep.Digests != 1 {
+		t.Fatalf("Run = %+v, want a digest", rep)
+	}
+	got := e.mail.To("ann@example.org")
+	if len(got) != 2 {
+		t.Fatalf("%d messages, want the confirmation and a digest", len(got))
+	}
+	for _, part := range []struct{ name, body, quiet, daily string }{
+		{"text", got[1].Text, "== Quiet ==\nFirst change in 4 months.\n", "== Daily =="},
+		{"html", got[1].HTML, ">Quiet</a></h2>\n<p><strong>First change in 4 months.</strong></p>", ">Daily</a></h2>"},
+	} {
+		body := strings.ReplaceAll(part.body, "\r\n", "\n")
+		q, d := strings.Index(body, part.quiet), strings.Index(body, part.daily)
+		if q < 0 || d < 0 || q > d {
+			t.Errorf("the digest's %s part: the quiet site at %d, the daily one at %d; want the quiet one first, saying why:\n%s", part.name, q, d, body)
+		}
+		if strings.Count(body, "First change") != 1 {
+			t.Errorf("the digest's %s part gives %d reasons, want the quiet site's alone", part.name, strings.Count(body, "First change"))
+		}
 	}
 }

@@ -13,6 +13,8 @@ type newsItem struct {
 	Page, Site, When, Gist string
 	// Gists are the lines of the gist: what was removed and what added.
 	Gists []string
+	// Quiet is why the change comes first, from a site silent for long.
+	Quiet string
 	// Top is where the list starts, and SitesTop where the first site's
 	// card does; GistLines is how many lines the gist takes.
 	Top, SitesTop, GistLines float64
@@ -35,6 +37,7 @@ func (b *browser) checkWhatsNew() {
 				When: li.querySelector("time").getAttribute("datetime"),
 				Gist: gist?.textContent ?? "",
 				Gists: [...li.querySelectorAll(".gist")].map(g => g.textContent),
+				Quiet: li.querySelector(".quiet")?.textContent ?? "",
 				Top: list.getBoundingClientRect().top, SitesTop: card.getBoundingClientRect().top,
 				GistLines: gist ? Math.round(gist.getBoundingClientRect().height / parseFloat(getComputedStyle(gist).lineHeight)) : 0,
 			};
@@ -49,7 +52,9 @@ func (b *browser) checkWhatsNew() {
 	if items[0].Top > items[0].SitesTop {
 		b.t.Error("what's new comes after the sites")
 	}
-	var whens []time.Time
+	// Changes from sites silent for long come first, saying why; each
+	// part is newest first.
+	var whens, quiet []time.Time
 	sites := map[string]bool{}
 	var pages []string
 	for _, it := range items {
@@ -57,7 +62,17 @@ func (b *browser) checkWhatsNew() {
 		if err != nil {
 			b.t.Errorf("%q: time %q: %v", it.Page, it.When, err)
 		}
-		whens = append(whens, when)
+		switch {
+		case it.Quiet != "" && len(whens) > 0:
+			b.t.Errorf("%q, from a quiet site (%s), comes after others", it.Page, it.Quiet)
+		case it.Quiet != "":
+			if !strings.HasPrefix(it.Quiet, "First change ") {
+				b.t.Errorf("%q says %q of its quiet site", it.Page, it.Quiet)
+			}
+			quiet = append(quiet, when)
+		default:
+			whens = append(whens, when)
+		}
 		sites[it.Site] = true
 		pages = append(pages, it.Page)
 		if it.Gist != "" && it.GistLines != 1 {
@@ -75,8 +90,10 @@ func (b *browser) checkWhatsNew() {
 	if edits == 0 {
 		b.t.Errorf("no change in what's new says what was removed and what added: %+v", items)
 	}
-	if !slices.IsSortedFunc(whens, func(a, b time.Time) int { return b.Compare(a) }) {
-		b.t.Errorf("what's new is not newest first: %v", whens)
+	for _, part := range [][]time.Time{quiet, whens} {
+		if !slices.IsSortedFunc(part, func(a, b time.Time) int { return b.Compare(a) }) {
+			b.t.Errorf("what's new is not newest first: %v", part)
+		}
 	}
 	// Both sites followed, and the showcase's titled pages.
 	if !sites["The Cat Shrine"] || !sites["Fixture Site"] || !slices.Contains(pages, "Whiskers") {

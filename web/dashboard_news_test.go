@@ -170,3 +170,59 @@ func TestDashboardSaysTheNewestOnlyWhenThereAreMore(t *testing.T) {
 		t.Errorf("four changes are called the newest:\n%s", body)
 	}
 }
+
+// TestDashboardPutsQuietSitesFirst: a change from a site silent for four
+// months comes above the changes of a site that changes daily, newer
+// though they are, and says why; the daily site's say nothing of it.
+func TestDashboardPutsQuietSitesFirst(t *testing.T) {
+	t.Parallel()
+	a := newUIApp(t, nil, Options{})
+	ctx := t.Context()
+	now := time.Now().UTC().Truncate(time.Second)
+	ann := a.signedIn(t, signIn(t, a.store, "ann"))
+	u, err := a.store.UserByName(ctx, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := func(name string, at ...time.Time) {
+		s, err := a.store.CreateSite(ctx, db.Site{URL: "https://" + name + ".example/", InputURL: "https://" + name + ".example/", Title: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, err := a.store.SyncCollections(ctx, s.ID, []db.CollectionSpec{{Protocol: "sitemap", Key: s.URL, SourceURL: s.URL + "sitemap.xml"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, when := range at {
+			ch := db.Change{URL: fmt.Sprintf("%sp%d.html", s.URL, i), Kind: "updated", Datetime: when, Title: fmt.Sprintf("%s page %d", name, i)}
+			if _, err := a.store.SaveCollectionHarvest(ctx, db.CollectionHarvest{
+				Run: db.Run{SiteID: s.ID, CollectionID: cols[0].ID, StartedAt: when, FinishedAt: when, Changes: 1}, Changes: []db.Change{ch}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := a.store.Follow(ctx, u.ID, s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var daily []time.Time
+	for d := 10; d >= 0; d-- {
+		daily = append(daily, now.Add(-time.Duration(d)*24*time.Hour-time.Hour))
+	}
+	site("Daily", daily...)
+	site("Quiet", now.Add(-125*24*time.Hour), now.Add(-5*time.Hour))
+
+	news, _, _ := strings.Cut(mainOf(ann.get("/").Body.String()), `<section class="card"`)
+	items := regexp.MustCompile(`(?s)<li class="news-item change-\w+">.*?</li>`).FindAllString(news, -1)
+	if len(items) < 3 {
+		t.Fatalf("what's new lists %d changes:\n%s", len(items), news)
+	}
+	if first := text(items[0]); !strings.HasPrefix(first, "Quiet page 1 updated on Quiet") || !strings.Contains(first, "First change in 4 months.") {
+		t.Errorf("the first change reads %q, want the quiet site's with its reason", first)
+	}
+	for _, it := range items[1:] {
+		// The quiet site's change of four months ago, last, is history.
+		if w := text(it); strings.Contains(w, "First change") || !strings.Contains(w, "on Daily") && !strings.HasPrefix(w, "Quiet page 0") {
+			t.Errorf("after the quiet site's change: %q, want the daily site's, without a reason", w)
+		}
+	}
+}

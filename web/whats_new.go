@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"net/url"
+	"slices"
+	"time"
 	"unicode/utf8"
 
 	"tidings/db"
@@ -19,6 +21,9 @@ const whatsNew = 20
 type newsItem struct {
 	changeView
 	Site, SitePage string
+	// Quiet says why the change comes first: its site had been silent
+	// for long ("First change in 4 months"); "" for the others.
+	Quiet string
 	// Gists say the change, a line each: what the diff removed and what
 	// it added, labelled, else its one line, else the summary the site
 	// gave; none when the page's text did not change, or is unknown.
@@ -70,7 +75,57 @@ func (s *Server) news(ctx context.Context, userID int64, sites []siteView) ([]ne
 		}
 		out = append(out, it)
 	}
+	if err := s.quietFirst(ctx, out, changes, where); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// quietFirst says which of the news come from a site silent for long
+// (feedbuild.QuietAfter), and puts those first, newest first among them:
+// a site that changes once in months says more when it does than one
+// that changes daily. One lookup a site, for its oldest change listed;
+// the others' previous change is the next older one listed.
+func (s *Server) quietFirst(ctx context.Context, items []newsItem, changes []db.Change, where map[int64]siteView) error {
+	oldest := map[int64]int{} // site → index of its oldest change listed
+	for i, ch := range changes {
+		if v, ok := where[ch.CollectionID]; ok {
+			oldest[v.Site.ID] = i
+		}
+	}
+	var asks []db.QuietAsk
+	for site, i := range oldest {
+		asks = append(asks, db.QuietAsk{SiteID: site, Before: changes[i].Datetime})
+	}
+	last, err := s.store.ChangedBefore(ctx, asks)
+	if err != nil {
+		return err
+	}
+	older := map[int64]time.Time{} // site → its change listed just before
+	for i := len(changes) - 1; i >= 0; i-- {
+		v, ok := where[changes[i].CollectionID]
+		if !ok {
+			continue
+		}
+		site, at := v.Site.ID, changes[i].Datetime
+		if prev, ok := older[site]; ok {
+			items[i].Quiet = feedbuild.QuietReason(at, prev, true, v.Site.CreatedAt)
+		} else {
+			prev, ok := last[site]
+			items[i].Quiet = feedbuild.QuietReason(at, prev, ok, v.Site.CreatedAt)
+		}
+		older[site] = at
+	}
+	slices.SortStableFunc(items, func(a, b newsItem) int {
+		switch {
+		case a.Quiet != "" && b.Quiet == "":
+			return -1
+		case b.Quiet != "" && a.Quiet == "":
+			return 1
+		}
+		return 0
+	})
+	return nil
 }
 
 // pathOn is u without its scheme and host when it is on the site at
