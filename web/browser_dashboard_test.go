@@ -62,13 +62,14 @@ func (b *browser) checkWhatsNew() {
 		if err != nil {
 			b.t.Errorf("%q: time %q: %v", it.Page, it.When, err)
 		}
-		switch {
-		case it.Quiet != "" && len(whens) > 0:
+		if it.Quiet != "" && !strings.HasPrefix(it.Quiet, "First change ") {
+			b.t.Errorf("%q says %q of its quiet site", it.Page, it.Quiet)
+		}
+		// A quiet site's change of the last week heads the list.
+		switch pinned := it.Quiet != "" && time.Since(when) < 7*24*time.Hour; {
+		case pinned && len(whens) > 0:
 			b.t.Errorf("%q, from a quiet site (%s), comes after others", it.Page, it.Quiet)
-		case it.Quiet != "":
-			if !strings.HasPrefix(it.Quiet, "First change ") {
-				b.t.Errorf("%q says %q of its quiet site", it.Page, it.Quiet)
-			}
+		case pinned:
 			quiet = append(quiet, when)
 		default:
 			whens = append(whens, when)

@@ -82,7 +82,8 @@ func (s *Server) news(ctx context.Context, userID int64, sites []siteView) ([]ne
 }
 
 // quietFirst says which of the news come from a site silent for long
-// (feedbuild.QuietAfter), and puts those first, newest first among them:
+// (feedbuild.QuietAfter), and puts those of the last quietPinned first,
+// newest first among them:
 // a site that changes once in months says more when it does than one
 // that changes daily. One lookup a site, for its oldest change listed;
 // the others' previous change is the next older one listed.
@@ -116,17 +117,23 @@ func (s *Server) quietFirst(ctx context.Context, items []newsItem, changes []db.
 		}
 		older[site] = at
 	}
+	// Pinned while it is news: older, it says why in its place.
+	now := time.Now()
+	first := func(it newsItem) bool { return it.Quiet != "" && now.Sub(it.Datetime) < quietPinned }
 	slices.SortStableFunc(items, func(a, b newsItem) int {
 		switch {
-		case a.Quiet != "" && b.Quiet == "":
+		case first(a) && !first(b):
 			return -1
-		case b.Quiet != "" && a.Quiet == "":
+		case first(b) && !first(a):
 			return 1
 		}
 		return 0
 	})
 	return nil
 }
+
+// quietPinned is how long a quiet site's change heads what's new.
+const quietPinned = 7 * 24 * time.Hour
 
 // pathOn is u without its scheme and host when it is on the site at
 // root, else u.
