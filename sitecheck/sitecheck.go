@@ -154,7 +154,8 @@ const checkWindow = 100 * 365 * 24 * time.Hour
 
 // Checker checks sites with a harvester's client and settings.
 type Checker struct {
-	h *harvest.Harvester
+	h       *harvest.Harvester
+	history History
 }
 
 // New returns a Checker that runs its dry runs as h would harvest.
@@ -240,6 +241,9 @@ func (ck *Checker) check(ctx context.Context, root, input string, o Options) (*R
 		// What was read is reported even when the check ran out of time.
 		c := collector{store: store, window: rep.Window, o: o, log: log}
 		if err := c.collections(context.WithoutCancel(ctx), rep, srep); err != nil {
+			return nil, err
+		}
+		if err := ck.judgeLastmods(context.WithoutCancel(ctx), rep, srep.Site.URL, store); err != nil {
 			return nil, err
 		}
 	}

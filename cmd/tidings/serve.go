@@ -158,7 +158,7 @@ func (a *app) serve(ctx context.Context, so serveOptions, stdout io.Writer) erro
 	a.setHarvester(harvest.New(client, a.store, ho), fo)
 	var sched *worker.Scheduler
 	opts := web.Options{
-		BaseURL: a.cfg.BaseURL, Logger: a.log, Follow: a.follow, Checker: sitecheck.New(a.harvester), Registration: so.registration,
+		BaseURL: a.cfg.BaseURL, Logger: a.log, Follow: a.follow, Checker: sitecheck.New(a.harvester).WithHistory(a.store), Registration: so.registration,
 		FeedEntries: a.cfg.FeedEntries, FailingAfter: a.cfg.FailingAfter, HubURL: a.cfg.WebSubHub,
 		Metrics: m, MetricsToken: so.metricsToken, TrustedProxies: so.proxies,
 	}
