@@ -48,13 +48,13 @@ const lastmodNeedsHistory = "Whether the sitemap's lastmods follow the pages' te
 // throwaway store) with what the history stored of the same pages, and
 // names the pages whose text changed under an unchanged lastmod and those
 // whose lastmod moved over an unchanged text.
-func (ck *Checker) judgeLastmods(ctx context.Context, rep *Report, root string, now *db.DB) error {
+func (ck *Checker) judgeLastmods(ctx context.Context, rep *Report, root string, now *db.DB, private bool) error {
 	if !slices.ContainsFunc(rep.Collections, func(c Collection) bool { return c.Protocol == "sitemap" && c.Error == "" }) {
 		return nil
 	}
 	var before map[string]db.PageReading
 	found := false
-	if ck.history != nil {
+	if ck.history != nil && !private {
 		var err error
 		if before, found, err = ck.history.SitemapReadings(ctx, root); err != nil {
 			return err

@@ -93,4 +93,13 @@ func lastmodsThatLie(t *testing.T, store *db.DB, ck *Checker) {
 	if slices.Contains(rep.Warnings, lastmodNeedsHistory) {
 		t.Error("a followed site is still said to need following")
 	}
+	// A stranger's check tells nothing of what is followed here: it reads
+	// as the check of a site nobody follows.
+	private, err := ck.WithHistory(store).Check(t.Context(), site.URL("/"), Options{TempDir: t.TempDir(), Private: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(problemsByCode(private)[CheckLastmodStale]) + len(problemsByCode(private)[CheckLastmodMoved]); n != 0 || !slices.Contains(private.Warnings, lastmodNeedsHistory) {
+		t.Errorf("a private check: %d lastmod findings, warnings %q; want none, and the note that the site needs following", n, private.Warnings)
+	}
 }

@@ -138,6 +138,10 @@ type Options struct {
 	// pages together; 0 = DefaultCheckBytes. Anyone may start a check, so
 	// no site can make one cost more, however many large files it links.
 	MaxBytes int64
+	// Private: the check is for someone who may not learn what this
+	// tidings follows (anyone at all, on the public page), so it does not
+	// compare what it reads with what was stored of the site.
+	Private bool
 }
 
 // Defaults of Options.
@@ -243,7 +247,7 @@ func (ck *Checker) check(ctx context.Context, root, input string, o Options) (*R
 		if err := c.collections(context.WithoutCancel(ctx), rep, srep); err != nil {
 			return nil, err
 		}
-		if err := ck.judgeLastmods(context.WithoutCancel(ctx), rep, srep.Site.URL, store); err != nil {
+		if err := ck.judgeLastmods(context.WithoutCancel(ctx), rep, srep.Site.URL, store, o.Private); err != nil {
 			return nil, err
 		}
 	}

@@ -129,7 +129,11 @@ func (s *Server) gatedCheck(c echo.Context, rawURL string) (*sitecheck.Report, *
 			msg: "tidings is busy checking other sites. Try again in a minute."}, nil
 	}
 	defer release()
-	rep, err := ck.Check(ctx, rawURL, webCheck)
+	o := webCheck
+	// Whether a site is followed here is the followers' to know: a
+	// stranger's check is not compared with what was stored of it.
+	o.Private = currentUser(c) == nil
+	rep, err := ck.Check(ctx, rawURL, o)
 	var p *follow.Problem
 	if errors.As(err, &p) {
 		return nil, &checkRefusal{status: http.StatusUnprocessableEntity, code: "address_refused", msg: capitalize(p.Msg) + "."}, nil
