@@ -86,8 +86,8 @@ func TestStoredDiffIsCapped(t *testing.T) {
 			if got := d.HTML(); got != want {
 				t.Errorf("HTML = %q, want %q", got, want)
 			}
-			if got := d.Summary(); !strings.HasPrefix(got, "replaced, +") {
-				t.Errorf("Summary = %q", got)
+			if got, want := d.Summary(), fmt.Sprintf("Replaced whole: %d lines removed, %d added", d.Removed, d.Added); got != want {
+				t.Errorf("Summary = %q, want %q", got, want)
 			}
 			if got := d.Unified("a", "b"); !strings.HasSuffix(got, "replaced by "+fmt.Sprint(d.Added)+", not kept\n") || strings.Contains(got, "@@") {
 				t.Errorf("Unified = %q", got)

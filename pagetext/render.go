@@ -204,7 +204,7 @@ func (d Diff) Summary() string {
 		return NoTextChange
 	}
 	if d.Replaced != "" {
-		return fmt.Sprintf("Replaced: %d %s by %d", d.Removed, plural(d.Removed, "line", "lines"), d.Added)
+		return fmt.Sprintf("Replaced whole: %d %s removed, %d added", d.Removed, plural(d.Removed, "line", "lines"), d.Added)
 	}
 	rem, add := d.Sides()
 	switch {

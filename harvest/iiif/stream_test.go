@@ -181,7 +181,9 @@ func checkFeed(t *testing.T, e *env, want []row) {
 			title = e.site.URL + r.url
 		}
 		entry := strings.ToUpper(r.kind[:1]) + r.kind[1:] + ": " + title
-		if !slices.Contains(titles, entry) {
+		// Entries of objects that share a label add their paths (a
+		// Move's removal and inclusion, say).
+		if !slices.Contains(titles, entry) && !slices.Contains(titles, entry+" ("+r.url+")") {
 			t.Errorf("the feed has no entry %q among %q", entry, titles)
 		}
 	}
