@@ -78,7 +78,7 @@ func TestFeedOfHugeChanges(t *testing.T) {
 		if len(f.Items) != DefaultFeedEntries {
 			t.Fatalf("%s: %d entries", format, len(f.Items))
 		}
-		lines, newest := 0, ""
+		lines, brief, newest := 0, 0, ""
 		for k, it := range f.Items {
 			content := it.Content
 			if content == "" {
@@ -90,19 +90,24 @@ func TestFeedOfHugeChanges(t *testing.T) {
 			if newest == "" {
 				newest = content
 			}
-			if !strings.Contains(content, "+200 lines, −200") {
-				if !strings.Contains(content, "Removed: ") || !strings.Contains(content, "Added: ") {
-					t.Errorf("%s: entry %d says neither what was removed and added nor how much: %.300q", format, k, content)
-				}
+			// Past the document's budget an entry says the change in a
+			// line, "Removed: … (and 198 more lines); Added: …"; before
+			// it, it shows the lines themselves, marked.
+			switch {
+			case strings.Count(content, "(and 198 more lines)") == 2 && strings.Contains(content, "Removed: "):
+				brief++
+			case strings.Contains(content, "<del") && strings.Contains(content, "<ins"):
 				lines++
+			default:
+				t.Errorf("%s: entry %d says neither what was removed and added nor how much: %.300q", format, k, content)
 			}
 			link := `<a href="` + links[it.Link] + `">The whole change, 400 changed lines</a>`
 			if links[it.Link] == "" || !strings.Contains(content, link) {
 				t.Errorf("%s: entry %d (%s) does not link to its change's page: %.200q…", format, k, it.Link, content[max(0, len(content)-300):])
 			}
 		}
-		if lines == 0 || !strings.Contains(newest, "Removed: ") {
-			t.Errorf("%s: %d entries show their lines, the newest among them: %v", format, lines, lines > 0)
+		if lines == 0 || brief == 0 || !strings.Contains(newest, "<del") {
+			t.Errorf("%s: %d entries show their lines (the newest among them: %v), %d the change in a line; want both", format, lines, strings.Contains(newest, "<del"), brief)
 		}
 	}
 }
