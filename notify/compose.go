@@ -56,7 +56,10 @@ func (n *Notifier) queueDigests(ctx context.Context, all bool, rep *Report) erro
 		if !all && s.DigestAt != nil && now.Before(s.DigestAt.Add(period(s.Every))) {
 			continue
 		}
-		queued, err := n.queueDigest(ctx, s, latest, now)
+		// A digest sent before its time (notify --now, the demo's rounds)
+		// says so beside the person's schedule.
+		early := s.DigestAt != nil && now.Before(s.DigestAt.Add(period(s.Every)))
+		queued, err := n.queueDigest(ctx, s, latest, now, early)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("notify: digest of %s: %w", s.UserName, err))
 		}
@@ -70,7 +73,7 @@ func (n *Notifier) queueDigests(ctx context.Context, all bool, rep *Report) erro
 // queueDigest records one person's digest of the runs after their last
 // one up to latest; a digest with nothing new is not sent, but its time
 // is taken all the same, so that the next comes a period later.
-func (n *Notifier) queueDigest(ctx context.Context, s db.NotifySettings, latest int64, now time.Time) (bool, error) {
+func (n *Notifier) queueDigest(ctx context.Context, s db.NotifySettings, latest int64, now time.Time, early bool) (bool, error) {
 	if latest < s.DigestAfter {
 		latest = s.DigestAfter
 	}
@@ -80,7 +83,7 @@ func (n *Notifier) queueDigest(ctx context.Context, s db.NotifySettings, latest 
 	}
 	var msg *db.OutboxMessage
 	if len(changes) > 0 {
-		e, err := n.digest(ctx, s, changes, total)
+		e, err := n.digest(ctx, s, changes, total, early)
 		if err != nil {
 			return false, err
 		}

@@ -71,6 +71,8 @@ type digestData struct {
 	Settings    string
 	Unsubscribe string
 	Every       string
+	// Early: sent before its time, when asked (notify --now, the demo).
+	Early bool
 }
 
 // digestTime is how a digest writes times.
@@ -78,14 +80,14 @@ const digestTime = "2 Jan 2006 15:04 UTC"
 
 // digest composes a person's digest of changes, which are theirs alone
 // (NotifyChanges reads only what they follow), total of them in all.
-func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db.NotifyChange, total int) (email, error) {
+func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db.NotifyChange, total int, early bool) (email, error) {
 	unsub, err := n.unsubscribeURL(ctx, s.UserID, s.Email)
 	if err != nil {
 		return email{}, err
 	}
 	d := digestData{
 		Name: s.UserName, Count: plural(total, "change", "changes"), Omitted: total - len(changes),
-		Dashboard: n.abs(""), Settings: n.abs(SettingsPath), Unsubscribe: unsub, Every: s.Every,
+		Dashboard: n.abs(""), Settings: n.abs(SettingsPath), Unsubscribe: unsub, Every: s.Every, Early: early,
 	}
 	if s.DigestAt != nil {
 		d.Since = s.DigestAt.UTC().Format(digestTime)
@@ -204,7 +206,7 @@ On tidings: {{.Page}}
 And {{.Omitted}} more, too many for one e-mail: {{.Dashboard}}
 {{end}}
 -- 
-You get this digest {{.Every}} from tidings as {{.Name}}.
+You get this digest {{.Every}}{{if .Early}} (this one was sent before its time, when asked){{end}} from tidings as {{.Name}}.
 Settings: {{.Settings}}
 Unsubscribe: {{.Unsubscribe}}
 `)
@@ -227,6 +229,6 @@ var htmlDigest = template.Must(template.New("digest").Funcs(digestFuncs).Parse(`
 {{end}}{{end}}
 {{if .Omitted}}<p>And {{.Omitted}} more, too many for one e-mail: <a href="{{.Dashboard}}">read them on tidings</a>.</p>{{end}}
 <hr>
-<p>You get this digest {{.Every}} from tidings as {{.Name}}. <a href="{{.Settings}}">Settings</a> · <a href="{{.Unsubscribe}}">Unsubscribe</a></p>
+<p>You get this digest {{.Every}}{{if .Early}} (this one was sent before its time, when asked){{end}} from tidings as {{.Name}}. <a href="{{.Settings}}">Settings</a> · <a href="{{.Unsubscribe}}">Unsubscribe</a></p>
 </body></html>
 `))

@@ -229,6 +229,21 @@ func TestDigestGroupsAPagesChanges(t *testing.T) {
 	if !strings.Contains(text, "(edited 3 times, the last ") {
 		t.Errorf("no item says its page was edited 3 times:\n%s", text)
 	}
+	if strings.Contains(text, "before its time") {
+		t.Errorf("a digest sent on its schedule says it came early:\n%s", text)
+	}
+	// One asked for an hour later, as notify --now and the demo do, says
+	// that it comes before its time, beside the schedule.
+	site.Change(2, start.Add(time.Hour))
+	harvesttest.HarvestSite(t, e.store, e.h, site.URL+"/")
+	e.advance(time.Hour)
+	if rep := e.run(notify.RunOptions{AllDigests: true}); rep.Digests != 1 {
+		t.Fatalf("Run --now = %+v, want a digest", rep)
+	}
+	if got = e.mail.To("ann@example.org"); len(got) != 3 || !strings.Contains(strings.ReplaceAll(got[2].Text, "\r\n", "\n"),
+		"You get this digest daily (this one was sent before its time, when asked) from tidings as ann.") {
+		t.Errorf("the digest asked for early does not say so:\n%s", got[len(got)-1].Text)
+	}
 }
 
 // TestDigestPutsQuietSitesFirst: of two sites with news, the one silent
