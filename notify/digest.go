@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html/template"
+	"net/url"
 	"slices"
 	"strings"
 	texttemplate "text/template"
@@ -117,6 +118,9 @@ func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db
 			Times: 1, edits: ch.Kind == "updated",
 		})
 	}
+	for i := range d.Sites {
+		tellApart(d.Sites[i].Changes)
+	}
 	if err := n.quietFirst(ctx, d.Sites); err != nil {
 		return email{}, err
 	}
@@ -128,6 +132,26 @@ func (n *Notifier) digest(ctx context.Context, s db.NotifySettings, changes []db
 		return email{}, fmt.Errorf("notify: render digest: %w", err)
 	}
 	return email{Subject: subject(d), Text: text.String(), HTML: html.String(), Unsubscribe: unsub}, nil
+}
+
+// tellApart adds its path to the title of each page that shares its
+// title with another of the site's (pages titled by the site's name), as
+// the feeds do, so that a list of titles tells them apart.
+func tellApart(changes []digestChange) {
+	count := map[string]int{}
+	for _, c := range changes {
+		count[c.Title]++
+	}
+	for i, c := range changes {
+		if count[c.Title] < 2 {
+			continue
+		}
+		if u, err := url.Parse(c.URL); err == nil && u.Path != "" {
+			changes[i].Title += " (" + u.EscapedPath() + ")"
+		} else if err == nil {
+			changes[i].Title += " (/)"
+		}
+	}
 }
 
 // quietFirst puts first the sites that had been silent for long before

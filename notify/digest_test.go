@@ -93,7 +93,7 @@ func TestDigestsKeepToTheirOwn(t *testing.T) {
 		otherPages []string
 	}{
 		{"ann@example.org", e.sites.Of(demosite.ResourceSync), e.sites.Of(demosite.Sitemap),
-			[]string{"Lantern Garden (edit 1)", "/about.html"}, []string{"Tide tables", "Paper Boat Almanac"}},
+			[]string{"Lantern Garden (edit 1) (/)", "Lantern Garden (edit 1) (/about.html)", "/about.html"}, []string{"Tide tables", "Paper Boat Almanac"}},
 		{"bob@example.org", e.sites.Of(demosite.Sitemap), e.sites.Of(demosite.ResourceSync),
 			[]string{"Paper Boat Almanac (edit 1)", "Tide tables (edit 1)", "/tides.html"}, []string{"Lantern", "Moon"}},
 	} {
