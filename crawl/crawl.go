@@ -30,43 +30,6 @@ const (
 	maxRepeats = 3
 )
 
-// Scope is the part of a site a watched collection covers: one origin and
-// the pages under one directory.
-type Scope struct {
-	Origin string // scheme://host[:port], canonical
-	Dir    string // a path ending in "/"
-}
-
-// ScopeOf is the scope of a collection started at pageURL: the directory
-// the page is in, so that https://host/shrine/ and
-// https://host/shrine/index.html both cover /shrine/, and https://host/
-// the whole site.
-func ScopeOf(pageURL string) (Scope, bool) {
-	c, ok := urls.Canonical(pageURL, false)
-	if !ok {
-		return Scope{}, false
-	}
-	u, _ := url.Parse(c)
-	dir := u.Path
-	if !strings.HasSuffix(dir, "/") {
-		dir = path.Dir(dir)
-		if !strings.HasSuffix(dir, "/") {
-			dir += "/"
-		}
-	}
-	return Scope{Origin: u.Scheme + "://" + u.Host, Dir: dir}, true
-}
-
-// URL is the scope written as an address: the collection's key.
-func (s Scope) URL() string { return s.Origin + s.Dir }
-
-// Contains reports whether the canonical URL u is in the scope: same
-// scheme, host and port, and a path under its directory.
-func (s Scope) Contains(u string) bool {
-	rest, ok := strings.CutPrefix(u, s.Origin)
-	return ok && strings.HasPrefix(rest, s.Dir)
-}
-
 // Trap reports whether a canonical URL looks like a crawl trap rather
 // than a page: a path too deep, or one naming the same segment again and
 // again (/a/a/a/, which relative links on a misconfigured server make

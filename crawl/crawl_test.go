@@ -5,33 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func TestScope(t *testing.T) {
-	for _, tc := range []struct{ page, scope string }{
-		{"https://host/shrine/", "https://host/shrine/"},
-		{"https://host/shrine/index.html", "https://host/shrine/"},
-		{"https://host/shrine/cats.html", "https://host/shrine/"},
-		{"https://user.github.io/project/", "https://user.github.io/project/"},
-		{"https://host", "https://host/"},
-		{"https://host/about.html", "https://host/"},
-	} {
-		s, ok := ScopeOf(tc.page)
-		if !ok || s.URL() != tc.scope {
-			t.Errorf("ScopeOf(%q) = %q, want %q", tc.page, s.URL(), tc.scope)
-		}
-	}
-	s, _ := ScopeOf("https://host/shrine/")
-	for u, want := range map[string]bool{
-		"https://host/shrine/a.html": true, "https://host/shrine/": true, "https://host/shrine": false,
-		"https://host/shrinery/": false, "https://host/": false, "http://host/shrine/a.html": false,
-		"https://host:8443/shrine/a.html": false, "https://other/shrine/": false,
-	} {
-		if s.Contains(u) != want {
-			t.Errorf("scope /shrine/ contains %q = %v, want %v", u, !want, want)
-		}
-	}
-}
+	"tidings/urls"
+)
 
 func TestTrap(t *testing.T) {
 	for u, want := range map[string]bool{
@@ -48,7 +24,7 @@ func TestTrap(t *testing.T) {
 }
 
 func TestParse(t *testing.T) {
-	scope, _ := ScopeOf("https://host/shrine/")
+	scope, _ := urls.WatchScopeOf("https://host/shrine/")
 	page := `<html><head><base href="https://host/shrine/sub/"><link rel="canonical" href="/shrine/sub/"></head><body>
 <a href="a.html">a</a> <a href="./a.html#top">a again</a> <a href="../b/">b</a> <a href="../b/index.html">b again</a>
 <a href="/elsewhere/">out of scope</a> <a href="http://127.0.0.1:8000/shrine/x.html">dev host</a>
@@ -70,7 +46,7 @@ func TestParse(t *testing.T) {
 // them (index.php?page= sites); one with plain links too keeps only the
 // plain ones and the bare paths.
 func TestParseQueries(t *testing.T) {
-	scope, _ := ScopeOf("https://host/")
+	scope, _ := urls.WatchScopeOf("https://host/")
 	only := Parse([]byte(`<a href="index.php?page=about">a</a><a href="index.php?page=cats">c</a>`), "https://host/", scope)
 	if want := []string{"https://host/index.php?page=about", "https://host/index.php?page=cats"}; !reflect.DeepEqual(only.Links, want) {
 		t.Errorf("query-only page: %q, want %q", only.Links, want)
@@ -82,7 +58,7 @@ func TestParseQueries(t *testing.T) {
 }
 
 func TestParseCapsLinks(t *testing.T) {
-	scope, _ := ScopeOf("https://host/")
+	scope, _ := urls.WatchScopeOf("https://host/")
 	var sb strings.Builder
 	for i := range 3 * MaxLinks {
 		fmt.Fprintf(&sb, `<a href="/p%d.html">%d</a>`, i, i)

@@ -14,7 +14,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`<a href="//host/shrine/%zz">x</a><a href="http://HOST:443/shrine/../shrine/a/a/a/">y</a>`), "https://host/shrine/")
 	f.Add([]byte(`<area href=" /shrine/index.htm#x "><input type=PASSWORD>`), "https://host/shrine/")
 	f.Fuzz(func(t *testing.T, body []byte, pageURL string) {
-		scope, ok := ScopeOf("https://host/shrine/")
+		scope, ok := urls.WatchScopeOf("https://host/shrine/")
 		if !ok {
 			t.Fatal("scope")
 		}

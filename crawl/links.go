@@ -33,7 +33,7 @@ type Page struct {
 // links, and the pages of <frame> and <iframe>. <base href> is honoured,
 // links marked rel="nofollow" are not followed, and reading stops after
 // MaxHTMLBytes.
-func Parse(body []byte, pageURL string, scope Scope) Page {
+func Parse(body []byte, pageURL string, scope urls.WatchScope) Page {
 	if len(body) > MaxHTMLBytes {
 		body = body[:MaxHTMLBytes]
 	}
@@ -60,7 +60,7 @@ func Parse(body []byte, pageURL string, scope Scope) Page {
 type linkScan struct {
 	base      *url.URL
 	baseSet   bool
-	scope     Scope
+	scope     urls.WatchScope
 	seen      map[string]bool
 	plain     []string // links without a query
 	queried   []string // links with one, kept for a page that has only those

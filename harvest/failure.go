@@ -4,11 +4,11 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"syscall"
 
 	"tidings/fetch"
+	"tidings/urls"
 )
 
 // noSuchHost reports whether err says the DNS knows no such host, and
@@ -23,10 +23,7 @@ func noSuchHost(err error) (string, bool) {
 
 // sameHost: host is the site's (whose root is root); a sitemap naming
 // a host that does not exist says nothing of the site.
-func sameHost(host, root string) bool {
-	u, err := url.Parse(root)
-	return err == nil && strings.EqualFold(strings.TrimSuffix(host, "."), u.Hostname())
-}
+func sameHost(host, root string) bool { return urls.IsHostOf(host, root) }
 
 // whyNothing is the one sentence that says first why discovery found
 // nothing to follow, judged from the fetches that went wrong; the list

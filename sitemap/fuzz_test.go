@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"tidings/hints"
+	"tidings/urls"
 )
 
 func FuzzParse(f *testing.F) {
@@ -20,7 +21,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("caps broken: %d urls, %d children", len(doc.URLs), len(doc.Children))
 		}
 		for _, u := range doc.URLs {
-			if len(u.Loc) > hints.MaxURLBytes || !InScope(u.Loc, "https://example.org/") {
+			if len(u.Loc) > hints.MaxURLBytes || !urls.InScope(u.Loc, "https://example.org/") {
 				t.Fatalf("kept %q", u.Loc)
 			}
 		}

@@ -261,7 +261,7 @@ func (p *parser) page() {
 	case p.scope != nil && urls.BareHost(u.Host) != p.host:
 		p.doc.Skipped.OtherHost++
 		return
-	case p.scope != nil && !underPath(u, p.prefix):
+	case p.scope != nil && !urls.UnderPath(u.EscapedPath(), p.prefix):
 		p.doc.Skipped.OutOfScope++
 		return
 	case len(p.doc.URLs) >= p.o.MaxURLs:
@@ -299,25 +299,4 @@ func (p *parser) absolute(loc string) (*url.URL, bool) {
 		return nil, false
 	}
 	return u, true
-}
-
-// InScope reports whether the page URL lies under scope: the same host (a
-// leading "www." aside, either scheme) and a path starting with the
-// scope's path. A scope "https://host/shrine/" holds "/shrine/" and
-// "/shrine/a.html", and "/shrine" itself.
-func InScope(page, scope string) bool {
-	pu, err1 := url.Parse(page)
-	su, err2 := url.Parse(scope)
-	if err1 != nil || err2 != nil || urls.BareHost(pu.Host) != urls.BareHost(su.Host) {
-		return false
-	}
-	return underPath(pu, su.EscapedPath())
-}
-
-func underPath(u *url.URL, prefix string) bool {
-	if prefix == "" || prefix == "/" {
-		return true
-	}
-	path := u.EscapedPath()
-	return strings.HasPrefix(path, prefix) || path == strings.TrimSuffix(prefix, "/")
 }

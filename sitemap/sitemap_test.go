@@ -156,24 +156,6 @@ func TestParseNotSitemap(t *testing.T) {
 	}
 }
 
-func TestInScope(t *testing.T) {
-	for _, c := range []struct {
-		page, scope string
-		want        bool
-	}{
-		{"https://example.org/a", "https://example.org/", true},
-		{"http://www.example.org/a", "https://example.org/", true},
-		{"https://example.org/shrine", "https://example.org/shrine/", true},
-		{"https://example.org/shrine/x", "https://example.org/shrine/", true},
-		{"https://example.org/shrines", "https://example.org/shrine/", false},
-		{"https://example.net/shrine/", "https://example.org/shrine/", false},
-	} {
-		if got := InScope(c.page, c.scope); got != c.want {
-			t.Errorf("InScope(%q, %q) = %v", c.page, c.scope, got)
-		}
-	}
-}
-
 func BenchmarkParse50k(b *testing.B) {
 	var sb strings.Builder
 	sb.WriteString(`<urlset ` + ns + `>`)

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"path"
 	"strings"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // Normalize accepts what a person types: an address with or without its
@@ -109,3 +111,63 @@ func OnSite(page string, others ...string) bool {
 // BareHost is a host as a site's own pages may name it, www. or not:
 // two hosts of one site have the same.
 func BareHost(h string) string { return strings.TrimPrefix(strings.ToLower(h), "www.") }
+
+// InScope reports whether the page URL lies under scope: the same host (a
+// leading "www." aside, either scheme) and a path starting with the
+// scope's path. A scope "https://host/shrine/" holds "/shrine/" and
+// "/shrine/a.html", and "/shrine" itself.
+func InScope(page, scope string) bool {
+	pu, err1 := url.Parse(page)
+	su, err2 := url.Parse(scope)
+	if err1 != nil || err2 != nil || BareHost(pu.Host) != BareHost(su.Host) {
+		return false
+	}
+	return UnderPath(pu.EscapedPath(), su.EscapedPath())
+}
+
+// UnderPath reports whether the escaped path p lies under the scope's
+// escaped path prefix, the directory itself written without its slash
+// included. A parser that checks many pages against one scope parses the
+// scope once and asks this.
+func UnderPath(p, prefix string) bool {
+	if prefix == "" || prefix == "/" {
+		return true
+	}
+	return strings.HasPrefix(p, prefix) || p == strings.TrimSuffix(prefix, "/")
+}
+
+// IsHostOf reports whether host (as a resolver names it, perhaps with a
+// trailing dot) is the host of the site whose root is root: a sitemap
+// naming a host that does not exist says nothing of another site.
+func IsHostOf(host, root string) bool {
+	u, err := url.Parse(root)
+	return err == nil && strings.EqualFold(strings.TrimSuffix(host, "."), u.Hostname())
+}
+
+// SameDomain reports whether a and b are under one registered domain
+// (iiif.museum.org and www.museum.org), by the public suffix list; an IP
+// address is its own domain.
+func SameDomain(a, b string) bool {
+	da, ok := domainOf(a)
+	if !ok {
+		return false
+	}
+	db, ok := domainOf(b)
+	return ok && da == db
+}
+
+func domainOf(u string) (string, bool) {
+	pu, err := url.Parse(u)
+	if err != nil || pu.Hostname() == "" {
+		return "", false
+	}
+	host := strings.ToLower(pu.Hostname())
+	if strings.Trim(host, "0123456789.") == "" || strings.Contains(host, ":") {
+		return host, true
+	}
+	d, err := publicsuffix.EffectiveTLDPlusOne(host)
+	if err != nil {
+		return "", false
+	}
+	return d, true
+}

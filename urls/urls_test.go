@@ -44,3 +44,57 @@ func TestScopeHostKeyOnSite(t *testing.T) {
 		t.Error("a page on another host is not the site's")
 	}
 }
+
+func TestInScope(t *testing.T) {
+	for _, c := range []struct {
+		page, scope string
+		want        bool
+	}{
+		{"https://example.org/a", "https://example.org/", true},
+		{"http://www.example.org/a", "https://example.org/", true},
+		{"https://example.org/shrine", "https://example.org/shrine/", true},
+		{"https://example.org/shrine/x", "https://example.org/shrine/", true},
+		{"https://example.org/shrines", "https://example.org/shrine/", false},
+		{"https://example.net/shrine/", "https://example.org/shrine/", false},
+		{"https://Example.ORG/shrine/x", "https://example.org/shrine/", true},
+		{"https://example.org/%zz", "https://example.org/", false},
+	} {
+		if got := InScope(c.page, c.scope); got != c.want {
+			t.Errorf("InScope(%q, %q) = %v", c.page, c.scope, got)
+		}
+	}
+}
+
+func TestIsHostOf(t *testing.T) {
+	for _, c := range []struct {
+		host, root string
+		want       bool
+	}{
+		{"example.org.", "https://example.org/", true},
+		{"EXAMPLE.org", "https://example.org:8443/", true},
+		{"www.example.org", "https://example.org/", false},
+		{"example.org", "%zz", false},
+	} {
+		if got := IsHostOf(c.host, c.root); got != c.want {
+			t.Errorf("IsHostOf(%q, %q) = %v", c.host, c.root, got)
+		}
+	}
+}
+
+func TestSameDomain(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"https://iiif.museum.org/activity", "https://www.Museum.org/", true},
+		{"https://a.github.io/", "https://b.github.io/", false},
+		{"https://example.org/", "https://example.net/", false},
+		{"http://127.0.0.1:8080/s", "http://127.0.0.1:9090/", true},
+		{"http://[::1]:8080/s", "http://[::1]/", true},
+		{"https:///x", "https:///x", false},
+	} {
+		if got := SameDomain(c.a, c.b); got != c.want {
+			t.Errorf("SameDomain(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"tidings/db"
 	"tidings/harvest"
 	iiifdoc "tidings/iiif"
+	"tidings/urls"
 )
 
 // Bounds of one harvest beyond the site's budgets.
@@ -447,7 +448,7 @@ func (h *run) manifest(u string) *iiifdoc.Manifest {
 // site's, or under the same registered domain (a museum's iiif. and
 // www. hosts).
 func (h *run) onSite(u string) bool {
-	return h.OnSite(u, h.src) || sameDomain(u, h.src) || sameDomain(u, h.Site().URL)
+	return h.OnSite(u, h.src) || urls.SameDomain(u, h.src) || urls.SameDomain(u, h.Site().URL)
 }
 
 // finish says what was left out, and hands back the state.

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"tidings/crawl"
 	"tidings/db"
 	"tidings/harvest"
 	"tidings/harvest/pageset"
@@ -54,7 +53,7 @@ type pagesHarvest struct {
 	col       db.Collection
 	site      db.Site
 	now       time.Time
-	scope     crawl.Scope
+	scope     urls.WatchScope
 	set       *pageset.Set
 	watchedBy map[string]db.WatchedPage
 	prev      map[string]db.Snapshot
@@ -114,7 +113,7 @@ func (Source) Harvest(ctx context.Context, r *harvest.CollectionRun) (harvest.Re
 
 func newPagesHarvest(ctx context.Context, r *harvest.CollectionRun) (*pagesHarvest, error) {
 	col, site := r.Collection(), r.Site()
-	scope, ok := crawl.ScopeOf(col.Key)
+	scope, ok := urls.WatchScopeOf(col.Key)
 	if !ok {
 		return nil, harvest.Problemf("the watched address %s is not one tidings can read", col.Key)
 	}

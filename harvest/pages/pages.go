@@ -61,7 +61,7 @@ func (Source) Discover(ctx context.Context, d *harvest.SiteDiscovery) error {
 		return nil
 	}
 	final, ok := urls.Canonical(resp.URL, true)
-	scope, ok2 := crawl.ScopeOf(resp.URL)
+	scope, ok2 := urls.WatchScopeOf(resp.URL)
 	if !ok || !ok2 {
 		d.Tried("%s led to %s, which tidings cannot watch", d.Input(), resp.URL)
 		return nil
@@ -95,7 +95,7 @@ func keepWatched(d *harvest.SiteDiscovery, input string) (covered bool) {
 			continue
 		}
 		d.Add(db.CollectionSpec{Protocol: c.Protocol, Key: c.Key, SourceURL: c.SourceURL})
-		if sc, ok := crawl.ScopeOf(c.Key); ok && sc.Contains(input) {
+		if sc, ok := urls.WatchScopeOf(c.Key); ok && sc.Contains(input) {
 			covered = true
 		}
 	}
@@ -116,7 +116,7 @@ func (Source) PageToWatch(col db.Collection, watched []db.WatchedPage, rawURL st
 		return false, false
 	}
 	u, ok := urls.Canonical(input, true)
-	scope, ok2 := crawl.ScopeOf(col.Key)
+	scope, ok2 := urls.WatchScopeOf(col.Key)
 	if !ok || !ok2 || !scope.Contains(u) {
 		return false, false
 	}
