@@ -2,6 +2,7 @@ package rsync
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -129,5 +130,33 @@ func TestParseEachKeepsNoEntries(t *testing.T) {
 	doc, err = ParseEach(strings.NewReader(index), "https://example.org/i.xml", func(e *Entry) { t.Errorf("handed over %s", e.Loc) })
 	if err != nil || len(doc.Entries) != 1 {
 		t.Errorf("index: %v, %d entries", err, len(doc.Entries))
+	}
+}
+
+// TestParseEachHandsOverWhatPrecedesAnError: the parse runs ahead of
+// each in batches, and a document broken after 600 entries (more than
+// two batches) still hands over those 600, in order, on the caller's
+// goroutine, before ParseEach says it is not well-formed.
+func TestParseEachHandsOverWhatPrecedesAnError(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="` + sm09 + `" xmlns:rs="` + rsNS + `"><rs:md capability="changelist"/>`)
+	for i := range 600 {
+		fmt.Fprintf(&b, `<url><loc>https://example.org/%d</loc><rs:md change="created" datetime="2024-01-02"/></url>`, i)
+	}
+	b.WriteString(`<url><loc>https://example.org/broken</loc></urlset>`)
+	var got []string
+	_, err := ParseEach(strings.NewReader(b.String()), "https://example.org/cl.xml", func(e *Entry) {
+		got = append(got, e.Loc) // no lock: each runs on this goroutine
+	})
+	if !errors.Is(err, ErrMalformed) {
+		t.Errorf("error %v, want ErrMalformed", err)
+	}
+	if len(got) != 600 {
+		t.Fatalf("handed over %d entries, want 600", len(got))
+	}
+	for i, loc := range got {
+		if want := fmt.Sprintf("https://example.org/%d", i); loc != want {
+			t.Fatalf("entry %d is %s, want %s", i, loc, want)
+		}
 	}
 }
