@@ -50,19 +50,25 @@ func (h *harness) bigListFollowRows(ctx context.Context) ([]Row, error) {
 		ref = fmt.Sprintf("the Python resync client is not installable here (its registry is out of reach): its parse of the same list took %.1f s on this machine when last measured", resync)
 	}
 	var rows []Row
+	// The same targets hold the run without waits to account: it is
+	// the work's own share, which the waits of the default politeness
+	// (four requests at least, 250 ms apart) hide.
+	fiveTimes := func(d time.Duration) (string, *bool) {
+		return "≥ 5 × faster than resync", check(d.Seconds()*5 <= resync)
+	}
+	underASecond := func(d time.Duration) (string, *bool) {
+		return "< 1.0 s", check(d < time.Second)
+	}
+	noWaits := []string{"--host-delay", "0s"}
 	for _, run := range []struct {
 		engine, scenario string
 		args             []string
 		target           func(time.Duration) (string, *bool)
 	}{
-		{"", "1. big change list, as a person runs it", nil, func(d time.Duration) (string, *bool) {
-			return "≥ 5 × faster than resync", check(d.Seconds()*5 <= resync)
-		}},
-		{"", "1. big change list, as a person runs it", []string{"--host-delay", "0s"}, nil},
-		{"postgres", "1. big change list, as a person runs it (PostgreSQL)", nil, func(d time.Duration) (string, *bool) {
-			return "< 1.0 s", check(d < time.Second)
-		}},
-		{"postgres", "1. big change list, as a person runs it (PostgreSQL)", []string{"--host-delay", "0s"}, nil},
+		{"", "1. big change list, as a person runs it", nil, fiveTimes},
+		{"", "1. big change list, as a person runs it", noWaits, fiveTimes},
+		{"postgres", "1. big change list, as a person runs it (PostgreSQL)", nil, underASecond},
+		{"postgres", "1. big change list, as a person runs it (PostgreSQL)", noWaits, underASecond},
 	} {
 		if run.engine == "postgres" && h.postgres == "" {
 			continue
