@@ -118,7 +118,7 @@ func (p *parser) parseRoot() error {
 			}
 		case isSitemapElem(el, entryTag):
 			n++
-			line, _ := p.r.dec.InputPos()
+			line := p.r.dec.Line()
 			e, ok, err := p.entry(n)
 			if err != nil {
 				return err

@@ -3,7 +3,6 @@ package rsync
 import (
 	"bufio"
 	"bytes"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -145,15 +144,14 @@ func parse(r io.Reader, docURL string, each func(*Entry)) (*Document, error) {
 	}
 	// A value past any this parser keeps (a 45 MB <loc>) is cut as it
 	// streams, so that the decoder never holds it whole.
-	dec := xml.NewDecoder(hints.ClipXML(in, 4*hints.MaxURLBytes))
-	dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
+	dec := hints.NewXMLTokens(hints.ClipXML(in, 4*hints.MaxURLBytes), func(label string, in io.Reader) (io.Reader, error) {
 		// A byte-order mark is authoritative and the bytes are already
 		// UTF-8 by now, whatever the declaration says.
 		if fromBOM {
 			return in, nil
 		}
 		return charset.NewReaderLabel(label, in)
-	}
+	})
 	p := &parser{doc: &Document{URL: docURL}, r: &xmlReader{dec: dec}, each: each}
 	if base, err := url.Parse(strings.TrimSpace(docURL)); err == nil && base.IsAbs() {
 		p.base = base

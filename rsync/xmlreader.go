@@ -13,13 +13,13 @@ import (
 // document from growing the element stack without end.
 const maxDepth = 64
 
-// xmlReader streams a document through encoding/xml's RawToken, which is
-// the decoder's fast path, and adds what Token would add: end tags checked
+// xmlReader streams a document through hints.XMLTokens, encoding/xml's
+// RawToken made fast for plain markup, and adds what Token would add: end tags checked
 // against start tags and prefixes resolved to namespace URIs. It keeps the
 // prefixes as written too, so that errors can quote elements as the
 // publisher wrote them. Nothing is held beyond the open elements.
 type xmlReader struct {
-	dec   *xml.Decoder
+	dec   *hints.XMLTokens
 	open  []openElem
 	binds []binding // namespace declarations in scope, innermost last
 	cur   elem      // the start tag last returned, reused to spare garbage
@@ -191,8 +191,7 @@ func (r *xmlReader) text() (s string, long bool, err error) {
 }
 
 func (r *xmlReader) syntaxError(msg string) error {
-	line, _ := r.dec.InputPos()
-	return &xml.SyntaxError{Msg: msg, Line: line}
+	return &xml.SyntaxError{Msg: msg, Line: r.dec.Line()}
 }
 
 func qname(n xml.Name) string {

@@ -11,12 +11,12 @@ import (
 	"tidings/hints"
 )
 
-// run streams the document with RawToken, the decoder's fast path (a
-// 50,000-URL sitemap has a million tokens), checking end tags and
-// resolving prefixes itself: elements are matched by namespace URI.
+// run streams the document's raw tokens (a 50,000-URL sitemap has a
+// million of them) through hints.XMLTokens, encoding/xml's RawToken made
+// fast for plain markup, checking end tags and resolving prefixes
+// itself: elements are matched by namespace URI.
 func (p *parser) run(r io.Reader) error {
-	dec := xml.NewDecoder(hints.ClipXML(r, maxField))
-	dec.CharsetReader = charset.NewReaderLabel
+	dec := hints.NewXMLTokens(hints.ClipXML(r, maxField), charset.NewReaderLabel)
 	rootSeen := false
 	for {
 		tok, err := dec.RawToken()
