@@ -401,23 +401,35 @@ func (d *DB) HasChange(ctx context.Context, collectionID int64, url, kind string
 // it. The pages are looked up a chunk at a time: one query a page cost a
 // follow of a change list naming 12,500 deletions 0.08 s.
 func (d *DB) LastKinds(ctx context.Context, collectionID int64, urls []string) (map[string]string, error) {
-	kinds := map[string]string{}
+	type last struct {
+		at   time.Time
+		id   int64
+		kind string
+	}
+	latest := map[string]last{}
 	for start := 0; start < len(urls); start += withdrawChunk {
 		match, args := withdrawMatch(collectionID, urls[start:min(start+withdrawChunk, len(urls))])
-		// Newest first within each page: the first row read of a page
-		// is its last change.
-		rows, err := d.r.QueryContext(ctx, `SELECT url, kind FROM changes WHERE `+match+` ORDER BY url, datetime DESC, id DESC`, args...)
+		// Unordered, and the newest picked here: asked to order one
+		// page's changes by date, SQLite's planner walked the
+		// collection's date index instead, reading every change of it
+		// (66 ms a harvest of a collection of 50,000).
+		rows, err := d.r.QueryContext(ctx, `SELECT url, kind, datetime, id FROM changes WHERE `+match, args...)
 		if err != nil {
 			return nil, fmt.Errorf("db: look up the last changes of %d pages of collection %d: %w", len(urls), collectionID, err)
 		}
 		for rows.Next() {
 			var u, kind string
-			if err := rows.Scan(&u, &kind); err != nil {
+			var at nullTime
+			var id int64
+			if err := rows.Scan(&u, &kind, &at, &id); err != nil {
 				rows.Close()
 				return nil, err
 			}
-			if _, ok := kinds[u]; !ok {
-				kinds[u] = kind
+			if at.t == nil {
+				continue
+			}
+			if l, ok := latest[u]; !ok || at.t.After(l.at) || at.t.Equal(l.at) && id > l.id {
+				latest[u] = last{*at.t, id, kind}
 			}
 		}
 		if err := rows.Close(); err != nil {
@@ -426,6 +438,10 @@ func (d *DB) LastKinds(ctx context.Context, collectionID int64, urls []string) (
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("db: look up the last changes of %d pages of collection %d: %w", len(urls), collectionID, err)
 		}
+	}
+	kinds := make(map[string]string, len(latest))
+	for u, l := range latest {
+		kinds[u] = l.kind
 	}
 	return kinds, nil
 }

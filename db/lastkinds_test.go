@@ -9,7 +9,8 @@ import (
 
 // TestLastKinds: the kind of each page's newest change, by page, over
 // more pages than one statement binds, other collections' changes left
-// out, and a page stored nowhere absent.
+// out, a page stored nowhere absent, and of two changes at one instant
+// the one stored last.
 func TestLastKinds(t *testing.T) {
 	ctx := context.Background()
 	d, _ := openTest(t)
@@ -27,6 +28,9 @@ func TestLastKinds(t *testing.T) {
 			changes = append(changes, Change{URL: u, Kind: "deleted", Datetime: t0.Add(-time.Minute)})
 		}
 	}
+	// Two changes of one instant: the later stored is the newer.
+	tie := "https://shrine.example/tie"
+	changes = append(changes, Change{URL: tie, Kind: "created", Datetime: t0}, Change{URL: tie, Kind: "updated", Datetime: t0})
 	storeRun(t, d, col, t0, "", changes...)
 	// A later deletion in another collection says nothing of this one.
 	storeRun(t, d, other, t0, "", Change{URL: urls[0], Kind: "deleted", Datetime: t0})
@@ -46,6 +50,9 @@ func TestLastKinds(t *testing.T) {
 		if kinds[u] != want {
 			t.Errorf("%s: %q, want %q", u, kinds[u], want)
 		}
+	}
+	if k, _ := d.LastKinds(ctx, col.ID, []string{tie}); k[tie] != "updated" {
+		t.Errorf("two changes at one instant: %q, want the one stored last, updated", k[tie])
 	}
 	if k, ok := kinds[missing]; ok {
 		t.Errorf("a page the collection stores nothing of: %q", k)
