@@ -27,6 +27,7 @@ import (
 // that.
 type XMLTokens struct {
 	src     io.Reader
+	limit   int // of a value's bytes, as ClipXML's
 	charset func(label string, in io.Reader) (io.Reader, error)
 
 	buf      []byte
@@ -49,11 +50,15 @@ type XMLTokens struct {
 // lets 1 MiB of markup through) is encoding/xml's, which holds it anyway.
 const maxFastToken = 64 << 10
 
-// NewXMLTokens reads the document r. charset is the Decoder.CharsetReader
-// the declaration's encoding is handed to (a declared encoding other than
-// UTF-8 is read by encoding/xml).
-func NewXMLTokens(r io.Reader, charset func(label string, in io.Reader) (io.Reader, error)) *XMLTokens {
-	return &XMLTokens{src: r, charset: charset, buf: make([]byte, 32<<10), line: 1, names: map[string]string{}}
+// NewXMLTokens reads the document r as an encoding/xml Decoder reads
+// ClipXML(r, limit), or r itself when limit is 0: a value (a run of
+// character data, an attribute value) of more than limit bytes is
+// encoding/xml's, behind the clipper, and one within it passes the
+// clipper untouched, so the fast path costs no clipping. charset is the
+// Decoder.CharsetReader the declaration's encoding is handed to (a
+// declared encoding other than UTF-8 is read by encoding/xml).
+func NewXMLTokens(r io.Reader, limit int, charset func(label string, in io.Reader) (io.Reader, error)) *XMLTokens {
+	return &XMLTokens{src: r, limit: limit, charset: charset, buf: make([]byte, 32<<10), line: 1, names: map[string]string{}}
 }
 
 // Line is the line of the end of the last token, as Decoder.InputPos
@@ -135,7 +140,13 @@ func (t *XMLTokens) handOver() {
 	case !t.eof:
 		rest = append(rest, t.src)
 	}
-	t.slow = xml.NewDecoder(io.MultiReader(rest...))
+	var r io.Reader = io.MultiReader(rest...)
+	if t.limit > 0 {
+		// At a token's start, as the clipper of the whole document
+		// would be there.
+		r = ClipXML(r, t.limit)
+	}
+	t.slow = xml.NewDecoder(r)
 	t.slow.CharsetReader = t.charset
 	t.lineBase = t.line - 1
 	t.buf, t.scratch = nil, nil
@@ -200,6 +211,9 @@ func (t *XMLTokens) charData(b []byte) (xml.Token, int, scanStatus) {
 		n = len(b)
 	}
 	text := b[:n]
+	if t.clips(n) {
+		return nil, 0, other
+	}
 	plain := true
 	for i, c := range text {
 		switch {
@@ -225,6 +239,9 @@ func (t *XMLTokens) charData(b []byte) (xml.Token, int, scanStatus) {
 	}
 	return xml.CharData(out), n, scanned
 }
+
+// clips reports whether a value of n bytes is one ClipXML would cut.
+func (t *XMLTokens) clips(n int) bool { return t.limit > 0 && n > t.limit }
 
 // unescape replaces the five named entities in s; any other reference is
 // encoding/xml's.
@@ -336,6 +353,9 @@ func (t *XMLTokens) attrValue(b []byte, i int) (string, int, scanStatus) {
 		return "", 0, short
 	}
 	v := b[i+1 : i+1+n]
+	if t.clips(n) {
+		return "", 0, other
+	}
 	plain := true
 	for _, c := range v {
 		switch {

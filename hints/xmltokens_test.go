@@ -62,12 +62,17 @@ func testCharset(label string, in io.Reader) (io.Reader, error) {
 }
 
 // sameAsEncodingXML reads doc with XMLTokens, fed n bytes a read, and
-// with encoding/xml's RawToken, and reports where they differ.
-func sameAsEncodingXML(doc []byte, n int, readErr error) error {
-	want := xml.NewDecoder(&chunked{data: doc, n: 4096, err: readErr})
+// with encoding/xml's RawToken (behind ClipXML when limit is not 0), and
+// reports where they differ.
+func sameAsEncodingXML(doc []byte, n, limit int, readErr error) error {
+	var in io.Reader = &chunked{data: doc, n: 4096, err: readErr}
+	if limit > 0 {
+		in = ClipXML(in, limit)
+	}
+	want := xml.NewDecoder(in)
 	want.CharsetReader = testCharset
 	wantSteps, wantErr := allTokens(want.RawToken, func() int { l, _ := want.InputPos(); return l })
-	got := NewXMLTokens(&chunked{data: doc, n: max(n, 1), err: readErr}, testCharset)
+	got := NewXMLTokens(&chunked{data: doc, n: max(n, 1), err: readErr}, limit, testCharset)
 	gotSteps, gotErr := allTokens(got.RawToken, got.Line)
 	for i := range min(len(gotSteps), len(wantSteps)) {
 		if !reflect.DeepEqual(gotSteps[i], wantSteps[i]) {
@@ -146,17 +151,26 @@ var xmlTokenCases = []string{
 	"<a>\n\n<b>\n</c>",
 	"<a>\n</a>\n<!-- served 1 -->\n",
 	"<a>\n<b\n x\n =\n 'y'\n >\n</b\n>\n</a>",
+	"<a b=\"0123456789abcdef\">0123456789abcdef</a>",
+	"<a b=\"0123&amp;\">0123456789&amp;</a>",
+	"<a>0123456789a&amp;bcdef</a>",
+	"<a b=\"12345\">12345</a>",
+	"<a b=\"123456\">123456</a>",
+	"<a b=\"123456789012\">1234567890123</a>",
 }
 
 // TestXMLTokensAsEncodingXML: each case, fed 1, 2, 3, 7 and 4096 bytes a
 // read, and with a read error after it, gives encoding/xml's tokens,
-// lines and error.
+// lines and error, read whole or behind ClipXML with a limit of 5 or 12
+// bytes a value (which cuts some of them).
 func TestXMLTokensAsEncodingXML(t *testing.T) {
 	for _, doc := range xmlTokenCases {
 		for _, n := range []int{1, 2, 3, 7, 4096} {
-			for _, readErr := range []error{nil, errors.New("connection reset")} {
-				if err := sameAsEncodingXML([]byte(doc), n, readErr); err != nil {
-					t.Errorf("%q, %d bytes a read, error %v: %v", doc, n, readErr, err)
+			for _, limit := range []int{0, 5, 12} {
+				for _, readErr := range []error{nil, errors.New("connection reset")} {
+					if err := sameAsEncodingXML([]byte(doc), n, limit, readErr); err != nil {
+						t.Errorf("%q, %d bytes a read, limit %d, error %v: %v", doc, n, limit, readErr, err)
+					}
 				}
 			}
 		}
@@ -175,8 +189,10 @@ func TestXMLTokensTestdata(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, n := range []int{5, 4096} {
-			if err := sameAsEncodingXML(doc, n, nil); err != nil {
-				t.Errorf("%s, %d bytes a read: %v", f, n, err)
+			for _, limit := range []int{0, 30} {
+				if err := sameAsEncodingXML(doc, n, limit, nil); err != nil {
+					t.Errorf("%s, %d bytes a read, limit %d: %v", f, n, limit, err)
+				}
 			}
 		}
 	}
@@ -187,7 +203,7 @@ func TestXMLTokensTestdata(t *testing.T) {
 // the comment; the speed is the fast path's.
 func TestXMLTokensStayFast(t *testing.T) {
 	doc := plainChangeList + "<!-- served 3 -->\n"
-	tk := NewXMLTokens(strings.NewReader(doc), testCharset)
+	tk := NewXMLTokens(strings.NewReader(doc), 4096, testCharset)
 	for {
 		tok, err := tk.RawToken()
 		if err != nil {
@@ -210,10 +226,11 @@ func TestXMLTokensStayFast(t *testing.T) {
 
 func FuzzXMLTokensAsEncodingXML(f *testing.F) {
 	for _, doc := range xmlTokenCases {
-		f.Add([]byte(doc), uint8(3))
+		f.Add([]byte(doc), uint8(3), uint8(0))
+		f.Add([]byte(doc), uint8(7), uint8(6))
 	}
-	f.Fuzz(func(t *testing.T, doc []byte, n uint8) {
-		if err := sameAsEncodingXML(doc, int(n), nil); err != nil {
+	f.Fuzz(func(t *testing.T, doc []byte, n, limit uint8) {
+		if err := sameAsEncodingXML(doc, int(n), int(limit), nil); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -144,7 +144,7 @@ func parse(r io.Reader, docURL string, each func(*Entry)) (*Document, error) {
 	}
 	// A value past any this parser keeps (a 45 MB <loc>) is cut as it
 	// streams, so that the decoder never holds it whole.
-	dec := hints.NewXMLTokens(hints.ClipXML(in, 4*hints.MaxURLBytes), func(label string, in io.Reader) (io.Reader, error) {
+	dec := hints.NewXMLTokens(in, 4*hints.MaxURLBytes, func(label string, in io.Reader) (io.Reader, error) {
 		// A byte-order mark is authoritative and the bytes are already
 		// UTF-8 by now, whatever the declaration says.
 		if fromBOM {

@@ -52,7 +52,7 @@ func TestTextKeepsAtMostMaxText(t *testing.T) {
 	for _, n := range []int{maxText, maxText + 1, 16 << 20} {
 		huge := strings.Repeat("x", n)
 		src := `<loc>` + huge[:n/2] + `<!-- split -->` + huge[n/2:] + `</loc>`
-		r := &xmlReader{dec: hints.NewXMLTokens(strings.NewReader(src), nil)}
+		r := &xmlReader{dec: hints.NewXMLTokens(strings.NewReader(src), 0, nil)}
 		if tok, err := r.next(); err != nil || tok.kind != tokStart {
 			t.Fatalf("start: %v", err)
 		}

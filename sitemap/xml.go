@@ -16,7 +16,7 @@ import (
 // fast for plain markup, checking end tags and resolving prefixes
 // itself: elements are matched by namespace URI.
 func (p *parser) run(r io.Reader) error {
-	dec := hints.NewXMLTokens(hints.ClipXML(r, maxField), charset.NewReaderLabel)
+	dec := hints.NewXMLTokens(r, maxField, charset.NewReaderLabel)
 	rootSeen := false
 	for {
 		tok, err := dec.RawToken()
