@@ -384,16 +384,51 @@ func (d *DB) ChangesAt(ctx context.Context, collectionID int64, at time.Time) ([
 	return d.changesWhere(ctx, "ch.collection_id = ? AND ch.datetime = ?", 0, collectionID, fmtTime(at))
 }
 
-// HasChange reports whether the collection stores the change (page,
-// kind and time): its uniqueness key.
-func (d *DB) HasChange(ctx context.Context, collectionID int64, url, kind string, at time.Time) (bool, error) {
-	var n int
-	err := d.r.QueryRowContext(ctx, `SELECT count(*) FROM changes WHERE collection_id = ? AND url = ? AND kind = ? AND datetime = ?`,
-		collectionID, url, kind, fmtTime(at)).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("db: look up a change of collection %d: %w", collectionID, err)
+// StoredChanges reports, for each of changes, whether the collection
+// stores it (the same page, kind and time), looking the pages up a chunk
+// at a time: a change list that gained a thousand entries dated before
+// its last harvest cost a thousand queries, a round trip each on
+// PostgreSQL.
+func (d *DB) StoredChanges(ctx context.Context, collectionID int64, changes []Change) ([]bool, error) {
+	type key struct{ url, kind, at string }
+	urls := make([]string, 0, len(changes))
+	seen := map[string]bool{}
+	for _, c := range changes {
+		if !seen[c.URL] {
+			seen[c.URL] = true
+			urls = append(urls, c.URL)
+		}
 	}
-	return n > 0, nil
+	stored := map[key]bool{}
+	for start := 0; start < len(urls); start += withdrawChunk {
+		match, args := withdrawMatch(collectionID, urls[start:min(start+withdrawChunk, len(urls))])
+		rows, err := d.r.QueryContext(ctx, `SELECT url, kind, datetime FROM changes WHERE `+match, args...)
+		if err != nil {
+			return nil, fmt.Errorf("db: look up changes of collection %d: %w", collectionID, err)
+		}
+		for rows.Next() {
+			var u, kind string
+			var at nullTime
+			if err := rows.Scan(&u, &kind, &at); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if at.t != nil {
+				stored[key{u, kind, fmtTime(*at.t)}] = true
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("db: look up changes of collection %d: %w", collectionID, err)
+		}
+	}
+	out := make([]bool, len(changes))
+	for i, c := range changes {
+		out[i] = stored[key{c.URL, c.Kind, fmtTime(c.Datetime)}]
+	}
+	return out, nil
 }
 
 // LastKinds returns the kind of the newest change the collection stores

@@ -61,3 +61,46 @@ func TestLastKinds(t *testing.T) {
 		t.Errorf("no pages: %v, %v", kinds, err)
 	}
 }
+
+// TestStoredChanges: which of a list of changes the collection stores,
+// by page, kind and time (to the microsecond, as stored), over more
+// pages than one statement binds, another collection's left out.
+func TestStoredChanges(t *testing.T) {
+	ctx := context.Background()
+	d, _ := openTest(t)
+	col := testCollection(t, d, "shrine")
+	other := testCollection(t, d, "gallery")
+	t0 := time.Date(2026, 9, 1, 0, 0, 0, 123456000, time.UTC)
+	var stored, asked []Change
+	var want []bool
+	for i := range withdrawChunk + 3 {
+		c := Change{URL: fmt.Sprintf("https://shrine.example/p%d", i), Kind: "updated", Datetime: t0.Add(-time.Duration(i) * time.Minute)}
+		stored = append(stored, c)
+		asked = append(asked, c)
+		want = append(want, true)
+	}
+	storeRun(t, d, col, t0, "", stored...)
+	elsewhere := Change{URL: "https://shrine.example/g", Kind: "created", Datetime: t0}
+	storeRun(t, d, other, t0, "", elsewhere)
+	p0 := stored[0]
+	asked = append(asked,
+		Change{URL: p0.URL, Kind: "deleted", Datetime: p0.Datetime},                // another kind
+		Change{URL: p0.URL, Kind: p0.Kind, Datetime: p0.Datetime.Add(time.Second)}, // another time
+		Change{URL: p0.URL, Kind: p0.Kind, Datetime: p0.Datetime.Add(789)},         // the same microsecond
+		elsewhere,
+		Change{URL: "https://shrine.example/never", Kind: "created", Datetime: t0},
+	)
+	want = append(want, false, false, true, false, false)
+	got, err := d.StoredChanges(ctx, col.ID, asked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d answers for %d changes", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%s %s %s: stored %v, want %v", asked[i].URL, asked[i].Kind, asked[i].Datetime.Format(time.RFC3339Nano), got[i], want[i])
+		}
+	}
+}

@@ -12,10 +12,10 @@ import (
 // site. What a harvest writes goes with its Result, in one transaction
 // (Result.Withdraw included).
 
-// HasChange reports whether the collection stores the change of url of
-// that kind at that time.
-func (j *CollectionRun) HasChange(ctx context.Context, url, kind string, at time.Time) (bool, error) {
-	return j.h.store.HasChange(ctx, j.col.ID, url, kind, at)
+// StoredChanges reports, for each of changes, whether the collection
+// stores it: the same page, kind and time.
+func (j *CollectionRun) StoredChanges(ctx context.Context, changes []db.Change) ([]bool, error) {
+	return j.h.store.StoredChanges(ctx, j.col.ID, changes)
 }
 
 // ChangesAt returns the collection's stored changes dated at.

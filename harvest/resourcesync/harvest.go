@@ -170,17 +170,23 @@ func (j *rsHarvest) listedPages(ctx context.Context, u string) []db.Page {
 // otherwise drop it silently. Those older than what retention deleted
 // stay out, or they would come back after every sweep.
 func (j *rsHarvest) takeLate(ctx context.Context) error {
-	taken := 0
+	var late []db.Change
 	for _, c := range j.late {
-		if p := j.col.PrunedUntil; p != nil && !c.Datetime.After(*p) {
-			continue
+		if p := j.col.PrunedUntil; p == nil || c.Datetime.After(*p) {
+			late = append(late, c)
 		}
-		stored, err := j.HasChange(ctx, c.URL, c.Kind, c.Datetime)
-		if err != nil {
-			return err
-		}
+	}
+	if len(late) == 0 {
+		return nil
+	}
+	stored, err := j.StoredChanges(ctx, late)
+	if err != nil {
+		return err
+	}
+	taken := 0
+	for i, c := range late {
 		switch {
-		case stored:
+		case stored[i]:
 		case c.Kind == rsync.ChangeDeleted:
 			j.deletions = append(j.deletions, c)
 			taken++
