@@ -143,8 +143,8 @@ func loadAverage() string {
 // at path, the process from start to exit; measured is false, with the
 // recorded figure, when the client is not installed.
 func resyncParse(ctx context.Context, path string) (secs float64, measured bool) {
-	py, err := exec.LookPath("python3")
-	if err != nil || exec.CommandContext(ctx, py, "-c", "import resync").Run() != nil {
+	py := resyncPython(ctx)
+	if py == "" {
 		return recordedResync, false
 	}
 	start := time.Now()
@@ -189,4 +189,22 @@ func bigListHandler(base string, list []byte) http.HandlerFunc {
 		}
 		http.NotFound(w, r)
 	}
+}
+
+// resyncPython is a Python that imports the resync client: the first
+// python3 on PATH, or the system's, which a version manager's python3
+// (pyenv) may hide along with the packages installed for it; "" when
+// none does.
+func resyncPython(ctx context.Context) string {
+	var tried []string
+	if py, err := exec.LookPath("python3"); err == nil {
+		tried = append(tried, py)
+	}
+	tried = append(tried, "/usr/bin/python3")
+	for _, py := range tried {
+		if exec.CommandContext(ctx, py, "-c", "import resync").Run() == nil {
+			return py
+		}
+	}
+	return ""
 }
