@@ -96,6 +96,17 @@ func ParseEach(r io.Reader, docURL string, each func(*Entry)) (*Document, error)
 		panicked any
 	}
 	done := make(chan result, 1)
+	// gone: each panicked or ended its goroutine (a test's Fatal). The
+	// parse then drops what it reads rather than wait for ever, and ends
+	// with the document or when the caller closes its reader.
+	gone := make(chan struct{})
+	defer close(gone)
+	send := func(b []Entry) {
+		select {
+		case batches <- b:
+		case <-gone:
+		}
+	}
 	go func() {
 		var res result
 		defer func() {
@@ -109,12 +120,12 @@ func ParseEach(r io.Reader, docURL string, each func(*Entry)) (*Document, error)
 		res.doc, res.err = parse(r, docURL, func(e *Entry) {
 			batch = append(batch, *e)
 			if len(batch) == aheadBatch {
-				batches <- batch
+				send(batch)
 				batch = make([]Entry, 0, aheadBatch)
 			}
 		})
 		if len(batch) > 0 {
-			batches <- batch
+			send(batch)
 		}
 	}()
 	for batch := range batches {

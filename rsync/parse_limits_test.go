@@ -3,8 +3,10 @@ package rsync
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"tidings/hints"
 )
@@ -157,5 +159,29 @@ func TestParseEachHandsOverWhatPrecedesAnError(t *testing.T) {
 		if want := fmt.Sprintf("https://example.org/%d", i); loc != want {
 			t.Fatalf("entry %d is %s, want %s", i, loc, want)
 		}
+	}
+}
+
+// TestParseEachLetsGoWhenEachStops: when each ends its goroutine (a
+// test's Fatal, a panic) the parse does not wait for ever to hand over
+// the rest: the goroutine reading ahead ends too.
+func TestParseEachLetsGoWhenEachStops(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<urlset xmlns="` + sm09 + `" xmlns:rs="` + rsNS + `"><rs:md capability="changelist"/>`)
+	for i := range 5000 {
+		fmt.Fprintf(&b, `<url><loc>https://example.org/%d</loc><rs:md change="created" datetime="2024-01-02"/></url>`, i)
+	}
+	b.WriteString(`</urlset>`)
+	before := runtime.NumGoroutine()
+	func() {
+		defer func() { recover() }()
+		ParseEach(strings.NewReader(b.String()), "https://example.org/cl.xml", func(e *Entry) { panic("stop") })
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after each stopped, %d before", n, before)
 	}
 }
