@@ -212,34 +212,38 @@ func (t *XMLTokens) charData(b []byte) (xml.Token, int, scanStatus) {
 		}
 		n = len(b)
 	}
-	text := b[:n]
 	if t.clips(n) {
 		return nil, 0, other
 	}
-	plain := true
-	for i, c := range text {
-		switch {
-		case c >= 0x20 && c < 0x80 && c != '&' && c != ']':
-		case c == '\n' || c == '\t':
-		case c == '&':
-			plain = false
-		case c == ']':
-			// "]]>" is an error outside CDATA: encoding/xml's.
-			if i+2 < len(text) && text[i+1] == ']' && text[i+2] == '>' {
-				return nil, 0, other
-			}
-		default:
-			return nil, 0, other
-		}
-	}
-	if plain {
-		return xml.CharData(text), n, scanned
-	}
-	out, ok := t.unescape(text)
+	text, ok := t.plainValue(b[:n], true)
 	if !ok {
 		return nil, 0, other
 	}
-	return xml.CharData(out), n, scanned
+	return xml.CharData(text), n, scanned
+}
+
+// plainValue checks a run of character data (inText) or an attribute
+// value for what the fast path takes, and replaces its five named
+// entities; false for anything encoding/xml must read.
+func (t *XMLTokens) plainValue(v []byte, inText bool) ([]byte, bool) {
+	escaped := false
+	for i, c := range v {
+		switch {
+		case c == '&':
+			escaped = true
+		case c == '\n' || c == '\t':
+		case c < 0x20 || c >= 0x80 || c == '<':
+			return nil, false
+		case inText && c == ']' && i+2 < len(v) && v[i+1] == ']' && v[i+2] == '>':
+			// "]]>" is an error outside CDATA, not in a quoted value:
+			// encoding/xml's.
+			return nil, false
+		}
+	}
+	if !escaped {
+		return v, true
+	}
+	return t.unescape(v)
 }
 
 // clips reports whether a value of n bytes is one ClipXML would cut.
@@ -354,27 +358,12 @@ func (t *XMLTokens) attrValue(b []byte, i int) (string, int, scanStatus) {
 	if n < 0 {
 		return "", 0, short
 	}
-	v := b[i+1 : i+1+n]
 	if t.clips(n) {
 		return "", 0, other
 	}
-	plain := true
-	for _, c := range v {
-		switch {
-		case c >= 0x20 && c < 0x80 && c != '&' && c != '<':
-		case c == '\n' || c == '\t':
-		case c == '&':
-			plain = false
-		default:
-			return "", 0, other
-		}
-	}
-	if !plain {
-		u, ok := t.unescape(v)
-		if !ok {
-			return "", 0, other
-		}
-		v = u
+	v, ok := t.plainValue(b[i+1:i+1+n], false)
+	if !ok {
+		return "", 0, other
 	}
 	return string(v), i + 2 + n, scanned
 }

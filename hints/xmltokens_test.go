@@ -108,6 +108,7 @@ var xmlTokenCases = []string{
 	"<a>text &lt;&gt;&amp;&apos;&quot; more</a>",
 	"<a>]]></a>",
 	"<a>]] ></a>",
+	"<a b=\"x]]>y\"/>",
 	"<a>x &#38; y</a>",
 	"<a>x &nbsp; y</a>",
 	"<a>x &amp y</a>",
