@@ -400,29 +400,11 @@ func (d *DB) StoredChanges(ctx context.Context, collectionID int64, changes []Ch
 		}
 	}
 	stored := map[key]bool{}
-	for start := 0; start < len(urls); start += withdrawChunk {
-		match, args := withdrawMatch(collectionID, urls[start:min(start+withdrawChunk, len(urls))])
-		rows, err := d.r.QueryContext(ctx, `SELECT url, kind, datetime FROM changes WHERE `+match, args...)
-		if err != nil {
-			return nil, fmt.Errorf("db: look up changes of collection %d: %w", collectionID, err)
-		}
-		for rows.Next() {
-			var u, kind string
-			var at nullTime
-			if err := rows.Scan(&u, &kind, &at); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if at.t != nil {
-				stored[key{u, kind, fmtTime(*at.t)}] = true
-			}
-		}
-		if err := rows.Close(); err != nil {
-			return nil, err
-		}
-		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("db: look up changes of collection %d: %w", collectionID, err)
-		}
+	err := d.pageChanges(ctx, collectionID, urls, func(u, kind string, at time.Time, _ int64) {
+		stored[key{u, kind, fmtTime(at)}] = true
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]bool, len(changes))
 	for i, c := range changes {
@@ -442,15 +424,32 @@ func (d *DB) LastKinds(ctx context.Context, collectionID int64, urls []string) (
 		kind string
 	}
 	latest := map[string]last{}
+	err := d.pageChanges(ctx, collectionID, urls, func(u, kind string, at time.Time, id int64) {
+		if l, ok := latest[u]; !ok || at.After(l.at) || at.Equal(l.at) && id > l.id {
+			latest[u] = last{at, id, kind}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	kinds := make(map[string]string, len(latest))
+	for u, l := range latest {
+		kinds[u] = l.kind
+	}
+	return kinds, nil
+}
+
+// pageChanges hands each stored change of the collection's pages urls to
+// each, the pages a chunk at a time, in no order: asked to order one
+// page's changes by date, SQLite's planner walked the collection's date
+// index instead, reading every change of it (66 ms a harvest of a
+// collection of 50,000).
+func (d *DB) pageChanges(ctx context.Context, collectionID int64, urls []string, each func(url, kind string, at time.Time, id int64)) error {
 	for start := 0; start < len(urls); start += withdrawChunk {
 		match, args := withdrawMatch(collectionID, urls[start:min(start+withdrawChunk, len(urls))])
-		// Unordered, and the newest picked here: asked to order one
-		// page's changes by date, SQLite's planner walked the
-		// collection's date index instead, reading every change of it
-		// (66 ms a harvest of a collection of 50,000).
 		rows, err := d.r.QueryContext(ctx, `SELECT url, kind, datetime, id FROM changes WHERE `+match, args...)
 		if err != nil {
-			return nil, fmt.Errorf("db: look up the last changes of %d pages of collection %d: %w", len(urls), collectionID, err)
+			return fmt.Errorf("db: look up the changes of %d pages of collection %d: %w", len(urls), collectionID, err)
 		}
 		for rows.Next() {
 			var u, kind string
@@ -458,27 +457,20 @@ func (d *DB) LastKinds(ctx context.Context, collectionID int64, urls []string) (
 			var id int64
 			if err := rows.Scan(&u, &kind, &at, &id); err != nil {
 				rows.Close()
-				return nil, err
+				return err
 			}
-			if at.t == nil {
-				continue
-			}
-			if l, ok := latest[u]; !ok || at.t.After(l.at) || at.t.Equal(l.at) && id > l.id {
-				latest[u] = last{*at.t, id, kind}
+			if at.t != nil {
+				each(u, kind, *at.t, id)
 			}
 		}
 		if err := rows.Close(); err != nil {
-			return nil, err
+			return err
 		}
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("db: look up the last changes of %d pages of collection %d: %w", len(urls), collectionID, err)
+			return fmt.Errorf("db: look up the changes of %d pages of collection %d: %w", len(urls), collectionID, err)
 		}
 	}
-	kinds := make(map[string]string, len(latest))
-	for u, l := range latest {
-		kinds[u] = l.kind
-	}
-	return kinds, nil
+	return nil
 }
 
 // ExportedChange is one change with the names of where it belongs.
